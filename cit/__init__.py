@@ -1,0 +1,1 @@
+"""Compute in Transit: the static results site, every number recomputed from recorded data."""

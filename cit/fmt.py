@@ -1,0 +1,46 @@
+"""The one place numbers become text, so the same number never prints two ways."""
+
+import math
+
+
+def missing(x) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def fmt(x, d: int) -> str:
+    """`n/a` when missing, else thousands separators and exactly d decimals."""
+    if missing(x):
+        return "n/a"
+    return f"{x:,.{d}f}"
+
+
+def fmt_int(x) -> str:
+    return fmt(x, 0)
+
+
+def fmt_pct(x, d: int = 2) -> str:
+    """A fraction shown as a percentage (x 100) with d decimals and a % sign."""
+    return "n/a" if missing(x) else fmt(x * 100, d) + "%"
+
+
+def fmt_ratio(x, d: int = 1) -> str:
+    """A ratio shown as `8.0x`."""
+    return "n/a" if missing(x) else fmt(x, d) + "x"
+
+
+def fmt_general(x) -> str:
+    """Shortest general form of a float: 8.0 -> `8`, 0.001 -> `0.001`."""
+    return f"{x:g}"
+
+
+def fmt_sig(x, sig: int = 3) -> str:
+    """x to `sig` significant figures, with thousands separators, no exponent."""
+    if missing(x):
+        return "n/a"
+    if x == 0:
+        return fmt(0, sig - 1)
+    digits = sig - 1 - math.floor(math.log10(abs(x)))
+    rounded = round(x, digits)
+    # rounding can carry into a new decade (9.996 -> 10.0): recompute the decimals
+    digits = sig - 1 - math.floor(math.log10(abs(rounded))) if rounded else digits
+    return fmt(rounded, max(digits, 0))

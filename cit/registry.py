@@ -1,0 +1,116 @@
+"""The number registry: every number the site shows, with a stable id, its raw value,
+its displayed text, its kind and its provenance (site.md §2).
+
+Stages add entries; pages only ever show a number by looking its id up here.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from .errors import BuildError
+
+KINDS = ("measured", "derived", "simulated", "hypothetical", "assumption",
+         "quoted", "extrapolated", "illustrative")
+ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-′]*$")
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file a number was read from: upstream (with commit and git blob SHA-1) or our own path."""
+    path: str
+    commit: str | None = None
+    blob_sha1: str | None = None
+
+    def as_json(self) -> dict:
+        out = {"path": self.path}
+        if self.commit:
+            out["commit"] = self.commit
+        if self.blob_sha1:
+            out["blob_sha1"] = self.blob_sha1
+        return out
+
+
+@dataclass(frozen=True)
+class Number:
+    id: str
+    value: float | int | str | None
+    text: str
+    unit: str
+    kind: str
+    sources: tuple[Source, ...]
+    locator: str
+    computation: str
+
+    def provenance(self) -> dict:
+        return {"sources": [s.as_json() for s in self.sources],
+                "locator": self.locator, "computation": self.computation}
+
+    def raw(self) -> str:
+        """The raw value as the `value` attribute shows it (full precision)."""
+        v = self.value
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return ""
+        if isinstance(v, float):
+            return repr(v)
+        return str(v)
+
+    def as_json(self, appears: list[str]) -> dict:
+        v = self.value
+        if isinstance(v, float) and not math.isfinite(v):
+            v = None
+        return {"id": self.id, "value": v, "text": self.text, "unit": self.unit,
+                "kind": self.kind, "provenance": self.provenance(), "appears": appears}
+
+
+@dataclass(frozen=True)
+class Series:
+    """A data series for a chart (e.g. a loss curve), with the same provenance as a number."""
+    id: str
+    x: tuple
+    y: tuple
+    extra: dict
+    kind: str
+    sources: tuple[Source, ...]
+    locator: str
+    computation: str
+
+
+@dataclass
+class Registry:
+    numbers: dict[str, Number] = field(default_factory=dict)
+    series: dict[str, Series] = field(default_factory=dict)
+
+    def add(self, id: str, value, text: str, *, unit: str = "", kind: str,
+            sources, locator: str, computation: str) -> Number:
+        if not ID_RE.match(id):
+            raise BuildError("registry", f"bad number id {id!r}")
+        if kind not in KINDS:
+            raise BuildError("registry", f"number {id!r}: unknown kind {kind!r}")
+        if id in self.numbers:
+            raise BuildError("registry", f"number id {id!r} registered twice")
+        n = Number(id, value, text, unit, kind, tuple(sources), locator, computation)
+        self.numbers[id] = n
+        return n
+
+    def add_series(self, id: str, x, y, *, kind: str, sources, locator: str,
+                   computation: str, **extra) -> Series:
+        if id in self.series:
+            raise BuildError("registry", f"series id {id!r} registered twice")
+        s = Series(id, tuple(x), tuple(y), extra, kind, tuple(sources), locator, computation)
+        self.series[id] = s
+        return s
+
+    def get(self, id: str, where: str = "registry") -> Number:
+        try:
+            return self.numbers[id]
+        except KeyError:
+            raise BuildError(where, f"unknown number id {id!r}") from None
+
+    def __contains__(self, id: str) -> bool:
+        return id in self.numbers
+
+    def __len__(self) -> int:
+        return len(self.numbers)
