@@ -78,10 +78,42 @@ class Series:
     computation: str
 
 
+@dataclass(frozen=True)
+class Ref:
+    """A table cell that shows a registered number."""
+    id: str
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table the site shows: header labels and rows whose cells are plain label text
+    (str, e.g. a row label) or `Ref`s to registered numbers. `source` says where the
+    table comes from (e.g. "results.md §1"), for the caption."""
+    id: str
+    caption: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple, ...]
+    source: str = ""
+
+
 @dataclass
 class Registry:
     numbers: dict[str, Number] = field(default_factory=dict)
     series: dict[str, Series] = field(default_factory=dict)
+    tables: dict[str, Table] = field(default_factory=dict)
+
+    def add_table(self, id: str, caption: str, columns, rows, source: str = "") -> Table:
+        """Register a table; every Ref in it must name a registered number."""
+        rows = tuple(tuple(r) for r in rows)
+        for r in rows:
+            for c in r:
+                if isinstance(c, Ref):
+                    self.get(c.id, f"table {id}")
+        if id in self.tables:
+            raise BuildError("registry", f"table id {id!r} registered twice")
+        t = Table(id, caption, tuple(columns), rows, source)
+        self.tables[id] = t
+        return t
 
     def add(self, id: str, value, text: str, *, unit: str = "", kind: str,
             sources, locator: str, computation: str) -> Number:
