@@ -1,0 +1,201 @@
+"""Vendoring: pin the upstream data files in vendored/lock.yaml, materialise them into
+vendored/ and verify every file's git blob SHA-1 before anything reads it.
+
+Lookup order for the bytes (design.md, "Vendoring"): the --vendor-from option, the
+CIT_VENDOR_MIRROR environment variable, ../shared/upstream/<repo name>/ beside the
+project, else a download of the pinned commit's files from the upstream host.
+
+    python -m cit.vendor lock [--from DIR]     write vendored/lock.yaml from a mirror
+    python -m cit.vendor fetch [--from DIR]    materialise and verify
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .errors import BuildError
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCK = ROOT / "vendored" / "lock.yaml"
+REPOSITORY = "BrendanJamesLynskey/DeMo_Fixed_Band_Experiment"
+SNAPSHOT = "4d6b4b2ee5edc7687f32be2fa67e0f27f2c2796d"
+RAW_HOST = "https://raw.githubusercontent.com"
+
+
+class LockedFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    path: str
+    size: int
+    blob_sha1: str
+    commit: str
+
+
+class Lock(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    repository: str
+    commit: str
+    host: str
+    files: list[LockedFile]
+
+
+@dataclass(frozen=True)
+class VendoredFile:
+    """A verified upstream file: where it lies here and what pins it."""
+    rel: str
+    local: Path
+    commit: str
+    blob_sha1: str
+    size: int
+
+
+def git_blob_sha1(data: bytes) -> str:
+    """The id git gives a file's bytes: SHA-1 of `blob <size>\\0` + bytes."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def read_lock(path: Path = LOCK) -> Lock:
+    try:
+        raw = yaml.safe_load(path.read_text())
+        return Lock.model_validate(raw)
+    except FileNotFoundError:
+        raise BuildError(str(path), "lock file missing; run `python -m cit.vendor lock`") from None
+    except (yaml.YAMLError, ValidationError) as e:
+        raise BuildError(str(path), f"malformed lock file: {e}") from None
+
+
+def default_mirror(root: Path = ROOT) -> Path:
+    return root.parent / "shared" / "upstream" / REPOSITORY.split("/")[1]
+
+
+def mirror_dir(vendor_from: str | Path | None, root: Path = ROOT) -> Path | None:
+    """The first mirror in the lookup order that exists, or None (then: download)."""
+    for candidate in (vendor_from, os.environ.get("CIT_VENDOR_MIRROR")):
+        if candidate:
+            p = Path(candidate)
+            if not p.is_dir():
+                raise BuildError(str(p), "vendor mirror folder does not exist")
+            return p
+    p = default_mirror(root)
+    return p if p.is_dir() else None
+
+
+def _manifest_commits(mirror: Path) -> dict[str, str]:
+    """path -> commit the bytes were read at, from the mirror's MANIFEST.tsv."""
+    manifest = mirror / "MANIFEST.tsv"
+    if not manifest.exists():
+        return {}
+    out = {}
+    for i, line in enumerate(manifest.read_text().splitlines()[1:], start=2):
+        cols = line.split("\t")
+        if len(cols) < 4:
+            raise BuildError(f"{manifest}:{i}", "expected path, commit, bytes, blob SHA-1")
+        out[cols[0]] = cols[1]
+    return out
+
+
+def write_lock(mirror: Path, lock_path: Path = LOCK) -> Lock:
+    """Pin every file under the mirror's results/ (path, size, blob SHA-1, commit)."""
+    commits = _manifest_commits(mirror)
+    files = []
+    for p in sorted((mirror / "results").rglob("*")):
+        if not p.is_file():
+            continue
+        rel = p.relative_to(mirror).as_posix()
+        data = p.read_bytes()
+        files.append(LockedFile(path=rel, size=len(data), blob_sha1=git_blob_sha1(data),
+                                commit=commits.get(rel, SNAPSHOT)))
+    lock = Lock(repository=REPOSITORY, commit=SNAPSHOT, host=RAW_HOST, files=files)
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    lock_path.write_text(
+        "# Upstream data pinned for the build; written by `python -m cit.vendor lock`.\n"
+        + yaml.safe_dump(lock.model_dump(), sort_keys=False))
+    return lock
+
+
+def _verify(f: LockedFile, data: bytes, origin: str) -> None:
+    got = git_blob_sha1(data)
+    if got != f.blob_sha1:
+        raise BuildError(f.path, f"git blob SHA-1 mismatch ({origin}): lock has "
+                         f"{f.blob_sha1}, file has {got}")
+    if len(data) != f.size:
+        raise BuildError(f.path, f"size mismatch ({origin}): lock has {f.size} bytes, "
+                         f"file has {len(data)}")
+
+
+def _download(lock: Lock, f: LockedFile) -> bytes:
+    url = f"{lock.host}/{lock.repository}/{f.commit}/{f.path}"
+    try:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return r.read()
+    except OSError as e:
+        raise BuildError(f.path, f"not vendored, no mirror found, and the download of "
+                         f"{url} failed: {e}") from None
+
+
+def materialise(vendor_from: str | Path | None = None, root: Path = ROOT,
+                lock_path: Path | None = None) -> dict[str, VendoredFile]:
+    """Make every locked file present under root/vendored/ and verified; returns rel -> file.
+
+    A file already in vendored/ is re-hashed and kept when it matches; a mismatch there is
+    an error (never silently replaced), so an edited vendored file fails the build.
+    """
+    lock = read_lock(lock_path or root / "vendored" / "lock.yaml")
+    vdir = root / "vendored"
+    mirror = None
+    out = {}
+    for f in lock.files:
+        local = vdir / f.path
+        if local.exists():
+            _verify(f, local.read_bytes(), f"vendored/{f.path}")
+        else:
+            if mirror is None:
+                mirror = mirror_dir(vendor_from, root) or False
+            if mirror:
+                src = mirror / f.path
+                if not src.exists():
+                    raise BuildError(f.path, f"missing from the mirror {mirror}")
+                data = src.read_bytes()
+                _verify(f, data, f"mirror {mirror}")
+            else:
+                data = _download(lock, f)
+                _verify(f, data, "download")
+            local.parent.mkdir(parents=True, exist_ok=True)
+            tmp = local.with_suffix(local.suffix + ".part")
+            tmp.write_bytes(data)
+            tmp.replace(local)
+        out[f.path] = VendoredFile(f.path, local, f.commit, f.blob_sha1, f.size)
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m cit.vendor", description=__doc__.split("\n")[0])
+    ap.add_argument("action", choices=["lock", "fetch"])
+    ap.add_argument("--from", dest="vendor_from", help="mirror folder to read from")
+    a = ap.parse_args(argv)
+    try:
+        if a.action == "lock":
+            mirror = mirror_dir(a.vendor_from)
+            if mirror is None:
+                raise BuildError("vendor", "no mirror found to write the lock from")
+            lock = write_lock(mirror)
+            print(f"locked {len(lock.files)} files from {mirror}")
+        else:
+            files = materialise(a.vendor_from)
+            print(f"{len(files)} upstream files verified in vendored/")
+    except BuildError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
