@@ -1,0 +1,274 @@
+"""The one module that knows the run-log format (experiment-results.md §1).
+
+Each `*.jsonl` log is one run: a `config` record first, then `eval` and `diag` records,
+and a `done` record when the run finished. Every line is validated with pydantic and
+every defect is reported as `file:line`. Runs without `done` are kept in the ledger as
+incomplete and left out of every summary.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from .errors import BuildError
+
+SEED_SUFFIX = re.compile(r"-s\d+$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RunConfig(_Strict):
+    """The run's settings (the `config` key of the config record)."""
+    dataset: str
+    variant: Literal["adamw", "topk", "band", "calib", "optics"]
+    band: str
+    keep: float
+    chunk_mode: Literal["1d", "2d"]
+    chunk: int
+    workers: int
+    batch: int
+    block: int
+    n_layer: int
+    n_head: int
+    n_embd: int
+    steps: int
+    lr: float
+    warmup: int
+    decay: float
+    weight_decay: float
+    calib_start: int
+    calib_steps: int
+    enob: float | None
+    planes: int | None
+    kappa: float
+    native: int
+    seed: int
+    eval_every: int
+    eval_batches: int
+    diag_every: int
+    ckpt_every: int
+    threads: int
+    extra: dict
+    device: str | None = None  # absent in the earliest (CPU) logs
+    fs_every: int = 0
+    feedback: Literal["sent"] | None = None
+
+
+class DataInfo(_Strict):
+    tokeniser: str
+    vocab: int
+
+
+class Hardware(_Strict):
+    machine: str
+    processor: str
+    threads: int
+    torch: str
+    python: str
+    device: str | None = None  # absent in the earliest (CPU) logs
+
+
+class ConfigRecord(_Strict):
+    type: Literal["config"]
+    name: str
+    config: RunConfig
+    n_params: int
+    data: DataInfo
+    payload_bytes_per_step: int
+    payload_bytes_int64_per_step: int
+    wire_bytes_per_step: int
+    dense_bytes_per_step: int
+    hardware: Hardware
+
+
+def _finite(v):
+    if v is not None and not math.isfinite(v):
+        raise ValueError("must be a finite number")
+    return v
+
+
+class EvalRecord(_Strict):
+    type: Literal["eval"]
+    step: int
+    val_loss: float
+    train_loss: float
+    lr: float
+    payload_bytes: int
+    wire_bytes: int
+    seconds: float
+    clip_rate: float | None = None
+    clip_rate_interval: float | None = None
+
+    _check = field_validator("val_loss", "train_loss", "lr", "seconds", "clip_rate",
+                             "clip_rate_interval")(_finite)
+
+
+class DiagRecord(_Strict):
+    type: Literal["diag"]
+    step: int
+    energy: dict[str, dict[str, dict[str, float]]]
+
+
+class DoneRecord(_Strict):
+    type: Literal["done"]
+    step: int
+    seconds: float
+
+
+RECORD_TYPES = {"config": ConfigRecord, "eval": EvalRecord, "diag": DiagRecord,
+                "done": DoneRecord}
+
+
+@dataclass
+class Run:
+    """One run log, validated. `rel` is the upstream-relative path (for provenance)."""
+    path: Path
+    rel: str
+    config: ConfigRecord
+    evals: list[EvalRecord] = field(default_factory=list)
+    diags: list[DiagRecord] = field(default_factory=list)
+    done: DoneRecord | None = None
+    eval_lines: list[int] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def group(self) -> str:
+        return SEED_SUFFIX.sub("", self.config.name)
+
+    @property
+    def cfg(self) -> RunConfig:
+        return self.config.config
+
+    @property
+    def seed(self) -> int:
+        return self.cfg.seed
+
+    @property
+    def hardware(self) -> Hardware:
+        return self.config.hardware
+
+    @property
+    def complete(self) -> bool:
+        return self.done is not None
+
+    def __getattr__(self, key):
+        # bytes per step and n_params read straight from the config record
+        if key in ("n_params", "payload_bytes_per_step", "payload_bytes_int64_per_step",
+                   "wire_bytes_per_step", "dense_bytes_per_step"):
+            return getattr(self.config, key)
+        raise AttributeError(key)
+
+    @property
+    def final_val_loss(self) -> float | None:
+        return self.evals[-1].val_loss if self.evals else None
+
+    def first_step_at_or_below(self, target: float) -> int | None:
+        for e in self.evals:
+            if e.val_loss <= target:
+                return e.step
+        return None
+
+
+@dataclass
+class Folder:
+    """A folder of run logs: completed runs and incomplete ones, each in file-name order."""
+    rel: str
+    runs: list[Run]
+    incomplete: list[Run]
+
+    @property
+    def all_runs(self) -> list[Run]:
+        return sorted(self.runs + self.incomplete, key=lambda r: r.path.name)
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_line(text: str, where: str, is_last: bool, ends_with_newline: bool):
+    """One log line → a validated record, or BuildError naming `where` (file:line)."""
+    try:
+        obj = json.loads(text, parse_constant=_reject_constant)
+    except ValueError as e:
+        if is_last and not ends_with_newline:
+            raise BuildError(where, f"truncated last line (not valid JSON: {e})") from None
+        raise BuildError(where, f"not valid JSON: {e}") from None
+    if not isinstance(obj, dict):
+        raise BuildError(where, "a record must be a JSON object")
+    kind = obj.get("type")
+    model = RECORD_TYPES.get(kind)
+    if model is None:
+        raise BuildError(where, f"unknown record type {kind!r} (known: "
+                         f"{', '.join(RECORD_TYPES)})")
+    try:
+        return model.model_validate(obj)
+    except ValidationError as e:
+        problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}"
+                             for err in e.errors())
+        raise BuildError(where, f"bad {kind} record: {problems}") from None
+
+
+def load_run(path: Path, rel: str) -> Run:
+    """Read and validate one log. A missing `done` makes the run incomplete, not an error."""
+    data = path.read_text()
+    lines = data.split("\n")
+    ends_with_newline = data.endswith("\n")
+    if ends_with_newline:
+        lines = lines[:-1]
+    last = max((i for i, l in enumerate(lines) if l.strip()), default=-1)
+    run = None
+    last_step = {"eval": None, "diag": None}
+    for i, text in enumerate(lines):
+        if not text.strip():
+            continue
+        where = f"{rel}:{i + 1}"
+        rec = parse_line(text, where, i == last, ends_with_newline)
+        if run is None:
+            if not isinstance(rec, ConfigRecord):
+                raise BuildError(where, f"the first record must be 'config', not {rec.type!r}")
+            run = Run(path, rel, rec)
+            continue
+        if run.done is not None:
+            raise BuildError(where, "record after 'done'")
+        if isinstance(rec, ConfigRecord):
+            raise BuildError(where, "a second 'config' record")
+        if isinstance(rec, DoneRecord):
+            run.done = rec
+            continue
+        prev = last_step[rec.type]
+        if prev is not None and rec.step <= prev:
+            raise BuildError(where, f"{rec.type} step {rec.step} does not increase "
+                             f"(previous {rec.type} step {prev})")
+        last_step[rec.type] = rec.step
+        if isinstance(rec, EvalRecord):
+            run.evals.append(rec)
+            run.eval_lines.append(i + 1)
+        else:
+            run.diags.append(rec)
+    if run is None:
+        raise BuildError(f"{rel}:1", "empty log: no config record")
+    return run
+
+
+def load_folder(folder: Path, rel_prefix: str) -> Folder:
+    """Every `*.jsonl` directly in `folder`, in sorted file-name order."""
+    files = sorted(folder.glob("*.jsonl"), key=lambda p: p.name)
+    if not files:
+        raise BuildError(str(folder), "no run logs (*.jsonl) found")
+    runs, incomplete = [], []
+    for p in files:
+        run = load_run(p, f"{rel_prefix}/{p.name}")
+        (runs if run.complete else incomplete).append(run)
+    return Folder(rel_prefix, runs, incomplete)
