@@ -44,3 +44,14 @@ def fmt_sig(x, sig: int = 3) -> str:
     # rounding can carry into a new decade (9.996 -> 10.0): recompute the decimals
     digits = sig - 1 - math.floor(math.log10(abs(rounded))) if rounded else digits
     return fmt(rounded, max(digits, 0))
+
+
+def fmt_plain(x) -> str:
+    """An integer with no separators (as prose prints step counts: `3000`)."""
+    return "n/a" if missing(x) else str(int(x))
+
+
+def fmt_sci(x) -> str:
+    """Short scientific form without exponent padding: 0.001 -> `1e-3`."""
+    mantissa, exp = f"{x:e}".split("e")
+    return f"{float(mantissa):g}e{int(exp)}"

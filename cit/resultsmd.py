@@ -1,0 +1,123 @@
+"""Check an upstream results.md against our recomputation, character for character
+(experiment-results.md §5), and count coverage: every digit run in the file must be
+accounted for by a compared table cell, a compared row label, a section ordinal, or a
+prose number matched to a named quantity.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import BuildError
+from .tables import Doc, NumbersOnly, Q
+
+DIGITS = re.compile(r"\d+")
+# A number token in prose: optional letter prefix (BF16, int64, x86_64), digits with
+# separators, decimals, an exponent, +suffixes (2.11.0+cu130), a trailing x (2.5x).
+TOKEN = re.compile(r"[A-Za-z]*\d+(?:,\d{3})*(?:\.\d+)*(?:[eE]-?\d+)?(?:[+_][A-Za-z0-9]+)*x?")
+HEADING = re.compile(r"^(#+)\s+(\d+)\.\s")
+
+
+@dataclass
+class Parsed:
+    prose: list[tuple[int, str]]                 # (line number, text) of non-table lines
+    headings: list[tuple[int, str, int]]         # (line, text, ordinal) of numbered headings
+    tables: list[tuple[str, int, list[str], list[tuple[int, list[str]]]]]
+    # (section, header line, header cells, [(line, cells)])
+
+
+def split_row(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def parse(text: str) -> Parsed:
+    """Split a results.md into prose lines, numbered headings and pipe tables."""
+    lines = text.split("\n")
+    prose, headings, tables = [], [], []
+    section = "top"  # before any numbered heading
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = HEADING.match(line)
+        if m:
+            section = f"§{m.group(2)}"
+            headings.append((i + 1, line, int(m.group(2))))
+            i += 1
+            continue
+        if line.startswith("|"):
+            header = split_row(line)
+            start = i + 1
+            i += 2  # skip the |---| separator
+            body = []
+            while i < len(lines) and lines[i].startswith("|"):
+                body.append((i + 1, split_row(lines[i])))
+                i += 1
+            tables.append((section, start, header, body))
+            continue
+        prose.append((i + 1, line))
+        i += 1
+    return Parsed(prose, headings, tables)
+
+
+def digit_runs(s: str) -> int:
+    return len(DIGITS.findall(s))
+
+
+def check(doc: Doc, text: str, name: str = "results.md") -> tuple[int, int]:
+    """Compare; raise BuildError on the first difference. Returns (verified, total) digit
+    runs; the caller fails the build unless they are equal."""
+    p = parse(text)
+    total = digit_runs(text)
+    verified = 0
+
+    for n, (line, _text, ordinal) in enumerate(p.headings, start=1):
+        if ordinal != n:
+            raise BuildError(f"{name}:{line}", f"section numbered {ordinal}, expected {n}")
+        verified += 1
+
+    if len(p.tables) != len(doc.tables):
+        raise BuildError(name, f"{len(p.tables)} tables, recomputed {len(doc.tables)}")
+    for (section, hline, header, body), t in zip(p.tables, doc.tables):
+        if section != t.section:
+            raise BuildError(f"{name}:{hline}", f"table in {section}, recomputed in {t.section}")
+        if header != t.columns:
+            raise BuildError(f"{name}:{hline}", f"{section} header {header}, recomputed {t.columns}")
+        verified += sum(digit_runs(h) for h in header)
+        if len(body) != len(t.rows):
+            raise BuildError(f"{name} {section}", f"{len(body)} rows, recomputed {len(t.rows)}")
+        for (line, cells), row in zip(body, t.rows):
+            if len(cells) != len(row):
+                raise BuildError(f"{name}:{line}", f"{len(cells)} cells, recomputed {len(row)}")
+            label = " / ".join(cells[:t.label_cols])
+            for col, cell, want in zip(t.columns, cells, row):
+                if isinstance(want, NumbersOnly):
+                    got = tuple(TOKEN.findall(cell))
+                    if got != want.numbers:
+                        raise BuildError(f"{name} {section} row \"{label}\" col \"{col}\"",
+                                         f"numbers {list(got)}, recomputed from "
+                                         f"{want.file}: {list(want.numbers)}")
+                    verified += digit_runs(cell)
+                    continue
+                expected = want.text if isinstance(want, Q) else want
+                if cell != expected:
+                    raise BuildError(f"{name} {section} row \"{label}\" col \"{col}\"",
+                                     f"expected \"{cell}\", recomputed \"{expected}\"")
+                verified += digit_runs(cell)
+
+    numbered = [(line, TOKEN.findall(t)) for line, t in p.prose if TOKEN.search(t)]
+    if len(numbered) != len(doc.prose):
+        raise BuildError(name, f"{len(numbered)} prose lines carry numbers, recomputation "
+                         f"names quantities for {len(doc.prose)}")
+    for (line, tokens), quantities in zip(numbered, doc.prose):
+        if len(tokens) != len(quantities):
+            raise BuildError(f"{name}:{line}", f"{len(tokens)} numbers {tokens}, recomputation "
+                             f"names {len(quantities)}: {[q.id for q in quantities]}")
+        for tok, q in zip(tokens, quantities):
+            if tok != q.text:
+                raise BuildError(f"{name}:{line}", f"{q.id}: expected \"{tok}\", "
+                                 f"recomputed \"{q.text}\"")
+            verified += digit_runs(tok)
+    if verified != total:
+        raise BuildError(name, f"only {verified} of {total} numbers verified")
+    return verified, total

@@ -1,0 +1,374 @@
+"""The experiment's tables, recomputed from the run logs with pandas
+(experiment-results.md §2-4), as plain data the checker and the registry both read.
+
+Every figure is a `Q`: a stable id, the raw value, the text exactly as results.md prints
+it, the files it was computed from and the computation in words.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .fmt import fmt, fmt_general, fmt_int, fmt_pct, fmt_plain, fmt_ratio, fmt_sci
+from .runs import Folder, Run
+
+LETTER = {"adamw": "A", "topk": "B", "band": "C", "calib": "D", "optics": "E"}
+BASE = {"adamw": "AdamW, all-reduce", "topk": "DeMo, top-k", "band": "DeMo, fixed band",
+        "calib": "DeMo, calibrated band", "optics": "DeMo, band via emulated optics"}
+SOURCES = ("momentum", "delta", "grad")
+GROUPS = ("all", "attn", "mlp", "embed")
+SELECTORS = (("topk", "Top-k"), ("low", "Low band"), ("zigzag", "Zig-zag"),
+             ("high", "High band"), ("random", "Random"), ("calib", "Calibrated"))
+
+
+@dataclass(frozen=True)
+class Q:
+    """One recomputed quantity."""
+    id: str
+    value: object
+    text: str
+    unit: str
+    files: tuple[str, ...]
+    computation: str
+    kind: str = "measured"
+
+
+@dataclass(frozen=True)
+class NumbersOnly:
+    """A row label checked by the numbers in it only (its words are upstream prose,
+    which we neither copy nor recompute)."""
+    numbers: tuple[str, ...]
+    file: str
+
+
+@dataclass
+class Table:
+    section: str
+    columns: list[str]
+    rows: list[list]          # first cell(s): label strings; then Q cells
+    label_cols: int = 1
+
+
+@dataclass
+class Doc:
+    """What one upstream results.md must say, recomputed: its prose numbers line by line
+    (lines without numbers omitted) and its tables in order."""
+    file: str
+    prose: list[list[Q]]
+    tables: list[Table]
+    extra: dict[str, Q] = field(default_factory=dict)   # registered, not in results.md
+
+    def quantities(self) -> list[Q]:
+        out = [q for line in self.prose for q in line]
+        out += [c for t in self.tables for r in t.rows for c in r if isinstance(c, Q)]
+        return out + list(self.extra.values())
+
+
+def stats(values) -> tuple[float | None, float | None]:
+    """Mean and sample sd (n-1); sd 0.0 for one value; NaN dropped; (None, None) if empty."""
+    s = pd.Series(values, dtype="float64").dropna()
+    if s.empty:
+        return None, None
+    return float(s.mean()), (float(s.std(ddof=1)) if len(s) > 1 else 0.0)
+
+
+def label(run: Run) -> str:
+    """The group's label, built from its config (experiment-results.md §3)."""
+    c = run.cfg
+    if c.variant == "band" and c.band != "low":
+        text = f"F  DeMo, fixed {c.band} band"
+    else:
+        text = f"{LETTER[c.variant]}  {BASE[c.variant]}"
+    if c.variant == "adamw":
+        return text
+    text += (f", 2-D {c.chunk}x{c.chunk} chunks" if c.chunk_mode == "2d"
+             else f", 1-D {c.chunk}-point chunks")
+    if c.variant != "optics":
+        return text
+    if c.enob is None and c.planes is None:
+        return text + ", perfect optics (no quantisation or noise: C with power-of-2 chunks)"
+    text += f", ENOB {fmt_general(c.enob)}, {c.planes} planes"
+    text += (f", full scale re-set every {c.fs_every} steps" if c.fs_every
+             else ", full scale fixed")
+    return text + (", feedback of the band sent" if c.feedback == "sent"
+                   else ", feedback of the exact band")
+
+
+def slug(run: Run) -> str:
+    """The group's short registry id (see the README's id scheme)."""
+    c = run.cfg
+    if c.variant == "adamw":
+        return "A"
+    if c.variant == "topk":
+        return "B"
+    dims = f"{c.chunk_mode}{c.chunk}"
+    if c.variant == "band":
+        return f"C.{dims}" if c.band == "low" else f"F.{c.band}.{dims}"
+    if c.variant == "calib":
+        return f"D.{dims}"
+    enob = "x" if c.enob is None else fmt_general(c.enob)
+    fs = f"reset{c.fs_every}" if c.fs_every else "fixed"
+    return f"E.e{enob}p{c.planes}.{fs}.{'sent' if c.feedback == 'sent' else 'exact'}"
+
+
+def sort_key(run: Run, text: str):
+    c = run.cfg
+    if c.variant == "optics":
+        inner = (c.feedback or "exact", c.fs_every or 0, c.planes or 0,
+                 99 if c.enob is None else c.enob)
+    else:
+        inner = ()
+    return (text[0], inner, text)
+
+
+@dataclass
+class Group:
+    slug: str
+    label: str
+    runs: list[Run]
+
+    @property
+    def first(self) -> Run:
+        return self.runs[0]
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return tuple(r.rel for r in self.runs)
+
+
+def groups_of(folder: Folder) -> list[Group]:
+    """Completed runs grouped by name without the seed, in results.md row order."""
+    by = {}
+    for r in folder.runs:
+        by.setdefault(r.group, []).append(r)
+    out = [Group(slug(rs[0]), label(rs[0]), rs) for rs in by.values()]
+    return sorted(out, key=lambda g: sort_key(g.first, g.label))
+
+
+def target_loss(folder: Folder, group_name: str | None = None) -> tuple[float, tuple[str, ...]]:
+    """Mean final val loss of the AdamW runs (or of one named group): value and files."""
+    runs = [r for r in folder.runs
+            if (r.group == group_name if group_name else r.cfg.variant == "adamw")]
+    mean, _ = stats([r.final_val_loss for r in runs])
+    return mean, tuple(r.rel for r in runs)
+
+
+def steps_to_target(runs: list[Run], target: float):
+    """(mean steps or None, k reached, n)."""
+    steps = [r.first_step_at_or_below(target) for r in runs]
+    reached = [s for s in steps if s is not None]
+    if len(reached) == len(runs):
+        return stats(reached)[0], len(reached), len(runs)
+    return None, len(reached), len(runs)
+
+
+def loss_table(folder: Folder, groups: list[Group], target: float) -> Table:
+    cols = ["Configuration", "Seeds", "Final val loss (mean ± sd)", "Payload / step (bytes)",
+            "vs dense", "Steps to target", "Payload to target (MB)"]
+    rows = []
+    for g in groups:
+        f, s = g.files, g.slug
+        mean, sd = stats([r.final_val_loss for r in g.runs])
+        payload, dense = g.first.payload_bytes_per_step, g.first.dense_bytes_per_step
+        steps, k, n = steps_to_target(g.runs, target)
+        steps_text = fmt(steps, 0) if steps is not None else f"not reached ({k}/{n})"
+        to_target = None if steps is None else steps * payload / 1e6
+        rows.append([
+            g.label,
+            Q(f"seeds.{s}", len(g.runs), str(len(g.runs)), "runs", f,
+              "number of completed runs in the group"),
+            Q(f"final_loss.{s}", mean, f"{fmt(mean, 3)} ± {fmt(sd, 3)}", "nats/token", f,
+              "mean ± sample sd over seeds of the last eval's val_loss"),
+            Q(f"payload.{s}", payload, fmt_int(payload), "bytes", f[:1],
+              "payload_bytes_per_step of the group's first run's config record"),
+            Q(f"vs_dense.{s}", dense / payload, fmt_ratio(dense / payload), "x", f[:1],
+              "dense_bytes_per_step ÷ payload_bytes_per_step"),
+            Q(f"steps_to_target.{s}", steps, steps_text, "steps", f,
+              "mean over seeds of the first eval step with val_loss ≤ the target, "
+              "if every seed reaches it; else how many did"),
+            Q(f"payload_to_target.{s}", to_target, fmt(to_target, 1), "MB", f,
+              "steps to target × payload per step ÷ 1e6"),
+        ])
+    return Table("§1", cols, rows)
+
+
+def energy_table(folder: Folder) -> tuple[Table, int, str]:
+    """Captured energy (§2), pooled by (variant, chunk_mode, chunk) after the warm-up."""
+    first = folder.runs[0]
+    warmup = first.cfg.warmup
+    recs = []
+    for r in folder.runs:
+        c = r.cfg
+        if c.variant not in ("topk", "band", "calib") or c.band not in ("low", "calib"):
+            continue
+        for d in r.diags:
+            if d.step <= warmup:
+                continue
+            for src, groups in d.energy.items():
+                for grp, sels in groups.items():
+                    for sel, v in sels.items():
+                        recs.append((c.variant, c.chunk_mode, c.chunk, src, grp, sel, v, r.rel))
+    df = pd.DataFrame(recs, columns=["variant", "mode", "chunk", "source", "group",
+                                     "selector", "value", "file"])
+    means = df.groupby(["variant", "mode", "chunk", "source", "group", "selector"])["value"].mean()
+    files = df.groupby(["variant", "mode", "chunk"])["file"].agg(lambda s: tuple(sorted(set(s))))
+    cols = ["Run", "Tensor", "Group"] + [name for _, name in SELECTORS]
+    rows = []
+    for (variant, mode, chunk) in sorted(files.index, key=lambda k: (k[0], k[1], int(k[2]))):
+        run_label = f"{LETTER[variant]}, {mode} {chunk}"
+        key = f"{LETTER[variant].lower()}{mode}{chunk}"
+        for src in SOURCES:
+            for grp in GROUPS:
+                if (variant, mode, chunk, src, grp, "topk") not in means.index:
+                    continue
+                row = [run_label, src, grp]
+                for sel, _ in SELECTORS:
+                    v = means.get((variant, mode, chunk, src, grp, sel))
+                    v = None if v is None else float(v)
+                    row.append(Q(f"energy.{key}.{src}.{grp}.{sel}", v, fmt(v, 3), "share",
+                                 files[(variant, mode, chunk)],
+                                 f"mean of every diag energy[{src}][{grp}][{sel}] with step > "
+                                 f"{warmup} over the pooled runs"))
+                rows.append(row)
+    return Table("§2", cols, rows, label_cols=3), warmup, first.rel
+
+
+def optics_table(groups: list[Group]) -> Table:
+    cols = ["Configuration", "Final val loss", "Clip rate (whole run)",
+            "Clip rate (last interval)"]
+    rows = []
+    for g in groups:
+        if g.first.cfg.variant != "optics":
+            continue
+        mean, _ = stats([r.final_val_loss for r in g.runs])
+        clip, _ = stats([r.evals[-1].clip_rate for r in g.runs])
+        last, _ = stats([r.evals[-1].clip_rate_interval for r in g.runs])
+        rows.append([
+            g.label,
+            Q(f"final_loss_mean.{g.slug}", mean, fmt(mean, 3), "nats/token", g.files,
+              "mean over seeds of the last eval's val_loss"),
+            Q(f"clip.{g.slug}", clip, fmt_pct(clip), "%", g.files,
+              "mean over seeds of the last eval's clip_rate (whole run) × 100"),
+            Q(f"clip_last.{g.slug}", last, fmt_pct(last), "%", g.files,
+              "mean over seeds of the last eval's clip_rate_interval × 100"),
+        ])
+    return Table("§3", cols, rows)
+
+
+def tinystories_doc(folder: Folder, rel_md: str) -> Doc:
+    """Everything results/tinystories-gpu/results.md says, recomputed from the logs."""
+    groups = groups_of(folder)
+    target, tfiles = target_loss(folder)
+    first = folder.runs[0]
+    c, hw, f1 = first.cfg, first.hardware, (first.rel,)
+    every = tuple(r.rel for r in folder.runs)
+    topk = next(g for g in groups if g.first.cfg.variant == "topk").first
+    value_bytes = first.dense_bytes_per_step / first.n_params
+    kept = topk.n_params * topk.cfg.keep
+    index_bytes = topk.payload_bytes_int64_per_step / kept - value_bytes
+    energy, warmup, warm_file = energy_table(folder)
+
+    def cfgq(id, v, text, unit, what):
+        return Q(id, v, text, unit, f1, f"{what}, from the first run's config record")
+
+    prose = [
+        [Q("exp.completed_runs", len(folder.runs), str(len(folder.runs)), "runs", every,
+           "number of logs in the folder whose last record is done")],
+        [cfgq("exp.machine", hw.machine, hw.machine, "", "hardware.machine"),
+         cfgq("exp.threads", hw.threads, str(hw.threads), "threads", "hardware.threads"),
+         cfgq("exp.torch", hw.torch, hw.torch, "", "hardware.torch (PyTorch version)"),
+         cfgq("exp.python", hw.python, hw.python, "", "hardware.python"),
+         Q("exp.n_params", first.n_params, fmt_int(first.n_params), "parameters", f1,
+           "n_params of the first run's config record"),
+         cfgq("exp.n_layer", c.n_layer, str(c.n_layer), "layers", "config.n_layer"),
+         cfgq("exp.n_embd", c.n_embd, str(c.n_embd), "", "config.n_embd (width)"),
+         cfgq("exp.block", c.block, str(c.block), "tokens", "config.block (context)"),
+         cfgq("exp.workers", c.workers, str(c.workers), "workers", "config.workers"),
+         cfgq("exp.batch", c.batch, str(c.batch), "sequences", "config.batch (per worker per step)"),
+         cfgq("exp.steps", c.steps, fmt_plain(c.steps), "steps", "config.steps"),
+         cfgq("exp.vocab", first.config.data.vocab, fmt_plain(first.config.data.vocab),
+              "tokens", "data.vocab (tokeniser size)")],
+        [Q("exp.value_bits", value_bytes * 8, f"BF{fmt_plain(value_bytes * 8)}", "bits", f1,
+           "8 × bytes per value (dense_bytes_per_step ÷ n_params)"),
+         Q("exp.value_bytes", value_bytes, fmt_plain(value_bytes), "bytes", f1,
+           "dense_bytes_per_step ÷ n_params"),
+         Q("exp.index_type", index_bytes * 8, f"int{fmt_plain(index_bytes * 8)}", "bits",
+           (topk.rel,), "8 × (int64 payload ÷ kept values − bytes per value), top-k run")],
+        [Q("exp.target", target, fmt(target, 3), "nats/token", tfiles,
+           "mean final val loss of the completed AdamW runs")],
+        [Q("exp.index_type_note", index_bytes * 8, f"int{fmt_plain(index_bytes * 8)}", "bits",
+           (topk.rel,), "as exp.index_type"),
+         Q("exp.topk_int64_bytes", topk.payload_bytes_int64_per_step,
+           fmt_int(topk.payload_bytes_int64_per_step), "bytes", (topk.rel,),
+           "payload_bytes_int64_per_step of the top-k group's first run"),
+         Q("exp.topk_int64_ratio", topk.payload_bytes_int64_per_step / topk.payload_bytes_per_step,
+           fmt_ratio(topk.payload_bytes_int64_per_step / topk.payload_bytes_per_step), "x",
+           (topk.rel,), "int64 payload ÷ compact payload, top-k")],
+        [Q("exp.diag_worker", 0, "0", "", (warm_file,),
+           "index of the worker the diag records describe: one diag per logged step, "
+           "so a single worker, the first (index 0 of range(workers))"),
+         Q("exp.energy_after_step", warmup, str(warmup), "step", (warm_file,),
+           "warmup of the first completed run: diag records after it are averaged")],
+    ]
+    return Doc(rel_md, prose, [loss_table(folder, groups, target), energy,
+                               optics_table(groups)])
+
+
+def shakespeare_doc(folder: Folder, rel_md: str, rows_spec: list[dict]) -> Doc:
+    """results/shakespeare-optics-check/results.md, recomputed (experiment-results.md §6)."""
+    by_file = {r.path.name: r for r in folder.runs}
+    missing = [row["file"] for row in rows_spec if row["file"] not in by_file]
+    if missing:
+        raise ValueError(f"data/study.yaml: shakespeare rows name logs not found: {missing}")
+    runs = [by_file[row["file"]] for row in rows_spec]
+    ref, optic = runs[0], next(r for r in runs if r.cfg.variant == "optics")
+    c, f1, fo = ref.cfg, (ref.rel,), (optic.rel,)
+    steps = sorted({e.step for e in ref.evals if e.step % 100 == 0})
+    cols = ["Run"] + [f"step {s}" for s in steps]
+    rows = []
+    for spec, r in zip(rows_spec, runs):
+        by_step = {e.step: e for e in r.evals}
+        row = [NumbersOnly(tuple(fmt_general(getattr(r.cfg, k)) for k in spec["label_numbers"]),
+                           r.rel)]
+        for s in steps:
+            e = by_step[s]
+            text = fmt(e.val_loss, 3)
+            calibrated = s > r.cfg.calib_start + r.cfg.calib_steps
+            loc = (r.rel,)
+            if r.cfg.variant == "optics" and calibrated:
+                clip = e.clip_rate_interval
+                text += f" ({fmt(clip * 100, 1)}%)"
+                row.append(Q(f"shakes.{spec['id']}.s{s}", e.val_loss, text, "nats/token", loc,
+                             f"val_loss of the eval at step {s}, then its clip_rate_interval "
+                             "× 100 in brackets"))
+            else:
+                row.append(Q(f"shakes.{spec['id']}.s{s}", e.val_loss, text, "nats/token", loc,
+                             f"val_loss of the eval at step {s}"))
+        rows.append(row)
+    co = optic.cfg
+
+    def q(id, v, text, unit, files, what):
+        return Q(f"shakes.{id}", v, text, unit, files, what)
+
+    prose = [[
+        q("n_layer", c.n_layer, str(c.n_layer), "layers", f1, "config.n_layer"),
+        q("n_embd", c.n_embd, str(c.n_embd), "", f1, "config.n_embd (width)"),
+        q("workers", c.workers, str(c.workers), "workers", f1, "config.workers"),
+        q("steps", c.steps, fmt_plain(c.steps), "steps", f1, "config.steps"),
+        q("chunk_dims", c.chunk_mode, c.chunk_mode[0], "", f1, "config.chunk_mode (1d → 1-D)"),
+        q("chunk", c.chunk, str(c.chunk), "values", f1, "config.chunk"),
+        q("keep_num", 1, "1", "", f1, "numerator of config.keep as a unit fraction"),
+        q("keep_den", 1 / c.keep, fmt_plain(1 / c.keep), "", f1, "1 ÷ config.keep"),
+        q("lr", c.lr, fmt_sci(c.lr), "", f1, "config.lr"),
+        q("calib_start", c.calib_start, str(c.calib_start), "step", f1, "config.calib_start"),
+        q("calib_last", c.calib_start + c.calib_steps - 1,
+          str(c.calib_start + c.calib_steps - 1), "step", f1,
+          "config.calib_start + calib_steps − 1"),
+        q("planes", co.planes, str(co.planes), "planes", fo, "config.planes of the optics runs"),
+        q("enob", co.enob, fmt_general(co.enob), "bits", fo, "config.enob of the optics runs"),
+        q("kappa", co.kappa, fmt_general(co.kappa), "", fo, "config.kappa"),
+    ]]
+    return Doc(rel_md, prose, [Table("top", cols, rows)])
