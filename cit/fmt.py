@@ -55,3 +55,8 @@ def fmt_sci(x) -> str:
     """Short scientific form without exponent padding: 0.001 -> `1e-3`."""
     mantissa, exp = f"{x:e}".split("e")
     return f"{float(mantissa):g}e{int(exp)}"
+
+
+def fmt_sci_sig(x, sig: int = 2) -> str:
+    """A tiny share in short scientific form to `sig` significant figures: `1.6e-5`."""
+    return "n/a" if missing(x) else fmt_sci(float(f"{x:.{sig - 1}e}"))

@@ -64,12 +64,19 @@ def digit_runs(s: str) -> int:
     return len(DIGITS.findall(s))
 
 
-def check(doc: Doc, text: str, name: str = "results.md") -> tuple[int, int]:
-    """Compare; raise BuildError on the first difference. Returns (verified, total) digit
-    runs; the caller fails the build unless they are equal."""
+@dataclass
+class Checked:
+    verified: int               # digit runs accounted for
+    total: int                  # digit runs in the file
+    locators: dict[str, str]    # quantity id -> where in the file it was compared
+
+
+def check(doc: Doc, text: str, name: str = "results.md") -> Checked:
+    """Compare; raise BuildError on the first difference or on incomplete coverage."""
     p = parse(text)
     total = digit_runs(text)
     verified = 0
+    locators = {}
 
     for n, (line, _text, ordinal) in enumerate(p.headings, start=1):
         if ordinal != n:
@@ -103,6 +110,9 @@ def check(doc: Doc, text: str, name: str = "results.md") -> tuple[int, int]:
                 if cell != expected:
                     raise BuildError(f"{name} {section} row \"{label}\" col \"{col}\"",
                                      f"expected \"{cell}\", recomputed \"{expected}\"")
+                if isinstance(want, Q):
+                    locators[want.id] = (f"{name} {section}, row \"{label}\", "
+                                         f"column \"{col}\" (line {line})")
                 verified += digit_runs(cell)
 
     numbered = [(line, TOKEN.findall(t)) for line, t in p.prose if TOKEN.search(t)]
@@ -117,7 +127,8 @@ def check(doc: Doc, text: str, name: str = "results.md") -> tuple[int, int]:
             if tok != q.text:
                 raise BuildError(f"{name}:{line}", f"{q.id}: expected \"{tok}\", "
                                  f"recomputed \"{q.text}\"")
+            locators.setdefault(q.id, f"{name}, prose line {line}")
             verified += digit_runs(tok)
     if verified != total:
         raise BuildError(name, f"only {verified} of {total} numbers verified")
-    return verified, total
+    return Checked(verified, total, locators)

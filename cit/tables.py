@@ -42,6 +42,7 @@ class NumbersOnly:
     which we neither copy nor recompute)."""
     numbers: tuple[str, ...]
     file: str
+    run: object = None   # the Run the row was read from
 
 
 @dataclass
@@ -332,7 +333,7 @@ def shakespeare_doc(folder: Folder, rel_md: str, rows_spec: list[dict]) -> Doc:
     for spec, r in zip(rows_spec, runs):
         by_step = {e.step: e for e in r.evals}
         row = [NumbersOnly(tuple(fmt_general(getattr(r.cfg, k)) for k in spec["label_numbers"]),
-                           r.rel)]
+                           r.rel, r)]
         for s in steps:
             e = by_step[s]
             text = fmt(e.val_loss, 3)

@@ -1,0 +1,554 @@
+"""The chain animation on the hub (site.md §4): `content/chain.yaml` describes the
+proposed system as data (lanes, blocks, edges, a provenance tag per block, the numbers
+each block shows by registry id, and which path, E or E′, each piece belongs to).
+
+This module validates that file with pydantic and renders it as an inline SVG diagram
+plus an HTML ordered list that says the same thing in words, with the numbers. The SVG
+never carries a digit: numbers reach the page only as `<data>` elements in the list and
+the per-path summaries, through the render stage's `num(id)`. `static/chain.js` adds the
+E / E′ toggle and the moving packets; without it, both paths stay drawn and the list
+describes both.
+
+Text fields may reference numbers as `{registry.id}` (the number alone) or
+`{registry.id|unit}` (the number followed by its registry unit).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+from pathlib import Path
+from typing import Callable, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import BuildError
+
+Tag = Literal["paper", "experiment", "simulation", "assumption"]
+TAG_ORDER = ("paper", "experiment", "simulation", "assumption")
+
+PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9_][A-Za-z0-9_.\-′]*)(\|unit)?\}")
+DIGIT_RE = re.compile(r"\d")
+PATH_ID_RE = r"^[A-Za-z][A-Za-z_]*$"
+BLOCK_ID_RE = r"^[a-z][a-z_\-]*$"
+
+# Layout constants, in SVG user units. The diagram scales with its container; these
+# only fix proportions, so the output is the same on every build.
+MARGIN = 16
+BLOCK_W = 156
+BLOCK_H = 84
+GAP_X = 40
+LANE_HEAD = 48      # room above a lane's blocks for its label and the feedback arc
+LANE_FOOT = 20
+LINE_H = 16
+WRAP = 19           # characters per label line at the block's font size
+ARC_RISE = 32       # control-point height of a feedback arc above the blocks
+TAG_H = 18
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class PathSpec(_Model):
+    """One path through the chain (E or E′)."""
+    id: str = Field(pattern=PATH_ID_RE)
+    name: str = Field(min_length=1)
+    label: str = Field(min_length=1)
+    summary: str = ""
+
+
+class Lane(_Model):
+    """A horizontal band of the diagram; `reverse` lays its columns right to left."""
+    id: str = Field(pattern=BLOCK_ID_RE)
+    label: str = Field(min_length=1)
+    reverse: bool = False
+
+
+class Block(_Model):
+    """One step of the chain, drawn as a box with its label and provenance tag."""
+    id: str = Field(pattern=BLOCK_ID_RE)
+    label: str = Field(min_length=1)
+    tag: Tag
+    lane: str
+    col: int | None = Field(default=None, ge=0)
+    paths: list[str] = Field(min_length=1)
+    detail: str = Field(min_length=1)
+
+
+class Edge(_Model):
+    """An arrow between two blocks. `flow` edges carry the packets from the sending GPU to
+    the weight update; `feedback` edges loop back within a lane."""
+    source: str = Field(alias="from")
+    to: str
+    paths: list[str] = Field(min_length=1)
+    kind: Literal["flow", "feedback"] = "flow"
+    label: str = ""
+    tag: Tag | None = None
+    detail: str = ""
+
+
+class Chain(_Model):
+    """The whole of content/chain.yaml."""
+    title: str = Field(min_length=1)
+    description: str = Field(min_length=1)
+    tags: dict[Tag, str]
+    paths: list[PathSpec] = Field(min_length=1)
+    lanes: list[Lane] = Field(min_length=1)
+    blocks: list[Block] = Field(min_length=1)
+    edges: list[Edge]
+
+    def path_ids(self) -> list[str]:
+        return [p.id for p in self.paths]
+
+    def block(self, block_id: str) -> Block:
+        return next(b for b in self.blocks if b.id == block_id)
+
+
+# ---------------------------------------------------------------- loading and checks
+
+def _display(path: Path) -> str:
+    """The path as errors show it: relative to the working directory when inside it."""
+    try:
+        return os.path.relpath(path) if not os.path.relpath(path).startswith("..") else str(path)
+    except ValueError:
+        return str(path)
+
+
+def _node_line(root, loc) -> int:
+    """The 1-based line of the YAML node at pydantic location `loc` (or its nearest
+    existing ancestor), so an error can point at the line to fix."""
+    node = root
+    line = (root.start_mark.line + 1) if root is not None else 1
+    for part in loc:
+        nxt = None
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if getattr(k, "value", None) == part:
+                    nxt = v
+                    line = k.start_mark.line + 1
+                    break
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+            if 0 <= part < len(node.value):
+                nxt = node.value[part]
+                line = nxt.start_mark.line + 1
+        if nxt is None:
+            break
+        node = nxt
+    return line
+
+
+def _owner(raw, loc) -> str:
+    """Which block or edge a location belongs to, in words, for error messages."""
+    if len(loc) >= 2 and loc[0] in ("blocks", "edges", "paths", "lanes") and isinstance(loc[1], int):
+        items = raw.get(loc[0]) if isinstance(raw, dict) else None
+        item = items[loc[1]] if isinstance(items, list) and loc[1] < len(items) else None
+        kind = {"blocks": "block", "edges": "edge", "paths": "path", "lanes": "lane"}[loc[0]]
+        if isinstance(item, dict):
+            if kind == "edge":
+                return f"edge {item.get('from')!r} -> {item.get('to')!r}"
+            if "id" in item:
+                return f"{kind} {item['id']!r}"
+        return f"{kind} number {loc[1] + 1}"
+    return "top level"
+
+
+class _Checker:
+    """Collects the file's node tree so every semantic error can name a line."""
+
+    def __init__(self, path: Path, root, raw):
+        self.path, self.root, self.raw = path, root, raw
+
+    def fail(self, loc, message: str):
+        raise BuildError(f"{_display(self.path)}:{_node_line(self.root, loc)}",
+                         f"{_owner(self.raw, loc)}: {message}")
+
+
+def _check_text(ck: _Checker, loc, text: str, *, placeholders: bool):
+    """Page text in the chain carries no digits; numbers come only from the registry."""
+    rest = PLACEHOLDER_RE.sub("", text) if placeholders else text
+    if not placeholders and PLACEHOLDER_RE.search(text):
+        ck.fail(loc, f"{loc[-1]}: number placeholders are not allowed here (the SVG "
+                     f"shows no numbers): {text!r}")
+    m = DIGIT_RE.search(rest)
+    if m:
+        ck.fail(loc, f"{loc[-1]}: a digit in page text ({text!r}); reference a registry "
+                     "number as {id} instead")
+    if "{" in rest or "}" in rest:
+        ck.fail(loc, f"{loc[-1]}: a malformed number placeholder in {text!r}")
+
+
+def load_chain(path: Path | str) -> Chain:
+    """Read and validate content/chain.yaml. Bad input raises BuildError naming the file,
+    the line and the block or edge."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise BuildError(_display(path), f"cannot read the chain file: {e.strerror}") from None
+    try:
+        root = yaml.compose(text)
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = mark.line + 1 if mark else 1
+        raise BuildError(f"{_display(path)}:{line}", f"not valid YAML: {e}") from None
+    if not isinstance(raw, dict):
+        raise BuildError(f"{_display(path)}:1", "the chain file must be a mapping")
+    ck = _Checker(path, root, raw)
+    try:
+        chain = Chain.model_validate(raw)
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = tuple(err["loc"])
+        field = ".".join(str(p) for p in loc[2:]) or ".".join(str(p) for p in loc)
+        ck.fail(loc, f"{field}: {err['msg']}")
+    _check_semantics(ck, chain)
+    return chain
+
+
+def _check_semantics(ck: _Checker, chain: Chain):
+    paths = chain.path_ids()
+    if len(set(paths)) != len(paths):
+        ck.fail(("paths",), "a path id is declared twice")
+    lanes = {ln.id for ln in chain.lanes}
+    _check_text(ck, ("title",), chain.title, placeholders=False)
+    _check_text(ck, ("description",), chain.description, placeholders=False)
+    for tag, words in chain.tags.items():
+        _check_text(ck, ("tags", tag), words, placeholders=False)
+    for tag in TAG_ORDER:
+        if tag not in chain.tags:
+            ck.fail(("tags",), f"tags: no description for the tag {tag!r}")
+    for i, p in enumerate(chain.paths):
+        _check_text(ck, ("paths", i, "name"), p.name, placeholders=False)
+        _check_text(ck, ("paths", i, "label"), p.label, placeholders=False)
+        _check_text(ck, ("paths", i, "summary"), p.summary, placeholders=True)
+    for i, ln in enumerate(chain.lanes):
+        _check_text(ck, ("lanes", i, "label"), ln.label, placeholders=False)
+
+    seen: dict[str, int] = {}
+    slots: dict[tuple[str, int], str] = {}
+    next_col: dict[str, int] = {}
+    for i, b in enumerate(chain.blocks):
+        if b.id in seen:
+            ck.fail(("blocks", i, "id"), f"block id {b.id!r} is used twice")
+        seen[b.id] = i
+        if b.lane not in lanes:
+            ck.fail(("blocks", i, "lane"), f"unknown lane {b.lane!r} (lanes: {sorted(lanes)})")
+        for p in b.paths:
+            if p not in paths:
+                ck.fail(("blocks", i, "paths"), f"unknown path name {p!r} (paths: {paths})")
+        col = b.col if b.col is not None else next_col.get(b.lane, 0)
+        if (b.lane, col) in slots:
+            ck.fail(("blocks", i, "col"), f"lane {b.lane!r} column {col} is already taken "
+                                          f"by block {slots[(b.lane, col)]!r}")
+        slots[(b.lane, col)] = b.id
+        next_col[b.lane] = col + 1
+        _check_text(ck, ("blocks", i, "label"), b.label, placeholders=False)
+        _check_text(ck, ("blocks", i, "detail"), b.detail, placeholders=True)
+
+    for j, e in enumerate(chain.edges):
+        for end, name in (("from", e.source), ("to", e.to)):
+            if name not in seen:
+                ck.fail(("edges", j, end), f"{end}: unknown block {name!r}")
+        for p in e.paths:
+            if p not in paths:
+                ck.fail(("edges", j, "paths"), f"unknown path name {p!r} (paths: {paths})")
+            for end in (e.source, e.to):
+                if p not in chain.block(end).paths:
+                    ck.fail(("edges", j, "paths"), f"path {p!r} runs along this edge but "
+                                                   f"block {end!r} is not on it")
+        if e.source == e.to:
+            ck.fail(("edges", j), "an edge from a block to itself")
+        if e.kind == "feedback" and chain.block(e.source).lane != chain.block(e.to).lane:
+            ck.fail(("edges", j, "kind"), "a feedback edge must stay within one lane")
+        _check_text(ck, ("edges", j, "label"), e.label, placeholders=False)
+        _check_text(ck, ("edges", j, "detail"), e.detail, placeholders=True)
+
+    # Each path must be one unbroken chain of flow edges, so the packets have one route.
+    for p in paths:
+        members = [b.id for b in chain.blocks if p in b.paths]
+        if not members:
+            ck.fail(("paths", paths.index(p)), f"no block is on path {p!r}")
+        outgoing: dict[str, str] = {}
+        incoming: dict[str, str] = {}
+        for j, e in enumerate(chain.edges):
+            if e.kind != "flow" or p not in e.paths:
+                continue
+            if e.source in outgoing:
+                ck.fail(("edges", j), f"path {p!r} leaves block {e.source!r} twice; a path "
+                                      "must be a single chain")
+            if e.to in incoming:
+                ck.fail(("edges", j), f"path {p!r} enters block {e.to!r} twice; a path "
+                                      "must be a single chain")
+            outgoing[e.source] = e.to
+            incoming[e.to] = e.source
+        starts = [b for b in members if b not in incoming]
+        if len(starts) != 1:
+            ck.fail(("paths", paths.index(p)),
+                    f"path {p!r} must have exactly one first block; found {starts}")
+        walk, cur = [], starts[0]
+        while cur is not None and cur not in walk:
+            walk.append(cur)
+            cur = outgoing.get(cur)
+        if sorted(walk) != sorted(members):
+            missing = sorted(set(members) - set(walk))
+            ck.fail(("blocks", seen[missing[0]] if missing else 0),
+                    f"path {p!r} does not reach block(s) {missing} from {starts[0]!r}")
+
+
+def chain_number_ids(chain: Chain) -> list[str]:
+    """Every registry id the chain shows, sorted (for the build's checks and the report)."""
+    ids = set()
+    texts = [b.detail for b in chain.blocks] + [e.detail for e in chain.edges]
+    texts += [p.summary for p in chain.paths]
+    for t in texts:
+        ids.update(m.group(1) for m in PLACEHOLDER_RE.finditer(t))
+    return sorted(ids)
+
+
+# ---------------------------------------------------------------- layout
+
+def _layout(chain: Chain):
+    """Block rectangles: {block id: (x, y)} of the top-left corner, and the canvas size.
+    Columns come from each block's `col` or its order within its lane."""
+    cols: dict[str, int] = {}
+    next_col: dict[str, int] = {}
+    for b in chain.blocks:
+        c = b.col if b.col is not None else next_col.get(b.lane, 0)
+        cols[b.id] = c
+        next_col[b.lane] = c + 1
+    ncols = max(cols.values()) + 1
+    lane_h = LANE_HEAD + BLOCK_H + LANE_FOOT
+    lane_y = {ln.id: MARGIN + i * lane_h for i, ln in enumerate(chain.lanes)}
+    reverse = {ln.id: ln.reverse for ln in chain.lanes}
+    pos = {}
+    for b in chain.blocks:
+        c = cols[b.id]
+        slot = (ncols - 1 - c) if reverse[b.lane] else c
+        pos[b.id] = (MARGIN + slot * (BLOCK_W + GAP_X), lane_y[b.lane] + LANE_HEAD)
+    width = 2 * MARGIN + ncols * BLOCK_W + (ncols - 1) * GAP_X
+    height = 2 * MARGIN + len(chain.lanes) * lane_h
+    return pos, lane_y, width, height
+
+
+def _edge_geometry(chain: Chain, e: Edge, pos) -> tuple[str, tuple[float, float]]:
+    """An edge's SVG path data and the point where its label goes."""
+    (sx, sy), (tx, ty) = pos[e.source], pos[e.to]
+    s_lane, t_lane = chain.block(e.source).lane, chain.block(e.to).lane
+    if e.kind == "feedback":
+        x1, x2, y = sx + BLOCK_W / 2, tx + BLOCK_W / 2, sy
+        top = y - ARC_RISE
+        d = f"M{x1:g},{y:g} C{x1:g},{top:g} {x2:g},{top:g} {x2:g},{y:g}"
+        return d, ((x1 + x2) / 2, y - ARC_RISE * 0.75)
+    if s_lane == t_lane:
+        y = sy + BLOCK_H / 2
+        if tx > sx:
+            x1, x2 = sx + BLOCK_W, tx
+        else:
+            x1, x2 = sx, tx + BLOCK_W
+        return f"M{x1:g},{y:g} L{x2:g},{y:g}", ((x1 + x2) / 2, y - 8)
+    down = ty > sy
+    x1, x2 = sx + BLOCK_W / 2, tx + BLOCK_W / 2
+    y1 = sy + BLOCK_H if down else sy
+    y2 = ty if down else ty + BLOCK_H
+    if x1 == x2:
+        return f"M{x1:g},{y1:g} L{x2:g},{y2:g}", (x1 + 8, (y1 + y2) / 2)
+    ym = (y1 + y2) / 2
+    d = f"M{x1:g},{y1:g} C{x1:g},{ym:g} {x2:g},{ym:g} {x2:g},{y2:g}"
+    return d, ((x1 + x2) / 2, ym - 6)
+
+
+def _wrap(label: str, width: int = WRAP) -> list[str]:
+    """Greedy word wrap for SVG text, which has no line breaking of its own."""
+    lines: list[str] = []
+    cur = ""
+    for word in label.split():
+        if cur and len(cur) + 1 + len(word) > width:
+            lines.append(cur)
+            cur = word
+        else:
+            cur = f"{cur} {word}" if cur else word
+    if cur:
+        lines.append(cur)
+    return lines
+
+
+def _path_class(chain: Chain, paths: list[str]) -> str:
+    """`path-both` for pieces on every path, else `path-<id>` for the one path."""
+    if sorted(paths) == sorted(chain.path_ids()):
+        return "path-both"
+    return " ".join(f"path-{p}" for p in paths)
+
+
+def _esc(s: str) -> str:
+    return html.escape(s, quote=True)
+
+
+# ---------------------------------------------------------------- rendering
+
+def _fill(text: str, registry, num: Callable[[str], str], where: str) -> str:
+    """Escape text and replace each `{id}` with the number's `<data>` element."""
+    out, last = [], 0
+    for m in PLACEHOLDER_RE.finditer(text):
+        out.append(_esc(text[last:m.start()]))
+        nid = m.group(1)
+        number = registry.get(nid, where)
+        frag = num(nid)
+        if m.group(2) and number.unit and not number.text.endswith(number.unit):
+            tail = frag.rsplit("</data>", 1)[-1]
+            if number.unit not in tail:
+                frag += f'&#160;<span class="unit">{_esc(number.unit)}</span>'
+        out.append(frag)
+        last = m.end()
+    out.append(_esc(text[last:]))
+    return "".join(out)
+
+
+def _svg(chain: Chain) -> str:
+    pos, lane_y, width, height = _layout(chain)
+    out = [f'<svg class="chain-svg" viewBox="0 0 {width} {height}" '
+           f'xmlns="http://www.w3.org/2000/svg" role="img" '
+           f'aria-labelledby="chain-svg-title chain-svg-desc">',
+           f'<title id="chain-svg-title">{_esc(chain.title)}</title>',
+           f'<desc id="chain-svg-desc">{_esc(chain.description)}</desc>',
+           '<defs>']
+    for cls in ["both"] + chain.path_ids():
+        out.append(f'<marker id="chain-arrow-{cls}" viewBox="0 0 10 10" refX="9" refY="5" '
+                   f'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
+                   f'<path class="chain-arrowhead path-{cls}" d="M0,0 L10,5 L0,10 z"/></marker>')
+    out.append('</defs>')
+
+    out.append('<g class="chain-lanes">')
+    lane_h = LANE_HEAD + BLOCK_H + LANE_FOOT
+    for i, ln in enumerate(chain.lanes):
+        y = lane_y[ln.id]
+        if i:
+            out.append(f'<line class="chain-lane-rule" x1="{MARGIN}" y1="{y}" '
+                       f'x2="{width - MARGIN}" y2="{y}"/>')
+        out.append(f'<text class="chain-lane-label" x="{MARGIN}" y="{y + 16}">{_esc(ln.label)}</text>')
+    out.append('</g>')
+    del lane_h
+
+    out.append('<g class="chain-edges">')
+    labels = []
+    for e in chain.edges:
+        d, (lx, ly) = _edge_geometry(chain, e, pos)
+        pcls = _path_class(chain, e.paths)
+        marker = "both" if pcls == "path-both" else e.paths[0]
+        eid = f"chain-edge-{e.source}-{e.to}"
+        out.append(f'<path id="{eid}" class="chain-edge chain-edge-{e.kind} {pcls}" '
+                   f'data-path="{" ".join(e.paths)}" data-kind="{e.kind}" '
+                   f'data-from="{e.source}" data-to="{e.to}" d="{d}" '
+                   f'marker-end="url(#chain-arrow-{marker})"/>')
+        if e.label:
+            parts = [f'<g class="chain-edge-label {pcls}" data-path="{" ".join(e.paths)}">',
+                     f'<text x="{lx:g}" y="{ly:g}" text-anchor="middle">{_esc(e.label)}</text>']
+            if e.tag:
+                parts.append(_tag_svg(e.tag, lx, ly + 6))
+            parts.append('</g>')
+            labels.append("".join(parts))
+    out.append('</g>')
+
+    out.append('<g class="chain-blocks">')
+    for b in chain.blocks:
+        x, y = pos[b.id]
+        pcls = _path_class(chain, b.paths)
+        out.append(f'<g class="chain-block tag-{b.tag} {pcls}" data-block="{b.id}" '
+                   f'data-path="{" ".join(b.paths)}">')
+        out.append(f'<rect class="chain-box" x="{x}" y="{y}" width="{BLOCK_W}" '
+                   f'height="{BLOCK_H}" rx="8"/>')
+        lines = _wrap(b.label)
+        text_block = len(lines) * LINE_H
+        avail = BLOCK_H - TAG_H - 8
+        ty = y + (avail - text_block) / 2 + LINE_H - 3
+        out.append(f'<text class="chain-label" x="{x + BLOCK_W / 2:g}" y="{ty:g}" '
+                   f'text-anchor="middle">')
+        for k, line in enumerate(lines):
+            dy = "0" if k == 0 else str(LINE_H)
+            out.append(f'<tspan x="{x + BLOCK_W / 2:g}" dy="{dy}">{_esc(line)}</tspan>')
+        out.append('</text>')
+        out.append(_tag_svg(b.tag, x + BLOCK_W / 2, y + BLOCK_H - TAG_H - 6))
+        out.append('</g>')
+    out.append('</g>')
+    out.append('<g class="chain-labels">' + "".join(labels) + '</g>')
+    out.append('<g class="chain-packets" aria-hidden="true"></g>')
+    out.append('</svg>')
+    return "\n".join(out)
+
+
+def _tag_svg(tag: str, cx: float, top: float) -> str:
+    """A provenance tag pill, centred at cx; the word itself is the information."""
+    w = 7 * len(tag) + 16
+    return (f'<g class="chain-tag tag-{tag}"><rect x="{cx - w / 2:g}" y="{top:g}" '
+            f'width="{w}" height="{TAG_H}" rx="9"/>'
+            f'<text x="{cx:g}" y="{top + 13:g}" text-anchor="middle">{tag}</text></g>')
+
+
+def render_chain(registry, chain_yaml_path, num: Callable[[str], str]) -> str:
+    """The `@[chain]` block: controls (shown by chain.js), the SVG, the tag legend, a
+    summary per path and an ordered list of the steps with their numbers. `num(id)`
+    returns a registered number's `<data>` HTML and records that the page shows it; an
+    unknown id raises BuildError naming chain.yaml, the line and the block."""
+    path = Path(chain_yaml_path)
+    chain = load_chain(path)
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    root = yaml.compose(path.read_text(encoding="utf-8"))
+
+    def where(loc) -> str:
+        return f"{_display(path)}:{_node_line(root, loc)} ({_owner(raw, loc)})"
+
+    names = {p.id: p.name for p in chain.paths}
+    first = chain.paths[0].id
+    out = [f'<figure class="chain" data-active="{first}" data-paths="{" ".join(chain.path_ids())}">']
+
+    out.append('<div class="chain-controls" hidden>')
+    out.append('<fieldset class="chain-toggle"><legend>Path shown</legend>')
+    for p in chain.paths:
+        checked = " checked" if p.id == first else ""
+        out.append(f'<label class="path-{p.id}"><input type="radio" name="chain-path" '
+                   f'value="{p.id}"{checked}> <span class="chain-path-name">{_esc(p.name)}</span> '
+                   f'{_esc(p.label)}</label>')
+    out.append('</fieldset>')
+    out.append('<button type="button" class="chain-pause" aria-pressed="false">'
+               'Pause the packets</button>')
+    out.append('</div>')
+
+    out.append('<div class="chain-canvas">')
+    out.append(_svg(chain))
+    out.append('</div>')
+
+    out.append('<ul class="chain-legend" aria-label="Provenance tags">')
+    for tag in TAG_ORDER:
+        out.append(f'<li><span class="chain-tag-pill tag-{tag}">{tag}</span> '
+                   f'{_esc(chain.tags[tag])}</li>')
+    out.append('</ul>')
+
+    for i, p in enumerate(chain.paths):
+        if p.summary:
+            body = _fill(p.summary, registry, num, where(("paths", i, "summary")))
+            out.append(f'<p class="chain-summary path-{p.id}" data-path="{p.id}">'
+                       f'<strong class="chain-path-name">{_esc(p.name)}</strong>: '
+                       f'{_esc(p.label)}. {body}</p>')
+
+    out.append('<ol class="chain-steps">')
+    items = [(("blocks", i), b.label, b.tag, b.paths, b.detail, f"chain-step-{b.id}")
+             for i, b in enumerate(chain.blocks)]
+    items += [(("edges", j), e.label, e.tag, e.paths, e.detail,
+               f"chain-step-{e.source}-{e.to}")
+              for j, e in enumerate(chain.edges) if e.detail]
+    for loc, label, tag, paths, detail, sid in items:
+        pcls = _path_class(chain, paths)
+        only = ""
+        if pcls != "path-both":
+            only = (' <span class="chain-only">only on '
+                    + " and ".join(_esc(names[p]) for p in paths) + '</span>')
+        tag_html = f' <span class="chain-tag-pill tag-{tag}">{tag}</span>' if tag else ""
+        body = _fill(detail, registry, num, where(loc + ("detail",)))
+        out.append(f'<li id="{sid}" class="{pcls}" data-path="{" ".join(paths)}">'
+                   f'<strong>{_esc(label)}</strong>{tag_html}{only} {body}</li>')
+    out.append('</ol>')
+    out.append('</figure>')
+    return "\n".join(out)

@@ -1,0 +1,338 @@
+"""Experiment stage: load the vendored logs, recompute both upstream results.md files,
+check them character for character, and enter every figure — plus the derived figures,
+curves and tables the pages need — into the number registry.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from . import resultsmd, sweeplog, tables
+from .errors import BuildError
+from .fmt import fmt, fmt_int, fmt_pct, fmt_ratio, fmt_general, fmt_sci_sig
+from .registry import Ref, Registry, Source
+from .runs import Folder, Run, load_folder
+from .tables import Q
+from .vendor import VendoredFile
+
+
+@dataclass
+class Experiment:
+    """The plain data later stages read (the simulator takes its inputs from here)."""
+    headline: Folder
+    folders: dict[str, Folder]
+    groups: list[tables.Group]
+    verification: dict[str, resultsmd.Checked]
+    sessions: list[sweeplog.Session]
+
+
+class _Sources:
+    def __init__(self, vendored: dict[str, VendoredFile]):
+        self.vendored = vendored
+
+    def __call__(self, rels) -> tuple[Source, ...]:
+        out = []
+        for rel in rels:
+            v = self.vendored.get(rel)
+            if v is None:
+                raise BuildError(rel, "not in vendored/lock.yaml")
+            out.append(Source(rel, v.commit, v.blob_sha1))
+        return tuple(out)
+
+
+def _register_q(reg: Registry, src: _Sources, q: Q, locator: str) -> None:
+    if q.id in reg:
+        return
+    reg.add(q.id, q.value, q.text, unit=q.unit, kind=q.kind, sources=src(q.files),
+            locator=locator, computation=q.computation)
+
+
+def _table_rows(t: tables.Table, relabel=None):
+    """results.md table rows -> registry rows (label strings, Refs for figures)."""
+    rows = []
+    for r in t.rows:
+        labels = r[:t.label_cols] if relabel is None else relabel(r)
+        rows.append(list(labels) + [Ref(c.id) for c in r[t.label_cols:]])
+    return rows
+
+
+def load(vendored: dict[str, VendoredFile], root: Path, study: dict, reg: Registry) -> Experiment:
+    src = _Sources(vendored)
+    vroot = root / "vendored"
+    rels = [study["headline"], *study["learning_rate_runs"], study["shakespeare"]["folder"]]
+    folders = {rel: load_folder(vroot / rel, rel) for rel in rels}
+    head = folders[study["headline"]]
+    shakes = folders[study["shakespeare"]["folder"]]
+
+    docs = {
+        "tinystories": tables.tinystories_doc(head, f"{head.rel}/results.md"),
+        "shakespeare": tables.shakespeare_doc(shakes, f"{shakes.rel}/results.md",
+                                              study["shakespeare"]["rows"]),
+    }
+    checked = {}
+    for key, doc in docs.items():
+        text = (vroot / doc.file).read_text()
+        checked[key] = resultsmd.check(doc, text, doc.file)
+        for q in doc.quantities():
+            loc = checked[key].locators.get(q.id, f"{doc.file} (recomputed)")
+            _register_q(reg, src, q, loc)
+
+    groups = tables.groups_of(head)
+    md1 = docs["tinystories"].file
+    _register_derived(reg, src, head, groups, folders, md1, vroot, study)
+    _register_series(reg, src, groups)
+    _register_tables(reg, docs, groups, study)
+    sessions = sweeplog.parse((vroot / study["sweep_log"]).read_text(), study["sweep_log"])
+    _register_ledger(reg, src, folders, sessions, study["sweep_log"])
+    return Experiment(head, folders, groups, checked, sessions)
+
+
+def _register_derived(reg, src, head: Folder, groups, folders, md1, vroot, study):
+    by = {g.slug: g for g in groups}
+    A, B = by["A"].first, by["B"].first
+    band = by["C.1d256"].first
+
+    def add(id, value, text, unit, files, computation, kind="derived", locator=None):
+        if locator is None:
+            locator = ("config records of the listed logs" if kind == "measured"
+                       else "derived from the records of the listed logs")
+        reg.add(id, value, text, unit=unit, kind=kind, sources=src(files),
+                locator=locator, computation=computation)
+
+    for key, run in (("A", A), ("B", B), ("band", band)):
+        f = (run.rel,)
+        add(f"hub.payload.{key}", run.payload_bytes_per_step, fmt_int(run.payload_bytes_per_step),
+            "bytes", f, "payload_bytes_per_step of the config record", "measured",
+            f"{run.rel}:1 (config record)")
+        add(f"hub.wire.{key}", run.wire_bytes_per_step, fmt_int(run.wire_bytes_per_step),
+            "bytes", f, "wire_bytes_per_step of the config record", "measured",
+            f"{run.rel}:1 (config record)")
+        for what, b in (("payload", run.payload_bytes_per_step), ("wire", run.wire_bytes_per_step)):
+            add(f"hub.{what}_mb.{key}", b / 1e6, fmt(b / 1e6, 1), "MB", f,
+                f"{what} bytes per worker per step ÷ 1e6")
+        if key != "A":
+            for what, a, b in (("payload", A.payload_bytes_per_step, run.payload_bytes_per_step),
+                               ("wire", A.wire_bytes_per_step, run.wire_bytes_per_step)):
+                add(f"hub.{what}_ratio.{key}", a / b, fmt_ratio(a / b), "x", (A.rel, run.rel),
+                    f"AdamW's {what} bytes per step ÷ this variant's")
+    for g in groups:
+        r = g.first
+        add(f"wire.{g.slug}", r.wire_bytes_per_step, fmt_int(r.wire_bytes_per_step), "bytes",
+            (r.rel,), "wire_bytes_per_step of the group's first run's config record", "measured",
+            f"{r.rel}:1 (config record)")
+        add(f"wire_ratio.{g.slug}", A.wire_bytes_per_step / r.wire_bytes_per_step,
+            fmt_ratio(A.wire_bytes_per_step / r.wire_bytes_per_step), "x", (A.rel, r.rel),
+            "AdamW's wire bytes per step ÷ this group's")
+
+    optics = [g for g in groups if g.first.cfg.variant == "optics"]
+    first = [g for g in optics if g.first.cfg.feedback != "sent" and not g.first.cfg.fs_every]
+    repaired = [g for g in optics if g.first.cfg.feedback == "sent"]
+    for name, gs, what in (("first", first, "first-design optics runs (full scale fixed, "
+                                            "feedback of the exact band)"),
+                           ("repaired", repaired, "repaired optics runs (feedback of the band sent)")):
+        files = tuple(f for g in gs for f in g.files)
+        add(f"optics.{name}.count", len(gs), str(len(gs)), "runs", files, f"number of {what}")
+        for key, pick, fm, unit, words in (
+                ("loss", lambda r: r.final_val_loss, lambda x: fmt(x, 3), "nats/token",
+                 "final val loss"),
+                ("clip", lambda r: r.evals[-1].clip_rate, fmt_pct, "%", "whole-run clip rate"),
+                ("clip_last", lambda r: r.evals[-1].clip_rate_interval, fmt_pct, "%",
+                 "clip rate of the last interval")):
+            vals = [pick(r) for g in gs for r in g.runs]
+            for end, v in (("min", min(vals)), ("max", max(vals))):
+                add(f"optics.{name}.{key}_{end}", v, fm(v), unit, files,
+                    f"{'smallest' if end == 'min' else 'largest'} {words} over the {what}")
+    best = min(repaired, key=lambda g: g.first.final_val_loss)
+    add("optics.best_repaired.loss", best.first.final_val_loss, fmt(best.first.final_val_loss, 3),
+        "nats/token", best.files, f"lowest final val loss of the {len(repaired)} repaired runs")
+    exact = by["C.1d256"]
+    last = [r.diags[-1].energy["delta"]["all"]["low"] for r in exact.runs]
+    share = sum(last) / len(last)
+    add("optics.band_share_end", share, fmt_sci_sig(share), "share", exact.files,
+        "mean over seeds of the low band's share of the delta's energy (diag delta/all/low) "
+        "at the last diag record of the exact 1-D 256-point band runs")
+    oc = first[0].first.cfg
+    add("optics.calib_end_step", oc.calib_start + oc.calib_steps,
+        str(oc.calib_start + oc.calib_steps), "step", first[0].files,
+        "config calib_start + calib_steps: the step the full scale is fixed", "measured")
+
+    cfgs = [r.cfg for r in head.runs]
+    ocfgs = [r.cfg for g in optics for r in g.runs]
+    allf = tuple(r.rel for r in head.runs)
+    add("exp.keep_fraction", band.cfg.keep, f"1/{round(1 / band.cfg.keep)}", "", (band.rel,),
+        "config.keep as a unit fraction", "measured")
+    add("exp.kept_per_chunk", band.cfg.chunk * band.cfg.keep, fmt_general(band.cfg.chunk * band.cfg.keep),
+        "values", (band.rel,), "config.chunk × config.keep (1-D chunks)")
+    add("exp.chunk_1d", band.cfg.chunk, str(band.cfg.chunk), "values", (band.rel,),
+        "config.chunk of the 1-D 256-point band runs", "measured")
+    add("exp.enob_values", sorted({c.enob for c in ocfgs if c.enob}),
+        ", ".join(fmt_general(e) for e in sorted({c.enob for c in ocfgs if c.enob})), "bits",
+        tuple(f for g in optics for f in g.files), "distinct config.enob of the optics runs")
+    add("exp.plane_values", sorted({c.planes for c in ocfgs}),
+        ", ".join(str(p) for p in sorted({c.planes for c in ocfgs})), "planes",
+        tuple(f for g in optics for f in g.files), "distinct config.planes of the optics runs")
+    add("exp.kappa", oc.kappa, fmt_general(oc.kappa), "× RMS", first[0].files,
+        "config.kappa of the optics runs", "measured")
+    add("exp.calib_steps", oc.calib_steps, str(oc.calib_steps), "steps", first[0].files,
+        "config.calib_steps of the optics runs", "measured")
+    fs = repaired[-1].first.cfg.fs_every or max(g.first.cfg.fs_every for g in repaired)
+    add("exp.fs_every", fs, str(fs), "steps", tuple(f for g in repaired for f in g.files),
+        "config.fs_every of the repaired runs that re-set the full scale", "measured")
+    add("exp.seeds_max", max(len(g.runs) for g in groups), str(max(len(g.runs) for g in groups)),
+        "seeds", allf, "largest number of seeds in a group")
+    devices = sorted({r.hardware.device for r in head.runs if r.hardware.device})
+    add("exp.devices", devices, ", ".join(devices), "", allf,
+        "distinct hardware.device of the headline runs' config records", "measured")
+    lr_folder = folders[study["learning_rate_runs"][0]]
+    add("exp.lr_runs", len(lr_folder.runs), str(len(lr_folder.runs)), "runs",
+        tuple(r.rel for r in lr_folder.runs), f"completed run logs in {lr_folder.rel}/")
+    choice_rel = f"{study['headline']}/lr_choice.json"
+    choice = json.loads((vroot / choice_rel).read_text())
+    for key, name in (("demo", "exp.lr_demo"), ("adamw", "exp.lr_adamw")):
+        add(name, choice[key], fmt_general(choice[key]), "", (choice_rel,),
+            f"learning rate chosen for {key} (key {key!r} of lr_choice.json)", "measured",
+            f"{choice_rel}, key {key!r}")
+
+    every = head.all_runs
+    add("runs.logs", len(every), str(len(every)), "logs", tuple(r.rel for r in every),
+        f"run logs (*.jsonl) in {head.rel}/")
+    add("runs.completed", len(head.runs), str(len(head.runs)), "runs", allf,
+        "logs whose last record is done")
+    add("runs.incomplete", len(head.incomplete), str(len(head.incomplete)), "runs",
+        tuple(r.rel for r in every), "logs without a done record")
+    add("runs.groups", len(groups), str(len(groups)), "groups", allf,
+        "configurations (runs that differ only in seed form one)")
+    q = study["quoted"]["original_run_count"]
+    reg.add("runs.original_page_count", q["value"], str(q["value"]), unit="runs", kind="quoted",
+            sources=(Source("data/study.yaml"),), locator="data/study.yaml, quoted.original_run_count",
+            computation=f"quoted: {q['citation']}")
+
+
+def _curve(runs: list[Run]):
+    df = pd.DataFrame([(e.step, e.val_loss) for r in runs for e in r.evals],
+                      columns=["step", "loss"])
+    g = df.groupby("step")["loss"]
+    steps = list(g.mean().index)
+    return steps, list(g.mean()), list(g.min()), list(g.max())
+
+
+def _register_series(reg, src, groups):
+    optics_roles = {g.slug for g in groups if g.first.cfg.variant == "optics"} | {"C.1d256"}
+    best_e = "E.e8p8.reset100.sent"
+    for g in groups:
+        x, y, lo, hi = _curve(g.runs)
+        letter = g.label[0]
+        common = dict(kind="measured", sources=src(g.files),
+                      locator=f"eval records (step, val_loss) of {len(g.runs)} run(s)",
+                      computation="mean over seeds of val_loss at each eval step; band = min and max")
+        if letter != "E" or g.slug == best_e:
+            reg.add_series(f"curve.{g.slug}", x, y, label=g.label, variant=letter, role="hub",
+                           lo=tuple(lo), hi=tuple(hi), **common)
+        if g.slug in optics_roles:
+            reg.add_series(f"optics_curve.{g.slug}", x, y, label=g.label, variant=letter,
+                           role="optics", lo=tuple(lo), hi=tuple(hi), **common)
+    for slug in ("C.1d256", "E.e8p8.fixed.exact", "E.e8p8.reset100.sent"):
+        g = next(g for g in groups if g.slug == slug)
+        df = pd.DataFrame([(d.step, d.energy["delta"]["all"]["low"]) for r in g.runs for d in r.diags],
+                          columns=["step", "share"]).groupby("step")["share"].mean()
+        reg.add_series(f"band_energy.{slug}", list(df.index), list(df), label=g.label,
+                       variant=g.label[0], role="optics", kind="measured", sources=src(g.files),
+                       locator="diag records: energy.delta.all.low",
+                       computation="the low band's share of the delta's energy at each diag "
+                                   "step, mean over seeds")
+
+
+def _register_tables(reg: Registry, docs, groups, study):
+    md1 = docs["tinystories"]
+    loss, energy, optics = md1.tables
+    reg.add_table("final-loss", "Final validation loss per configuration, with bytes per "
+                  "worker per step on the wire and the ratio to AdamW's",
+                  ["Configuration", "Seeds", "Final val loss (mean ± sd)", "Payload / step (bytes)",
+                   "Wire / step (bytes)", "Wire bytes vs AdamW"],
+                  [[g.label, Ref(f"seeds.{g.slug}"), Ref(f"final_loss.{g.slug}"),
+                    Ref(f"payload.{g.slug}"), Ref(f"wire.{g.slug}"), Ref(f"wire_ratio.{g.slug}")]
+                   for g in groups], source=f"{md1.file} §1 and the config records")
+    reg.add_table("loss", "Loss against communication (every cell checked against results.md §1)",
+                  loss.columns, _table_rows(loss), source=f"{md1.file} §1")
+    reg.add_table("energy", "Share of energy kept by each selector at the same number of "
+                  "kept coefficients (results.md §2)", energy.columns, _table_rows(energy),
+                  source=f"{md1.file} §2")
+    rows = _table_rows(optics)
+    first = [r for r in rows if "feedback of the exact band" in r[0]]
+    repaired = [r for r in rows if "feedback of the band sent" in r[0]]
+    reg.add_table("optics-first", "First-design optics runs: final loss and clip rates",
+                  optics.columns, first, source=f"{md1.file} §3")
+    reg.add_table("optics-repaired", "Repaired optics runs (feedback of the band sent)",
+                  optics.columns, repaired, source=f"{md1.file} §3")
+    sh = docs["shakespeare"]
+    t = sh.tables[0]
+    steps = [c.split()[-1] for c in t.columns[1:]]
+    for s in steps:
+        reg.add(f"shakes.step.s{s}", int(s), s, unit="step", kind="measured",
+                sources=reg.get(t.rows[0][1].id).sources, locator=f"{sh.file} header",
+                computation="eval step (every hundredth step of the run)")
+    srows = [[_shakes_label(r[0].run)] + [Ref(c.id) for c in r[1:]] for r in t.rows]
+    reg.add_table("shakespeare", "CPU diagnosis (TinyShakespeare): validation loss at each "
+                  "hundredth step, with the clip rate of the preceding interval in brackets",
+                  ["Run"] + [Ref(f"shakes.step.s{s}") for s in steps], srows, source=sh.file)
+
+
+def _shakes_label(run: Run) -> str:
+    """Our own description of a CPU-check run, built from its config."""
+    c = run.cfg
+    if c.variant != "optics":
+        return "Exact band, no optics (reference)"
+    return ", ".join([
+        "Optics",
+        f"full scale re-set every {c.fs_every} steps" if c.fs_every else "full scale fixed",
+        "feedback of the band sent" if c.feedback == "sent" else "feedback of the exact band",
+        "no readout noise" if c.enob is None else f"ENOB {fmt_general(c.enob)}",
+    ])
+
+
+def _register_ledger(reg, src, folders, sessions, log_rel):
+    rows = []
+    for rel, folder in folders.items():
+        for r in folder.all_runs:
+            base = f"ledger.{rel.split('/')[-1]}.{r.name}"
+            f = src((r.rel,))
+            reg.add(f"{base}.name", r.name, r.name, kind="measured", sources=f,
+                    locator=f"{r.rel}:1 (config record, name)", computation="the run's name")
+            reg.add(f"{base}.seed", r.seed, str(r.seed), kind="measured", sources=f,
+                    locator=f"{r.rel}:1 (config.seed)", computation="the run's seed")
+            dev = r.hardware.device or "not recorded"
+            reg.add(f"{base}.device", dev, dev, kind="measured", sources=f,
+                    locator=f"{r.rel}:1 (hardware.device)", computation="device named by the log")
+            secs = r.done.seconds if r.done else None
+            reg.add(f"{base}.seconds", secs, fmt(secs, 0), unit="s", kind="measured", sources=f,
+                    locator=f"{r.rel} (done record)" if r.done else f"{r.rel} (no done record)",
+                    computation="wall time from the done record")
+            rows.append([rel.split("/")[-1], Ref(f"{base}.name"), Ref(f"{base}.seed"),
+                         "completed" if r.complete else "incomplete",
+                         Ref(f"{base}.device"), Ref(f"{base}.seconds")])
+    reg.add_table("ledger", "Every run log: status, device and wall time",
+                  ["Folder", "Run", "Seed", "Status", "Device", "Wall time (s)"], rows)
+    f = src((log_rel,))
+    srows = []
+    for s in sessions:
+        b = f"sweep.s{s.index}"
+        vals = {
+            "index": (s.index, "start of the sweep script, in log order"),
+            "lines": (f"{s.first_line}–{s.last_line}", "log lines of this start"),
+            "todo": (sum(t for _, _, t in s.stages), "runs the stages said were still to do"),
+            "finished": (len(s.finished), "'done' lines"),
+            "crashes": (len(s.crashes), "'exited with …; resuming' lines"),
+            "gave_up": (len(s.gave_up), "'giving up on' lines"),
+        }
+        for k, (v, words) in vals.items():
+            reg.add(f"{b}.{k}", v, str(v), kind="measured", sources=f,
+                    locator=f"{log_rel}, lines {s.first_line}–{s.last_line}",
+                    computation=words)
+        srows.append([Ref(f"{b}.{k}") for k in vals])
+    reg.add_table("sessions", "What the sweep log shows: each start of the sweep script",
+                  ["Start", "Log lines", "Runs still to do", "Runs finished", "Crashes and resumes",
+                   "Runs given up"], srows, source=log_rel)

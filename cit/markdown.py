@@ -1,0 +1,531 @@
+"""Content Markdown -> HTML fragments, with the site's three extensions (notes/ids.md):
+
+- `:n[ID]` shows a registered number as a `<data class="num">` element;
+- `:t[key]` / `:t[key|words]` links a glossary term;
+- a paragraph that is exactly `@[name]` is replaced by a generated block.
+
+Raw HTML in content is off (escaped). Every bad reference fails with the content
+file and line, counted in the file itself (front matter included).
+
+This module also reads front matter (validated with pydantic), splits decks into
+slides, reads `content/glossary.yaml`, and holds `PageContext`, the object through
+which a page records which numbers and terms it shows.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Callable, Literal
+
+import yaml
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+from .errors import BuildError
+from .registry import ID_RE, Number, Registry
+
+# ---------------------------------------------------------------------------
+# front matter and documents
+
+FENCE = "---"
+TERM_KEY_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+BLOCK_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:\-]*")
+
+
+class FrontMatter(BaseModel):
+    """What a content file declares about itself; nothing else is allowed."""
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    title: str
+    description: str
+    layout: Literal["hub", "page", "deck"]
+    order: int | None = None
+
+    @model_validator(mode="after")
+    def _order_only_for_decks(self):
+        if self.layout == "deck" and self.order is None:
+            raise ValueError("a deck needs `order` (its place in the series)")
+        if self.layout != "deck" and self.order is not None:
+            raise ValueError("`order` is only for decks")
+        if not self.title.strip() or not self.description.strip():
+            raise ValueError("title and description must not be empty")
+        return self
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of Markdown and the file line (1-based) of its first line."""
+    text: str
+    first_line: int
+
+
+@dataclass(frozen=True)
+class Document:
+    """A content file: its display path, validated front matter, and its body."""
+    path: str
+    meta: FrontMatter
+    body: Chunk
+
+    def slides(self) -> list[Chunk]:
+        """A deck's slides: the body split on lines that are exactly `---`."""
+        return split_slides(self.body)
+
+
+def _key_lines(text: str) -> dict[str, int]:
+    """Line (0-based, within `text`) of each top-level key of a YAML mapping."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(node, yaml.MappingNode):
+        return {}
+    return {k.value: k.start_mark.line for k, _ in node.value
+            if isinstance(k, yaml.ScalarNode)}
+
+
+def parse_document(text: str, path: str) -> Document:
+    """Split a content file into validated front matter and body.
+
+    `path` is how errors name the file (e.g. "content/pages/optics.md")."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip("\r\n") != FENCE:
+        raise BuildError(f"{path}:1", "front matter missing: the file must start with a `---` line")
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip("\r\n") == FENCE), None)
+    if end is None:
+        raise BuildError(f"{path}:1", "front matter not closed: no second `---` line")
+    fm_text = "".join(lines[1:end])
+    try:
+        data = yaml.safe_load(fm_text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = 2 + mark.line if mark is not None else 1
+        raise BuildError(f"{path}:{line}", f"front matter is not valid YAML: {getattr(e, 'problem', e)}") from None
+    if not isinstance(data, dict):
+        raise BuildError(f"{path}:2", "front matter must be a mapping of keys to values")
+    try:
+        meta = FrontMatter.model_validate(data)
+    except ValidationError as e:
+        key_lines = _key_lines(fm_text)
+        err = e.errors()[0]
+        key = str(err["loc"][0]) if err["loc"] else ""
+        line = 2 + key_lines[key] if key in key_lines else 1
+        what = f"`{key}`: " if key else ""
+        raise BuildError(f"{path}:{line}", f"front matter {what}{err['msg']}") from None
+    return Document(path, meta, Chunk("".join(lines[end + 1:]), end + 2))
+
+
+def split_slides(body: Chunk) -> list[Chunk]:
+    """Split on lines that are exactly `---`; each slide keeps its first file line.
+
+    Empty slides (only blank lines) are dropped, so a trailing separator is harmless."""
+    slides: list[Chunk] = []
+    cur: list[str] = []
+    start = body.first_line
+    for i, line in enumerate(body.text.splitlines(keepends=True)):
+        if line.rstrip("\r\n") == FENCE:
+            slides.append(Chunk("".join(cur), start))
+            cur, start = [], body.first_line + i + 1
+        else:
+            cur.append(line)
+    slides.append(Chunk("".join(cur), start))
+    return [s for s in slides if s.text.strip()]
+
+
+# ---------------------------------------------------------------------------
+# glossary
+
+@dataclass(frozen=True)
+class Term:
+    """A glossary entry: `definition` is inline Markdown (it may use :t and :n)."""
+    key: str
+    term: str
+    definition: str
+    path: str
+    line: int
+
+
+class _TermModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    term: str
+    definition: str
+
+
+def load_glossary(text: str, path: str) -> dict[str, Term]:
+    """Read glossary YAML: a mapping `key: {term: ..., definition: ...}`.
+
+    Errors name `path` and the line of the offending entry."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = 1 + mark.line if mark is not None else 1
+        raise BuildError(f"{path}:{line}", f"not valid YAML: {getattr(e, 'problem', e)}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
+        raise BuildError(f"{path}:1", "the glossary must be a mapping of term keys to entries")
+    lines = {k.value: k.start_mark.line + 1 for k, _ in node.value if isinstance(k, yaml.ScalarNode)}
+    terms: dict[str, Term] = {}
+    for key in sorted(data, key=str):
+        line = lines.get(str(key), 1)
+        if not isinstance(key, str) or not TERM_KEY_RE.match(key):
+            raise BuildError(f"{path}:{line}", f"term key {key!r} must be lower-case letters, digits and hyphens")
+        try:
+            m = _TermModel.model_validate(data[key])
+        except ValidationError as e:
+            err = e.errors()[0]
+            loc = ".".join(str(x) for x in err["loc"])
+            raise BuildError(f"{path}:{line}", f"term {key!r}: {loc + ': ' if loc else ''}{err['msg']}") from None
+        terms[key] = Term(key, m.term.strip(), m.definition.strip(), path, line)
+    return terms
+
+
+# ---------------------------------------------------------------------------
+# the page context: what a page shows, and how it shows numbers and terms
+
+def data_element(n: Number) -> str:
+    """The one HTML form of a number (site.md §2)."""
+    e = html.escape
+    return (f'<data class="num" value="{e(n.raw())}" data-id="{e(n.id)}" '
+            f'data-kind="{e(n.kind)}">{e(n.text)}</data>')
+
+
+def json_for_script(obj) -> str:
+    """JSON that is safe inside `<script type="application/json">` (no `</script>`
+    can be formed), with sorted keys so output is reproducible."""
+    s = json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return s.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def slugify(text: str) -> str:
+    """A stable anchor id from heading text."""
+    t = unicodedata.normalize("NFKC", text).lower()
+    t = re.sub(r"[^\w\s-]", "", t)
+    t = re.sub(r"[\s_-]+", "-", t).strip("-")
+    return t or "section"
+
+
+@dataclass
+class PageContext:
+    """Everything a block or an inline reference needs while one page is rendered.
+
+    `url` is the page's site URL ("/", "/optics/", "/decks/01-sources/"); `root`
+    the relative prefix back to the site root ("", "../", "../../").
+    `numbers` = ids shown on the page (all of them: they go into the page's
+    `cit-numbers` JSON); `recorded` = ids that count as appearing here (for
+    numbers.json and the number index); `terms` = term keys linked on the page
+    (for `cit-terms`); `terms_used` = term keys that count as used here.
+    """
+    registry: Registry
+    url: str
+    root: str
+    path: str
+    terms_def: dict[str, Term]
+    blocks: dict[str, Callable]
+    site: object = None
+    numbers: set[str] = field(default_factory=set)
+    recorded: set[str] = field(default_factory=set)
+    terms: set[str] = field(default_factory=set)
+    terms_used: set[str] = field(default_factory=set)
+    scripts: list[tuple[str, bool]] = field(default_factory=list)
+    slugs: set[str] = field(default_factory=set)
+    late: dict[str, str] = field(default_factory=dict)
+    defer_late: bool = True
+    count_terms: bool = True
+
+    def num(self, id: str, *, record: bool = True, where: str | None = None) -> str:
+        """Render number `id` as a data element and note that it is on this page.
+        `record=False` shows it without counting it as appearing here (the number
+        index lists every number; that listing is not an appearance)."""
+        n = self.registry.get(id, where or self.path)
+        self.numbers.add(id)
+        if record:
+            self.recorded.add(id)
+        return data_element(n)
+
+    def term(self, key: str, words: str | None = None, *, where: str | None = None) -> str:
+        """A link to the glossary entry `key`; undefined keys fail."""
+        t = self.terms_def.get(key)
+        if t is None:
+            raise BuildError(where or self.path, f"undefined glossary term {key!r}")
+        self.terms.add(key)
+        if self.count_terms:
+            self.terms_used.add(key)
+        e = html.escape
+        shown = t.term if words is None else words
+        return (f'<a class="term" href="{e(self.root)}glossary/index.html#term-{e(key)}" '
+                f'data-term="{e(key)}">{e(shown)}</a>')
+
+    def add_script(self, name: str, module: bool = False) -> None:
+        """Ask for `static/<name>` to be loaded on this page (once, in order)."""
+        if (name, module) not in self.scripts:
+            self.scripts.append((name, module))
+
+    def unique_id(self, base: str) -> str:
+        """An element id not yet used on this page."""
+        slug, i = base, 2
+        while slug in self.slugs:
+            slug, i = f"{base}-{i}", i + 1
+        self.slugs.add(slug)
+        return slug
+
+    def link(self, url: str) -> str:
+        """Relative href for a site URL ("/optics/" -> "../optics/index.html"),
+        with an explicit index.html so the site works from file://."""
+        return self.root + url.lstrip("/") + "index.html"
+
+
+# ---------------------------------------------------------------------------
+# the Markdown parser and its extensions
+
+_NUM_OPEN = ":n["
+_TERM_OPEN = ":t["
+
+
+def _inline_rule(state, silent: bool) -> bool:
+    """`:n[ID]`, `:t[key]`, `:t[key|words]`; any other `:n[`, `:t[` or `@[` is an error
+    (kept as a token so the error can name its line)."""
+    src, pos = state.src, state.pos
+    head = src[pos:pos + 3]
+    if head in (_NUM_OPEN, _TERM_OPEN):
+        end = src.find("]", pos + 3)
+        inner = src[pos + 3:end] if end >= 0 else ""
+        nl = "\n" in inner
+        if head == _NUM_OPEN:
+            ok = end >= 0 and not nl and bool(ID_RE.match(inner))
+            kind = "cit_num"
+            meta = {"id": inner}
+        else:
+            key, _, words = inner.partition("|")
+            ok = end >= 0 and not nl and bool(key.strip()) and (not _ or bool(words.strip()))
+            kind = "cit_term"
+            meta = {"key": key.strip(), "words": words.strip() if _ else None}
+        if not ok:
+            if silent:
+                return False
+            tok = state.push("cit_bad", "", 0)
+            tok.meta = {"pos": pos, "msg": f"malformed reference starting {src[pos:pos + 40]!r}"
+                                            f" (expected {head}…])"}
+            state.pos = pos + 3
+            return True
+        if not silent:
+            tok = state.push(kind, "", 0)
+            tok.meta = dict(meta, pos=pos)
+        state.pos = end + 1
+        return True
+    if src.startswith("@[", pos):
+        if silent:
+            return False
+        tok = state.push("cit_bad", "", 0)
+        tok.meta = {"pos": pos, "msg": "a block `@[name]` must be a paragraph on its own line, "
+                                       "with blank lines around it"}
+        state.pos = pos + 2
+        return True
+    return False
+
+
+_BLOCK_LINE_RE = re.compile(r"@\[(" + BLOCK_NAME_RE.pattern + r")\]")
+
+
+def _block_rule(state, start: int, end: int, silent: bool) -> bool:
+    """A line that is exactly `@[name]` at the start of a block."""
+    if state.sCount[start] - state.blkIndent >= 4:
+        return False
+    pos = state.bMarks[start] + state.tShift[start]
+    line = state.src[pos:state.eMarks[start]].rstrip()
+    m = _BLOCK_LINE_RE.fullmatch(line)
+    if not m:
+        return False
+    if silent:
+        return True
+    tok = state.push("cit_block", "", 0)
+    tok.meta = {"name": m.group(1)}
+    tok.map = [start, start + 1]
+    state.line = start + 1
+    return True
+
+
+def _plain(children) -> str:
+    """Heading text for its slug: words only (numbers would make anchors unstable)."""
+    out = []
+    for c in children or ():
+        if c.type in ("text", "code_inline"):
+            out.append(c.content)
+        elif c.type == "cit_term":
+            out.append(c.meta["words"] or c.meta["key"])
+        elif c.type in ("softbreak", "hardbreak"):
+            out.append(" ")
+    return "".join(out)
+
+
+def _core_lines_and_slugs(state) -> None:
+    """Give every extension token its source line, and every heading a unique id."""
+    env = state.env
+    ctx: PageContext = env["ctx"]
+    last_map = [0, 1]
+    tokens = state.tokens
+    for i, tok in enumerate(tokens):
+        if tok.map:
+            last_map = tok.map
+        if tok.type == "cit_block":
+            tok.meta["line"] = env["line0"] + tok.map[0] + 1
+        if tok.type == "inline" and tok.children:
+            for c in tok.children:
+                if c.type.startswith("cit_"):
+                    c.meta["line"] = env["line0"] + last_map[0] + 1 + tok.content.count("\n", 0, c.meta["pos"])
+        if tok.type == "heading_open":
+            text = _plain(tokens[i + 1].children if i + 1 < len(tokens) else ())
+            tok.attrSet("id", ctx.unique_id(slugify(text)))
+            if tok.tag == "h1":
+                env["has_h1"] = True
+            if "first_heading" not in env:
+                env["first_heading"] = tok.attrGet("id")
+                env["first_heading_text"] = " ".join(text.split())
+
+
+def _core_sections(state) -> None:
+    """On hub and pages, wrap each `##` section in <section>; on the hub, each `###`
+    under a "Findings" section becomes a card (<article class="card finding">)."""
+    env = state.env
+    if not env.get("sections"):
+        return
+    def raw(html_text: str):
+        t = Token("cit_raw", "", 0)
+        t.content = html_text
+        return t
+
+    out = []
+    in_section = in_card = False
+    findings = False
+    for tok in state.tokens:
+        if tok.type == "heading_open" and tok.level == 0 and tok.tag in ("h2", "h3"):
+            hid = tok.attrGet("id")
+            if tok.tag == "h2":
+                if in_card:
+                    out.append(raw("</article>\n"))
+                    in_card = False
+                if in_section:
+                    out.append(raw("</section>\n"))
+                findings = env.get("findings_cards", False) and hid.startswith("findings")
+                cls = "section section-findings" if findings else "section"
+                out.append(raw(f'<section class="{cls}" aria-labelledby="{hid}">\n'))
+                in_section = True
+            elif findings:
+                if in_card:
+                    out.append(raw("</article>\n"))
+                out.append(raw(f'<article class="card finding" aria-labelledby="{hid}">\n'))
+                in_card = True
+        out.append(tok)
+    if in_card:
+        out.append(raw("</article>\n"))
+    if in_section:
+        out.append(raw("</section>\n"))
+    state.tokens = out
+
+
+def _where(env, tok) -> str:
+    return f"{env['path']}:{tok.meta.get('line', env['line0'] + 1)}"
+
+
+def _render_num(self, tokens, idx, options, env) -> str:
+    tok = tokens[idx]
+    return env["ctx"].num(tok.meta["id"], where=_where(env, tok))
+
+
+def _render_term(self, tokens, idx, options, env) -> str:
+    tok = tokens[idx]
+    return env["ctx"].term(tok.meta["key"], tok.meta["words"], where=_where(env, tok))
+
+
+def _render_bad(self, tokens, idx, options, env) -> str:
+    tok = tokens[idx]
+    raise BuildError(_where(env, tok), tok.meta["msg"])
+
+
+def _render_raw(self, tokens, idx, options, env) -> str:
+    return tokens[idx].content
+
+
+def _render_block(self, tokens, idx, options, env) -> str:
+    tok = tokens[idx]
+    where = _where(env, tok)
+    ctx: PageContext = env["ctx"]
+    name = tok.meta["name"]
+    fn = ctx.blocks.get(name)
+    if fn is None:
+        raise BuildError(where, f"unknown block @[{name}]")
+    if getattr(fn, "cit_late", False) and ctx.defer_late:
+        # rendered after every other page, when usage across the site is known
+        marker = f"<!--cit-late:{name}:{len(ctx.late)}-->"
+        ctx.late[marker] = name
+        return marker + "\n"
+    try:
+        out = fn(ctx)
+    except BuildError as e:
+        raise BuildError(f"{where} (@[{name}]) {e.where}", e.message) from None
+    return out.rstrip("\n") + "\n"
+
+
+def make_markdown() -> MarkdownIt:
+    """The site's Markdown parser: CommonMark + tables + strikethrough + typographic
+    quotes, raw HTML off, and the three extensions."""
+    md = MarkdownIt("commonmark", {"html": False, "typographer": True})
+    md.enable(["table", "strikethrough", "replacements", "smartquotes"])
+    md.inline.ruler.before("link", "cit_refs", _inline_rule)
+    md.block.ruler.before("paragraph", "cit_block", _block_rule)
+    md.core.ruler.push("cit_lines_slugs", _core_lines_and_slugs)
+    md.core.ruler.push("cit_sections", _core_sections)
+    md.add_render_rule("cit_num", _render_num)
+    md.add_render_rule("cit_term", _render_term)
+    md.add_render_rule("cit_bad", _render_bad)
+    md.add_render_rule("cit_block", _render_block)
+    md.add_render_rule("cit_raw", _render_raw)
+    return md
+
+
+@dataclass
+class Rendered:
+    """A chunk's HTML and what the parser noticed about it."""
+    html: str
+    first_heading: str | None
+    first_heading_text: str | None
+    has_h1: bool
+
+
+def render_chunk(md: MarkdownIt, chunk: Chunk, ctx: PageContext, path: str, *,
+                 sections: bool = False, findings_cards: bool = False) -> Rendered:
+    """Render one chunk (a page body or a slide) into `ctx`'s page."""
+    env = {"ctx": ctx, "path": path, "line0": chunk.first_line - 1,
+           "sections": sections, "findings_cards": findings_cards}
+    out = md.render(chunk.text, env)
+    return Rendered(out, env.get("first_heading"), env.get("first_heading_text"),
+                    env.get("has_h1", False))
+
+
+def render_inline(md: MarkdownIt, text: str, ctx: PageContext, path: str, line: int) -> str:
+    """Render one line of inline Markdown (a glossary definition)."""
+    env = {"ctx": ctx, "path": path, "line0": line - 1}
+    tokens = md.parseInline(text, env)
+    return md.renderer.render(tokens, md.options, env)
+
+
+def plain_text(html_text: str) -> str:
+    """Visible text of an HTML fragment (for JSON the front end shows as text)."""
+    from html.parser import HTMLParser
+
+    parts: list[str] = []
+
+    class P(HTMLParser):
+        def handle_data(self, data):
+            parts.append(data)
+
+    p = P(convert_charrefs=True)
+    p.feed(html_text)
+    p.close()
+    return re.sub(r"\s+", " ", "".join(parts)).strip()
