@@ -1,0 +1,166 @@
+"""The build: vendor → runs → tables and their check → simulator and its check →
+registry → render → naked-number check → site/ written atomically, with numbers.json.
+
+Everything is computed before anything is written; a failed build leaves the previous
+output folder untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from . import experiment, vendor
+from .errors import BuildError
+from .registry import Registry, Source
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class BuildResult:
+    registry: Registry
+    files: dict[str, bytes]
+    figures: dict[str, object] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def git_stamp(root: Path) -> dict:
+    """Commit and commit date of HEAD: the build stamp never reads the clock."""
+    try:
+        out = subprocess.run(["git", "log", "-1", "--format=%H %cI"], cwd=root,
+                             capture_output=True, text=True, check=True).stdout.split()
+        return {"commit": out[0], "commit_date": out[1]}
+    except (subprocess.CalledProcessError, FileNotFoundError, IndexError):
+        return {"commit": "uncommitted", "commit_date": "unknown"}
+
+
+def _register_build_figures(reg: Registry, figures: dict[str, tuple]) -> list[tuple[str, str]]:
+    """This build's own verification figures become numbers the /tested page shows."""
+    pairs = []
+    for key, (value, label, computation) in figures.items():
+        reg.add(f"build.{key}", value, str(value), kind="derived",
+                sources=(Source("cit/build.py"),), locator="this build's checks",
+                computation=computation)
+        pairs.append((label, f"build.{key}"))
+    return pairs
+
+
+def compute(root: Path = ROOT, vendor_from=None) -> BuildResult:
+    """Run every stage in memory; nothing is written except verified vendored files."""
+    t0 = time.perf_counter()
+    vendored = vendor.materialise(vendor_from, root)
+    study = yaml.safe_load((root / "data" / "study.yaml").read_text())
+    reg = Registry()
+    exp = experiment.load(vendored, root, study, reg)
+
+    sim_cells = None
+    try:
+        from . import sim
+    except ImportError:
+        sim = None
+    if sim is not None and hasattr(sim, "build_stage"):
+        sim_cells = sim.build_stage(reg, exp, root)
+
+    from . import render
+    from .blocks import generic_blocks
+    figures = {
+        "upstream_files": (len(vendored), "Upstream files verified against the lock (git blob SHA-1)",
+                           "files in vendored/lock.yaml whose bytes matched"),
+    }
+    for key, checked in exp.verification.items():
+        figures[f"results_md_verified.{key}"] = (
+            checked.verified, f"Numbers verified in {key} results.md",
+            "digit runs of the upstream results.md compared with our recomputation")
+        figures[f"results_md_total.{key}"] = (
+            checked.total, f"Numbers in {key} results.md",
+            "digit runs in the upstream results.md")
+    if sim_cells is not None:
+        figures["sim_cells"] = (sim_cells, "Simulator cells verified",
+                                "cells of data/sim/results.md recomputed and compared")
+    build_info = dict(git_stamp(root))
+    blocks = generic_blocks(reg)
+    for mod_name in ("charts", "chain", "explorer"):
+        try:
+            mod = __import__(f"cit.{mod_name}", fromlist=["blocks"])
+        except ImportError:
+            continue
+        if hasattr(mod, "blocks"):
+            blocks.update(mod.blocks(reg, root))
+    # Render twice is not needed: the site-number count is known only after rendering,
+    # so it is registered before rendering as the registry size (every entry is listed
+    # on /method, hence shown on the site).
+    figures["site_numbers"] = (len(reg) + len(figures) + 3, "Numbers on the site with provenance",
+                               "entries of the number registry, every one shown on the site")
+    build_info["verification"] = _register_build_figures(reg, figures)
+    site = render.render_site(reg, root / "content", root / "templates", blocks, build_info)
+    files = dict(site.files)
+    numbers = {"numbers": [reg.numbers[i].as_json(sorted(site.appears.get(i, [])))
+                           for i in sorted(reg.numbers)],
+               "build": {k: v[0] for k, v in figures.items()} | {
+                   "commit": build_info["commit"], "commit_date": build_info["commit_date"]}}
+    files["numbers.json"] = (json.dumps(numbers, indent=1, sort_keys=True, ensure_ascii=False)
+                             + "\n").encode()
+    return BuildResult(reg, files, figures, time.perf_counter() - t0)
+
+
+def write_atomically(files: dict[str, bytes], out: Path) -> None:
+    """Write into a sibling temporary folder, then swap it in; on failure, out is untouched."""
+    out = out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))
+    try:
+        for rel, data in sorted(files.items()):
+            p = tmp / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
+        old = out.parent / f".{out.name}-old"
+        if old.exists():
+            shutil.rmtree(old)
+        if out.exists():
+            out.rename(old)
+        tmp.rename(out)
+        if old.exists():
+            shutil.rmtree(old)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def main(argv=None) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(prog="python build.py",
+                                 description="Build the results site into site/.")
+    ap.add_argument("--out", default=str(ROOT / "site"), help="output folder (default site/)")
+    ap.add_argument("--check", action="store_true",
+                    help="run every stage and check, write nothing")
+    ap.add_argument("--vendor-from", help="folder holding the upstream files (a mirror)")
+    ap.add_argument("--root", default=str(ROOT), help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    try:
+        result = compute(Path(a.root), a.vendor_from)
+        if not a.check:
+            write_atomically(result.files, Path(a.out))
+    except BuildError as e:
+        print(f"build failed: {e}", file=sys.stderr)
+        return 1
+    f = result.figures
+    for key in sorted(k for k in f if k.startswith("results_md_verified.")):
+        name = key.split(".", 1)[1]
+        print(f"{name} results.md: {f[key][0]} of {f[f'results_md_total.{name}'][0]} "
+              "numbers verified")
+    if "sim_cells" in f:
+        print(f"data/sim/results.md: {f['sim_cells'][0]} cells verified")
+    print(f"{len(result.registry)} numbers in the registry; "
+          f"{len(result.files)} files; {result.seconds:.2f} s"
+          + ("" if a.check else f" -> {a.out}"))
+    return 0
