@@ -46,6 +46,7 @@ LINE_H = 16
 WRAP = 19           # characters per label line at the block's font size
 ARC_RISE = 32       # control-point height of a feedback arc above the blocks
 TAG_H = 18
+CHAR_W = 6.6        # average advance of the edge labels' font, for centring
 
 
 class _Model(BaseModel):
@@ -334,31 +335,31 @@ def _layout(chain: Chain):
     return pos, lane_y, width, height
 
 
-def _edge_geometry(chain: Chain, e: Edge, pos) -> tuple[str, tuple[float, float]]:
-    """An edge's SVG path data and the point where its label goes."""
+def _edge_geometry(chain: Chain, e: Edge, pos) -> tuple[str, tuple[float, float, str]]:
+    """An edge's SVG path data and where its label goes: (x, y, "middle" or "start")."""
     (sx, sy), (tx, ty) = pos[e.source], pos[e.to]
     s_lane, t_lane = chain.block(e.source).lane, chain.block(e.to).lane
     if e.kind == "feedback":
         x1, x2, y = sx + BLOCK_W / 2, tx + BLOCK_W / 2, sy
         top = y - ARC_RISE
         d = f"M{x1:g},{y:g} C{x1:g},{top:g} {x2:g},{top:g} {x2:g},{y:g}"
-        return d, ((x1 + x2) / 2, y - ARC_RISE * 0.75)
+        return d, ((x1 + x2) / 2, y - ARC_RISE * 0.75, "middle")
     if s_lane == t_lane:
         y = sy + BLOCK_H / 2
         if tx > sx:
             x1, x2 = sx + BLOCK_W, tx
         else:
             x1, x2 = sx, tx + BLOCK_W
-        return f"M{x1:g},{y:g} L{x2:g},{y:g}", ((x1 + x2) / 2, y - 8)
+        return f"M{x1:g},{y:g} L{x2:g},{y:g}", ((x1 + x2) / 2, y - 12, "middle")
     down = ty > sy
     x1, x2 = sx + BLOCK_W / 2, tx + BLOCK_W / 2
     y1 = sy + BLOCK_H if down else sy
     y2 = ty if down else ty + BLOCK_H
     if x1 == x2:
-        return f"M{x1:g},{y1:g} L{x2:g},{y2:g}", (x1 + 8, (y1 + y2) / 2)
+        return f"M{x1:g},{y1:g} L{x2:g},{y2:g}", (x1 + 8, (y1 + y2) / 2, "start")
     ym = (y1 + y2) / 2
     d = f"M{x1:g},{y1:g} C{x1:g},{ym:g} {x2:g},{ym:g} {x2:g},{y2:g}"
-    return d, ((x1 + x2) / 2, ym - 6)
+    return d, ((x1 + x2) / 2, ym - 6, "middle")
 
 
 def _wrap(label: str, width: int = WRAP) -> list[str]:
@@ -422,7 +423,6 @@ def _svg(chain: Chain) -> str:
     out.append('</defs>')
 
     out.append('<g class="chain-lanes">')
-    lane_h = LANE_HEAD + BLOCK_H + LANE_FOOT
     for i, ln in enumerate(chain.lanes):
         y = lane_y[ln.id]
         if i:
@@ -430,12 +430,11 @@ def _svg(chain: Chain) -> str:
                        f'x2="{width - MARGIN}" y2="{y}"/>')
         out.append(f'<text class="chain-lane-label" x="{MARGIN}" y="{y + 16}">{_esc(ln.label)}</text>')
     out.append('</g>')
-    del lane_h
 
     out.append('<g class="chain-edges">')
     labels = []
     for e in chain.edges:
-        d, (lx, ly) = _edge_geometry(chain, e, pos)
+        d, (lx, ly, align) = _edge_geometry(chain, e, pos)
         pcls = _path_class(chain, e.paths)
         marker = "both" if pcls == "path-both" else e.paths[0]
         eid = f"chain-edge-{e.source}-{e.to}"
@@ -444,12 +443,7 @@ def _svg(chain: Chain) -> str:
                    f'data-from="{e.source}" data-to="{e.to}" d="{d}" '
                    f'marker-end="url(#chain-arrow-{marker})"/>')
         if e.label:
-            parts = [f'<g class="chain-edge-label {pcls}" data-path="{" ".join(e.paths)}">',
-                     f'<text x="{lx:g}" y="{ly:g}" text-anchor="middle">{_esc(e.label)}</text>']
-            if e.tag:
-                parts.append(_tag_svg(e.tag, lx, ly + 6))
-            parts.append('</g>')
-            labels.append("".join(parts))
+            labels.append(_edge_label(e, pcls, lx, ly, align))
     out.append('</g>')
 
     out.append('<g class="chain-blocks">')
@@ -479,9 +473,28 @@ def _svg(chain: Chain) -> str:
     return "\n".join(out)
 
 
+def _edge_label(e: Edge, pcls: str, lx: float, ly: float, align: str) -> str:
+    """An edge's label centred on (lx, ly), with its tag pill to the right when it has one.
+    Widths are estimates (SVG cannot measure text here); the halo keeps it legible."""
+    text_w = round(CHAR_W * len(e.label))
+    pill_w = _pill_w(e.tag) if e.tag else 0
+    total = text_w + (8 + pill_w if e.tag else 0)
+    x0 = lx if align == "start" else lx - total / 2
+    parts = [f'<g class="chain-edge-label {pcls}" data-path="{" ".join(e.paths)}">',
+             f'<text x="{x0:g}" y="{ly + 4:g}">{_esc(e.label)}</text>']
+    if e.tag:
+        parts.append(_tag_svg(e.tag, x0 + text_w + 8 + pill_w / 2, ly - TAG_H / 2))
+    parts.append('</g>')
+    return "".join(parts)
+
+
+def _pill_w(tag: str) -> int:
+    return 7 * len(tag) + 16
+
+
 def _tag_svg(tag: str, cx: float, top: float) -> str:
     """A provenance tag pill, centred at cx; the word itself is the information."""
-    w = 7 * len(tag) + 16
+    w = _pill_w(tag)
     return (f'<g class="chain-tag tag-{tag}"><rect x="{cx - w / 2:g}" y="{top:g}" '
             f'width="{w}" height="{TAG_H}" rx="9"/>'
             f'<text x="{cx:g}" y="{top + 13:g}" text-anchor="middle">{tag}</text></g>')
