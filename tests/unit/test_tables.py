@@ -1,0 +1,104 @@
+"""Both upstream results.md files are recomputed from the logs, number for number."""
+
+import re
+
+import pytest
+
+from cit import resultsmd, tables
+from cit.errors import BuildError
+from cit.runs import load_folder
+
+TS = "results/tinystories-gpu"
+SH = "results/shakespeare-optics-check"
+
+
+@pytest.fixture(scope="module")
+def ts_doc(vendored_root):
+    return tables.tinystories_doc(load_folder(vendored_root / TS, TS), f"{TS}/results.md")
+
+
+@pytest.fixture(scope="module")
+def sh_doc(vendored_root, study):
+    return tables.shakespeare_doc(load_folder(vendored_root / SH, SH), f"{SH}/results.md",
+                                  study["shakespeare"]["rows"])
+
+
+def _text(vendored_root, rel):
+    return (vendored_root / rel / "results.md").read_text()
+
+
+def test_tinystories_results_md_is_recomputed_n_of_n(ts_doc, vendored_root):
+    text = _text(vendored_root, TS)
+    checked = resultsmd.check(ts_doc, text, "results.md")
+    n = len(re.findall(r"\d+", text))
+    print(f"tinystories-gpu results.md: {checked.verified} of {checked.total} numbers verified")
+    assert checked.verified == checked.total == n > 0
+
+
+def test_shakespeare_results_md_is_recomputed_n_of_n(sh_doc, vendored_root):
+    text = _text(vendored_root, SH)
+    checked = resultsmd.check(sh_doc, text, "results.md")
+    n = len(re.findall(r"\d+", text))
+    print(f"shakespeare-optics-check results.md: {checked.verified} of {checked.total} "
+          "numbers verified")
+    assert checked.verified == checked.total == n > 0
+
+
+def _edit_cell(text, section_index, row_index, col_index):
+    """Change the last digit of one table cell; return new text, label, old and new cell."""
+    parsed = resultsmd.parse(text)
+    _, _, header, body = parsed.tables[section_index]
+    line, cells = body[row_index]
+    old = cells[col_index]
+    pos = max(i for i, ch in enumerate(old) if ch.isdigit())
+    new = old[:pos] + str((int(old[pos]) + 1) % 10) + old[pos + 1:]
+    lines = text.split("\n")
+    parts = lines[line - 1].split("|")
+    parts[col_index + 1] = parts[col_index + 1].replace(old, new)
+    lines[line - 1] = "|".join(parts)
+    return "\n".join(lines), cells[0], header[col_index], old, new
+
+
+@pytest.mark.parametrize("section_index,row_index,col_index", [(0, 1, 2), (1, 5, 4), (2, 3, 2)])
+def test_an_edited_tinystories_cell_names_section_row_column_and_both_strings(
+        ts_doc, vendored_root, section_index, row_index, col_index):
+    text, label, col, old, new = _edit_cell(_text(vendored_root, TS), section_index,
+                                            row_index, col_index)
+    with pytest.raises(BuildError) as e:
+        resultsmd.check(ts_doc, text, "results.md")
+    msg = str(e.value)
+    assert f"§{section_index + 1} row \"{label}" in msg
+    assert f"col \"{col}\"" in msg and f'"{new}"' in msg and f'"{old}"' in msg
+
+
+def test_an_edited_shakespeare_cell_names_row_column_and_both_strings(sh_doc, vendored_root):
+    text, label, col, old, new = _edit_cell(_text(vendored_root, SH), 0, 3, 4)
+    with pytest.raises(BuildError) as e:
+        resultsmd.check(sh_doc, text, "results.md")
+    msg = str(e.value)
+    assert f'col "{col}"' in msg and f'"{new}"' in msg and f'"{old}"' in msg
+
+
+def test_an_edited_prose_number_names_its_line(ts_doc, vendored_root):
+    text = _text(vendored_root, TS)
+    target = ts_doc.prose[3][0].text           # the target loss as results.md prints it
+    i = text.index(target)
+    edited = text[:i] + target[:-1] + str((int(target[-1]) + 1) % 10) + text[i + len(target):]
+    line = text[:i].count("\n") + 1
+    with pytest.raises(BuildError) as e:
+        resultsmd.check(ts_doc, edited, "results.md")
+    assert str(e.value).startswith(f"results.md:{line}: exp.target")
+
+
+def test_an_unaccounted_number_fails_coverage(ts_doc, vendored_root):
+    text = _text(vendored_root, TS) + "\nA stray line ending in a number: 7\n"
+    with pytest.raises(BuildError) as e:
+        resultsmd.check(ts_doc, text, "results.md")
+    assert "prose lines carry numbers" in str(e.value)
+
+
+def test_group_statistics_use_the_sample_standard_deviation():
+    mean, sd = tables.stats([1.0, 2.0, 3.0, float("nan")])
+    assert (mean, sd) == (2.0, 1.0)
+    assert tables.stats([5.0]) == (5.0, 0.0)
+    assert tables.stats([]) == (None, None)

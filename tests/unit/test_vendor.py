@@ -1,0 +1,86 @@
+"""The vendor step: every upstream file is verified by git blob SHA-1 before use."""
+
+import hashlib
+import shutil
+import subprocess
+
+import pytest
+import yaml
+
+from cit.errors import BuildError
+from cit.vendor import git_blob_sha1, materialise, read_lock
+
+
+def test_the_blob_hash_is_the_one_git_computes(tmp_path):
+    f = tmp_path / "x.txt"
+    f.write_bytes(b"compute in transit\n")
+    got = subprocess.run(["git", "hash-object", str(f)], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert git_blob_sha1(f.read_bytes()) == got
+
+
+def test_the_lock_agrees_with_the_mirror_manifest(vendored_files):
+    lock = read_lock()
+    from cit.vendor import default_mirror
+    manifest = (default_mirror() / "MANIFEST.tsv").read_text().splitlines()[1:]
+    rows = {l.split("\t")[0]: l.split("\t") for l in manifest}
+    assert sorted(rows) == sorted(f.path for f in lock.files)
+    for f in lock.files:
+        path, commit, size, sha1, sha256 = rows[f.path]
+        assert (f.commit, f.size, f.blob_sha1) == (commit, int(size), sha1)
+        data = (vendored_files[f.path].local).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == sha256
+
+
+def _copy_vendored(project_copy):
+    return project_copy / "vendored"
+
+
+def test_one_changed_byte_fails_with_the_file_name_and_both_hashes(project_copy):
+    lock = read_lock(project_copy / "vendored" / "lock.yaml")
+    f = lock.files[3]
+    p = project_copy / "vendored" / f.path
+    data = bytearray(p.read_bytes())
+    data[10] ^= 1
+    p.write_bytes(bytes(data))
+    with pytest.raises(BuildError) as e:
+        materialise(root=project_copy)
+    msg = str(e.value)
+    assert f.path in msg and f.blob_sha1 in msg and git_blob_sha1(bytes(data)) in msg
+
+
+def test_a_missing_vendored_file_is_taken_from_the_mirror_and_verified(project_copy):
+    lock = read_lock(project_copy / "vendored" / "lock.yaml")
+    f = lock.files[0]
+    (project_copy / "vendored" / f.path).unlink()
+    from cit.vendor import default_mirror
+    files = materialise(vendor_from=default_mirror(), root=project_copy)
+    assert git_blob_sha1(files[f.path].local.read_bytes()) == f.blob_sha1
+
+
+def test_a_missing_vendored_file_with_no_mirror_and_no_network_names_the_file(project_copy,
+                                                                              monkeypatch):
+    lock = read_lock(project_copy / "vendored" / "lock.yaml")
+    f = lock.files[0]
+    (project_copy / "vendored" / f.path).unlink()
+    monkeypatch.delenv("CIT_VENDOR_MIRROR", raising=False)
+    # point the download at a closed local port so no real network is tried
+    raw = yaml.safe_load((project_copy / "vendored" / "lock.yaml").read_text())
+    raw["host"] = "http://127.0.0.1:9"
+    (project_copy / "vendored" / "lock.yaml").write_text(yaml.safe_dump(raw))
+    with pytest.raises(BuildError) as e:
+        materialise(root=project_copy)
+    assert f.path in str(e.value) and "no mirror" in str(e.value)
+
+
+def test_a_mirror_with_a_bad_file_is_refused_not_used(project_copy, tmp_path):
+    from cit.vendor import default_mirror
+    mirror = tmp_path / "mirror"
+    shutil.copytree(default_mirror(), mirror)
+    lock = read_lock(project_copy / "vendored" / "lock.yaml")
+    f = lock.files[5]
+    (project_copy / "vendored" / f.path).unlink()
+    (mirror / f.path).write_bytes((mirror / f.path).read_bytes() + b" ")
+    with pytest.raises(BuildError) as e:
+        materialise(vendor_from=mirror, root=project_copy)
+    assert f.path in str(e.value) and f.blob_sha1 in str(e.value)
