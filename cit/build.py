@@ -78,7 +78,7 @@ def compute(root: Path = ROOT, vendor_from=None) -> BuildResult:
                            "files in vendored/lock.yaml whose bytes matched"),
     }
     for key, checked in exp.verification.items():
-        figures[f"results_md_verified.{key}"] = (
+        figures[f"results_md_numbers.{key}"] = (
             checked.verified, f"Numbers verified in {key} results.md",
             "digit runs of the upstream results.md compared with our recomputation")
         figures[f"results_md_total.{key}"] = (
@@ -154,7 +154,7 @@ def main(argv=None) -> int:
         print(f"build failed: {e}", file=sys.stderr)
         return 1
     f = result.figures
-    for key in sorted(k for k in f if k.startswith("results_md_verified.")):
+    for key in sorted(k for k in f if k.startswith("results_md_numbers.")):
         name = key.split(".", 1)[1]
         print(f"{name} results.md: {f[key][0]} of {f[f'results_md_total.{name}'][0]} "
               "numbers verified")

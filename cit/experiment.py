@@ -146,6 +146,23 @@ def _register_derived(reg, src, head: Folder, groups, folders, md1, vroot, study
             for end, v in (("min", min(vals)), ("max", max(vals))):
                 add(f"optics.{name}.{key}_{end}", v, fm(v), unit, files,
                     f"{'smallest' if end == 'min' else 'largest'} {words} over the {what}")
+    # Clipping around the end of calibration: the first eval interval that spans it,
+    # and the interval after.
+    early, jump = [], []
+    for g in first:
+        for r in g.runs:
+            iv = [e.clip_rate_interval for e in r.evals if e.clip_rate_interval is not None]
+            early.append(iv[0])
+            jump.append(iv[1])
+    files = tuple(f for g in first for f in g.files)
+    pct1 = lambda x: fmt_pct(x, 1)
+    add("optics.first.clip_early_max", max(early), pct1(max(early)), "%", files,
+        "largest clip_rate_interval, over the first-design runs, of the first eval interval "
+        "with clipping logged (the one in which calibration ends)")
+    add("optics.first.clip_jump_min", min(jump), pct1(min(jump)), "%", files,
+        "smallest clip_rate_interval of the next eval interval over the first-design runs")
+    add("optics.first.clip_jump_max", max(jump), pct1(max(jump)), "%", files,
+        "largest clip_rate_interval of the next eval interval over the first-design runs")
     best = min(repaired, key=lambda g: g.first.final_val_loss)
     add("optics.best_repaired.loss", best.first.final_val_loss, fmt(best.first.final_val_loss, 3),
         "nats/token", best.files, f"lowest final val loss of the {len(repaired)} repaired runs")

@@ -166,6 +166,18 @@ def steps_to_target(runs: list[Run], target: float):
     return None, len(reached), len(runs)
 
 
+def loss_extras(groups: list[Group]) -> dict[str, Q]:
+    """Mean and sd of the final loss on their own, for prose (the table prints them joined)."""
+    out = {}
+    for g in groups:
+        mean, sd = stats([r.final_val_loss for r in g.runs])
+        for key, v, words in (("mean", mean, "mean"), ("sd", sd, "sample sd")):
+            out[f"final_loss_{key}.{g.slug}"] = Q(
+                f"final_loss_{key}.{g.slug}", v, fmt(v, 3), "nats/token", g.files,
+                f"{words} over seeds of the last eval's val_loss")
+    return out
+
+
 def loss_table(folder: Folder, groups: list[Group], target: float) -> Table:
     cols = ["Configuration", "Seeds", "Final val loss (mean ± sd)", "Payload / step (bytes)",
             "vs dense", "Steps to target", "Payload to target (MB)"]
@@ -314,8 +326,10 @@ def tinystories_doc(folder: Folder, rel_md: str) -> Doc:
          Q("exp.energy_after_step", warmup, str(warmup), "step", (warm_file,),
            "warmup of the first completed run: diag records after it are averaged")],
     ]
+    extra = {k: q for k, q in loss_extras(groups).items()
+             if not k.startswith("final_loss_mean.E")}   # those are §3 cells
     return Doc(rel_md, prose, [loss_table(folder, groups, target), energy,
-                               optics_table(groups)])
+                               optics_table(groups)], extra)
 
 
 def shakespeare_doc(folder: Folder, rel_md: str, rows_spec: list[dict]) -> Doc:
@@ -329,7 +343,7 @@ def shakespeare_doc(folder: Folder, rel_md: str, rows_spec: list[dict]) -> Doc:
     c, f1, fo = ref.cfg, (ref.rel,), (optic.rel,)
     steps = sorted({e.step for e in ref.evals if e.step % 100 == 0})
     cols = ["Run"] + [f"step {s}" for s in steps]
-    rows = []
+    rows, extra = [], {}
     for spec, r in zip(rows_spec, runs):
         by_step = {e.step: e for e in r.evals}
         row = [NumbersOnly(tuple(fmt_general(getattr(r.cfg, k)) for k in spec["label_numbers"]),
@@ -342,6 +356,9 @@ def shakespeare_doc(folder: Folder, rel_md: str, rows_spec: list[dict]) -> Doc:
             if r.cfg.variant == "optics" and calibrated:
                 clip = e.clip_rate_interval
                 text += f" ({fmt(clip * 100, 1)}%)"
+                extra[f"shakes.{spec['id']}.s{s}.clip"] = Q(
+                    f"shakes.{spec['id']}.s{s}.clip", clip, f"{fmt(clip * 100, 1)}%", "%", loc,
+                    f"clip_rate_interval × 100 of the eval at step {s}")
                 row.append(Q(f"shakes.{spec['id']}.s{s}", e.val_loss, text, "nats/token", loc,
                              f"val_loss of the eval at step {s}, then its clip_rate_interval "
                              "× 100 in brackets"))
@@ -372,4 +389,7 @@ def shakespeare_doc(folder: Folder, rel_md: str, rows_spec: list[dict]) -> Doc:
         q("enob", co.enob, fmt_general(co.enob), "bits", fo, "config.enob of the optics runs"),
         q("kappa", co.kappa, fmt_general(co.kappa), "", fo, "config.kappa"),
     ]]
-    return Doc(rel_md, prose, [Table("top", cols, rows)])
+    fs = next(r for r in runs if r.cfg.fs_every)
+    extra["shakes.fs_every"] = Q("shakes.fs_every", fs.cfg.fs_every, str(fs.cfg.fs_every),
+                                 "steps", (fs.rel,), "config.fs_every of the re-set runs")
+    return Doc(rel_md, prose, [Table("top", cols, rows)], extra)
