@@ -1,0 +1,177 @@
+"""Generic blocks a content paragraph `@[name]` can ask for (notes/ids.md).
+
+`generic_blocks(registry)` returns name -> callable(ctx) -> HTML for:
+
+- `table:<id>` for every registry Table (caption, header cells with scope, numbers
+  right-aligned in class "n", each Ref cell a number element);
+- `table:number-index`: every registry number, how it is shown, its kind, the pages it
+  appears on and its provenance (late: rendered once every other page is done);
+- `table:tested`: build_info["verification"], a list of (label, number id);
+- `glossary`: every term with its definition and the pages that use it (late);
+- `decks`: the series, one link per deck with its description.
+
+Text that comes from the registry rather than from a writer (ids, units, source
+paths, locators, computations) sits in elements of class "prov", which the
+allow-list exempts from the naked-number check.
+"""
+
+from __future__ import annotations
+
+from html import escape as e
+from typing import Callable
+
+from .errors import BuildError
+from .registry import Ref, Registry, Table
+
+
+def late(order: int):
+    """Mark a block to be rendered after every other page (it reports site-wide usage)."""
+    def mark(fn):
+        fn.cit_late = True
+        fn.cit_late_order = order
+        return fn
+    return mark
+
+
+def table_html(ctx, t: Table, *, table_id: str | None = None) -> str:
+    """A registry Table as accessible HTML."""
+    numeric_cols = [bool(t.rows) and all(isinstance(r[j], Ref) for r in t.rows if j < len(r))
+                    for j in range(len(t.columns))]
+    row_header = bool(t.rows) and all(isinstance(r[0], str) for r in t.rows if r)
+    out = [f'<div class="table-wrap"><table class="data" id="{e(table_id or ctx.unique_id("table-" + t.id))}">']
+    cap = e(t.caption)
+    if t.source:
+        cap += f' <span class="table-source prov">Source: {e(t.source)}</span>'
+    out.append(f"<caption>{cap}</caption>")
+    out.append("<thead><tr>")
+    for j, c in enumerate(t.columns):
+        cls = ' class="n"' if numeric_cols[j] else ""
+        out.append(f'<th scope="col"{cls}>{e(c)}</th>')
+    out.append("</tr></thead>\n<tbody>")
+    for i, row in enumerate(t.rows):
+        if len(row) != len(t.columns):
+            raise BuildError(f"table {t.id} row {i + 1}",
+                             f"{len(row)} cells for {len(t.columns)} columns")
+        out.append("<tr>")
+        for j, cell in enumerate(row):
+            where = f"table {t.id} row {i + 1} column {t.columns[j]!r}"
+            if isinstance(cell, Ref):
+                out.append(f'<td class="n">{ctx.num(cell.id, where=where)}</td>')
+            elif isinstance(cell, str):
+                if j == 0 and row_header:
+                    out.append(f'<th scope="row">{e(cell)}</th>')
+                else:
+                    out.append(f"<td>{e(cell)}</td>")
+            else:
+                raise BuildError(where, f"a cell must be text or a Ref, not {type(cell).__name__}")
+        out.append("</tr>\n")
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def _table_block(t: Table) -> Callable:
+    def block(ctx) -> str:
+        return table_html(ctx, t)
+    return block
+
+
+def _sources_html(n) -> str:
+    parts = []
+    for s in n.sources:
+        bits = [f"<code>{e(s.path)}</code>"]
+        if s.commit:
+            bits.append(f"at commit <code>{e(s.commit[:12])}</code>")
+        if s.blob_sha1:
+            bits.append(f"blob <code>{e(s.blob_sha1[:12])}</code>")
+        parts.append(" ".join(bits))
+    return "; ".join(parts) or "our own data"
+
+
+def _pages_links(ctx, urls) -> str:
+    if not urls:
+        return "only here"
+    return ", ".join(f'<a href="{e(ctx.link(u))}">{e(ctx.site.title(u))}</a>' for u in urls)
+
+
+@late(1)
+def number_index(ctx) -> str:
+    """Every number in the registry with where it appears and its provenance."""
+    reg = ctx.registry
+    out = ['<div class="table-wrap"><table class="data number-index" id="number-index">',
+           "<caption>Every number on this site: how it is shown, its kind, where it appears "
+           "and where it comes from</caption>",
+           '<thead><tr><th scope="col">Id</th><th scope="col" class="n">Shown as</th>'
+           '<th scope="col">Unit</th><th scope="col">Kind</th><th scope="col">Appears on</th>'
+           '<th scope="col">Source</th><th scope="col">Locator</th>'
+           '<th scope="col">Computation</th></tr></thead>\n<tbody>']
+    for i in sorted(reg.numbers):
+        n = reg.numbers[i]
+        out.append(
+            f'<tr id="n-{e(i)}"><th scope="row" class="prov"><code>{e(i)}</code></th>'
+            f'<td class="n">{ctx.num(i, record=False)}</td>'
+            f'<td class="prov">{e(n.unit)}</td><td>{e(n.kind)}</td>'
+            f"<td>{_pages_links(ctx, ctx.site.appears.get(i, []))}</td>"
+            f'<td class="prov">{_sources_html(n)}</td>'
+            f'<td class="prov">{e(n.locator)}</td><td class="prov">{e(n.computation)}</td></tr>\n')
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def tested(ctx) -> str:
+    """This build's verification figures (build_info["verification"])."""
+    rows = ctx.site.build_info.get("verification")
+    if not rows:
+        raise BuildError("build_info", "`verification` (a list of (label, number id)) is missing or empty")
+    out = ['<div class="table-wrap"><table class="data tested" id="tested">',
+           "<caption>This build's own checks</caption>",
+           '<thead><tr><th scope="col">Check</th><th scope="col" class="n">Result</th></tr></thead>\n<tbody>']
+    for k, row in enumerate(rows):
+        if len(row) != 2:
+            raise BuildError(f"build_info verification row {k + 1}", "expected (label, number id)")
+        label, nid = row
+        out.append(f'<tr><th scope="row">{e(label)}</th>'
+                   f'<td class="n">{ctx.num(nid, where=f"build_info verification row {k + 1}")}</td></tr>\n')
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+@late(0)
+def glossary(ctx) -> str:
+    """Every term: definition (with its cross links), and the pages that use it."""
+    from .markdown import render_inline
+
+    if ctx.url != "/glossary/":
+        raise BuildError(ctx.path, "@[glossary] belongs on the /glossary/ page (term links point there)")
+    site = ctx.site
+    out = ['<dl class="glossary">']
+    for key, t in sorted(site.terms.items(), key=lambda kv: (kv[1].term.casefold(), kv[0])):
+        ctx.slugs.add(f"term-{key}")
+        definition = render_inline(site.md, t.definition, ctx, t.path, t.line)
+        out.append(f'<div class="glossary-entry"><dt id="term-{e(key)}"><dfn>{e(t.term)}</dfn></dt>'
+                   f"<dd><p>{definition}</p>"
+                   f'<p class="used-on">Used on: {_pages_links(ctx, site.term_pages.get(key, [])) if site.term_pages.get(key) else "no page yet"}.</p>'
+                   f"</dd></div>\n")
+    out.append("</dl>")
+    return "".join(out)
+
+
+def decks(ctx) -> str:
+    """The series: each deck's title (a link) and description, in order."""
+    ds = ctx.site.decks()
+    if not ds:
+        raise BuildError(ctx.path, "@[decks]: there are no decks in content/decks/")
+    items = "".join(f'<li><a href="{e(ctx.link(d.url))}">{e(d.title)}</a>'
+                    f'<p>{e(d.doc.meta.description)}</p></li>\n' for d in ds)
+    return f'<ol class="deck-list">\n{items}</ol>'
+
+
+def generic_blocks(registry: Registry) -> dict[str, Callable]:
+    """The blocks this module provides, by name. Call it after every table is registered."""
+    out: dict[str, Callable] = {f"table:{tid}": _table_block(t)
+                                for tid, t in sorted(registry.tables.items())}
+    for name, fn in (("table:number-index", number_index), ("table:tested", tested),
+                     ("glossary", glossary), ("decks", decks)):
+        if name in out:
+            raise BuildError("registry", f"table id {name[6:]!r} clashes with the generated block @[{name}]")
+        out[name] = fn
+    return out

@@ -1,0 +1,304 @@
+"""Charts: Plotly figures built in Python from registry Series (site.md §3).
+
+Each chart block embeds its figure as JSON (`fig.to_plotly_json()`, sorted keys) in a
+`<script type="application/json" id="fig-NAME-json">` beside a
+`<div class="chart" data-figure-id="fig-NAME">`; static/charts.js draws it with the
+bundled plotly.min.js, which a page loads only when it has a chart. Ids are fixed, so
+output is reproducible.
+
+Every chart also carries its data as a table inside `<details class="chart-data">`,
+for readers without JavaScript and for screen readers. Each value there is a
+`<data class="series-value" value="RAW" data-series="ID" data-index="I" data-axis="x|y|lo|hi">`
+element: no new registry entries, and the naked-number check accepts such a value only
+when it equals the registry series' value at that index and axis.
+
+Variant colours are fixed by variant letter (A-F), the same in every chart; the chain
+animation and the stylesheet can use `VARIANT_COLOURS` too.
+
+Blocks: `chart:loss-curves` (series `curve.*` with role "hub"), `chart:optics-curves`
+(series with role "optics"), `chart:band-energy` (series `band_energy.*`), `chart:sweep`
+(series `sim.sweep.*`, log x, break-even markers from numbers `sim.breakeven.*` whose
+value is a float). A block whose series are absent fails the build.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from html import escape as e
+from typing import Callable
+
+from .errors import BuildError
+from .fmt import fmt, fmt_int, fmt_sig
+from .markdown import json_for_script
+from .naked import series_raw
+from .registry import Registry, Series
+
+# Okabe-Ito colours: distinguishable with the common colour-vision deficiencies
+VARIANT_COLOURS = {
+    "A": "#0072B2",   # blue: AdamW
+    "B": "#E69F00",   # orange: top-k
+    "C": "#009E73",   # bluish green: fixed band
+    "D": "#CC79A7",   # reddish purple: calibrated band
+    "E": "#D55E00",   # vermilion: optics
+    "F": "#56B4E9",   # sky blue: other fixed bands
+}
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+
+
+@dataclass(frozen=True)
+class Axis:
+    title: str
+    fmt: Callable
+    log: bool = False
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    name: str           # block name after "chart:", also the fixed element id
+    title: str          # one line, shown as caption and aria-label (no digits)
+    x: Axis
+    y: Axis
+    bands: bool = True  # draw lo/hi as a shaded band when the series has them
+
+
+def _loss(v) -> str:
+    return fmt(v, 3)
+
+
+SPECS = {
+    "loss-curves": ChartSpec(
+        "loss-curves", "Validation loss against training step, per variant: mean over seeds, "
+        "shaded from the lowest to the highest seed",
+        Axis("Training step", fmt_int), Axis("Validation loss", _loss)),
+    "optics-curves": ChartSpec(
+        "optics-curves", "Validation loss against training step: the diverged first design, "
+        "the repaired runs and the exact band",
+        Axis("Training step", fmt_int), Axis("Validation loss (log scale)", _loss, log=True)),
+    "band-energy": ChartSpec(
+        "band-energy", "The band's share of the energy of the compressed delta, against step",
+        Axis("Training step", fmt_int), Axis("Share of the delta's energy in the band", fmt_sig)),
+    "sweep": ChartSpec(
+        "sweep", "Time to the target loss against WAN bandwidth, per variant, with the break-even "
+        "bandwidths marked",
+        Axis("WAN bandwidth (GB/s, log scale)", fmt_sig, log=True),
+        Axis("Time to target (s, log scale)", fmt_sig, log=True), bands=False),
+}
+
+
+def _finite(v):
+    """JSON has no NaN or infinity: a missing point is null (a gap in the line)."""
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return None
+    return v
+
+
+def _rgba(hex_colour: str, alpha: float) -> str:
+    h = hex_colour.lstrip("#")
+    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def _check(s: Series) -> None:
+    where = f"series {s.id}"
+    if len(s.x) != len(s.y):
+        raise BuildError(where, f"{len(s.x)} x values but {len(s.y)} y values")
+    for k in ("lo", "hi"):
+        if k in s.extra and len(s.extra[k]) != len(s.x):
+            raise BuildError(where, f"{k} has {len(s.extra[k])} values for {len(s.x)} points")
+    v = s.extra.get("variant")
+    if not isinstance(v, str) or not v or v[0] not in VARIANT_COLOURS:
+        raise BuildError(where, f"extra `variant` must start with a variant letter A-F, not {v!r}")
+    if not isinstance(s.extra.get("label"), str) or not s.extra["label"]:
+        raise BuildError(where, "extra `label` (the legend text) is missing")
+
+
+def select(registry: Registry, name: str, pred, need: str) -> list[Series]:
+    """The series a chart draws, sorted by id; none at all is an error."""
+    out = [s for sid, s in sorted(registry.series.items()) if pred(s)]
+    if not out:
+        raise BuildError(f"chart:{name}", f"no series found: needs {need}")
+    for s in out:
+        _check(s)
+    return out
+
+
+def _styles(series: list[Series]) -> dict[str, tuple[str, str]]:
+    """Colour by variant letter; within a letter, series differ by dash (in id order)."""
+    seen: dict[str, int] = {}
+    out = {}
+    for s in series:
+        letter = s.extra["variant"][0]
+        k = seen.get(letter, 0)
+        seen[letter] = k + 1
+        out[s.id] = (VARIANT_COLOURS[letter], DASHES[k % len(DASHES)])
+    return out
+
+
+def build_figure(spec: ChartSpec, series: list[Series], markers: list[tuple[str, float]] = ()):
+    """The plotly Figure for `series` (and vertical break-even markers)."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure(layout=dict(template="none"))
+    styles = _styles(series)
+    for s in series:
+        colour, dash = styles[s.id]
+        label = s.extra["label"]
+        if spec.bands and "lo" in s.extra and "hi" in s.extra:
+            pts = [(x, lo, hi) for x, lo, hi in zip(s.x, s.extra["lo"], s.extra["hi"])
+                   if _finite(lo) is not None and _finite(hi) is not None]
+            if pts:
+                xs = [p[0] for p in pts]
+                fig.add_scatter(x=xs + xs[::-1], y=[p[2] for p in pts] + [p[1] for p in pts][::-1],
+                                fill="toself", fillcolor=_rgba(colour, 0.18),
+                                line=dict(width=0), hoverinfo="skip", showlegend=False,
+                                legendgroup=s.id, name=f"{label}: range")
+        fig.add_scatter(x=[_finite(v) for v in s.x], y=[_finite(v) for v in s.y], mode="lines",
+                        name=label, legendgroup=s.id,
+                        line=dict(color=colour, dash=dash, width=2))
+    for label, x in markers:
+        # shapes take data coordinates on a log axis; annotations take log10 of them
+        fig.add_shape(type="line", xref="x", yref="paper", x0=x, x1=x, y0=0, y1=1,
+                      line=dict(color="#777777", dash="dot", width=1))
+        fig.add_annotation(x=math.log10(x) if spec.x.log else x, y=1, yref="paper",
+                           text=label, showarrow=False, textangle=-90,
+                           xanchor="right", yanchor="top", font=dict(size=11))
+    fig.update_layout(
+        margin=dict(l=64, r=16, t=16, b=56),
+        paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)",
+        font=dict(family="system-ui, -apple-system, 'Segoe UI', sans-serif", size=13),
+        legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0),
+        hovermode="closest",
+        xaxis=dict(title=dict(text=spec.x.title), type="log" if spec.x.log else "linear",
+                   gridcolor="rgba(128,128,128,0.25)", zeroline=False),
+        yaxis=dict(title=dict(text=spec.y.title), type="log" if spec.y.log else "linear",
+                   gridcolor="rgba(128,128,128,0.25)", zeroline=False),
+    )
+    return fig
+
+
+def _value(s: Series, axis: str, i: int, f: Callable) -> str:
+    seq = {"x": s.x, "y": s.y}.get(axis) or s.extra[axis]
+    v = seq[i]
+    if _finite(v) is None:
+        return "n/a"
+    return (f'<data class="series-value" value="{e(series_raw(v))}" data-series="{e(s.id)}" '
+            f'data-index="{i}" data-axis="{axis}">{e(f(v))}</data>')
+
+
+def _cell(spec: ChartSpec, s: Series, i: int) -> str:
+    y = _value(s, "y", i, spec.y.fmt)
+    if spec.bands and "lo" in s.extra and "hi" in s.extra:
+        return (f"{y} <span class=\"range\">({_value(s, 'lo', i, spec.y.fmt)} to "
+                f"{_value(s, 'hi', i, spec.y.fmt)})</span>")
+    return y
+
+
+def fallback_html(spec: ChartSpec, series: list[Series]) -> str:
+    """The chart's data as tables: one wide table when every series shares its x values,
+    else one table per series."""
+    def head(cols):
+        cells = [f'<th scope="col" class="n">{e(c)}</th>' if k else f'<th scope="col">{e(c)}</th>'
+                 for k, c in enumerate(cols)]
+        return "<thead><tr>" + "".join(cells) + "</tr></thead>"
+
+    ranged = spec.bands and any("lo" in s.extra for s in series)
+    note = " Values are means; the lowest and highest seed follow in brackets." if ranged else ""
+    out = [f'<details class="chart-data"><summary>The data behind this chart</summary>'
+           f'<p class="chart-note">Each value is read from the same registry series as the chart.{note}</p>']
+    shared = all(s.x == series[0].x for s in series)
+    if shared:
+        cols = [spec.x.title] + [s.extra["label"] for s in series]
+        out.append(f'<div class="table-wrap"><table class="data"><caption>{e(spec.title)}</caption>{head(cols)}<tbody>')
+        for i in range(len(series[0].x)):
+            out.append(f'<tr><th scope="row" class="n">{_value(series[0], "x", i, spec.x.fmt)}</th>')
+            out.extend(f'<td class="n">{_cell(spec, s, i)}</td>' for s in series)
+            out.append("</tr>\n")
+        out.append("</tbody></table></div>")
+    else:
+        for s in series:
+            out.append(f'<div class="table-wrap"><table class="data"><caption>{e(s.extra["label"])}</caption>'
+                       f'{head([spec.x.title, spec.y.title])}<tbody>')
+            for i in range(len(s.x)):
+                out.append(f'<tr><th scope="row" class="n">{_value(s, "x", i, spec.x.fmt)}</th>'
+                           f'<td class="n">{_cell(spec, s, i)}</td></tr>\n')
+            out.append("</tbody></table></div>")
+    out.append("</details>")
+    return "".join(out)
+
+
+def chart_html(ctx, spec: ChartSpec, series: list[Series], *, markers=(), extra_html: str = "") -> str:
+    """The figure element: chart div, its JSON, caption, extra HTML and the data fallback."""
+    fig = build_figure(spec, series, list(markers))
+    fid = f"fig-{spec.name}"
+    if fid in ctx.slugs:
+        raise BuildError(ctx.path, f"chart:{spec.name} is already on this page")
+    ctx.slugs.add(fid)
+    ctx.add_script("plotly.min.js")
+    ctx.add_script("charts.js")
+    kinds = sorted({s.kind for s in series})
+    return (f'<figure class="chart-figure" id="chart-{spec.name}">\n'
+            f'<div class="chart" id="{fid}" data-figure-id="{fid}" role="img" aria-label="{e(spec.title)}"></div>\n'
+            f'<script type="application/json" id="{fid}-json">{json_for_script(fig.to_plotly_json())}</script>\n'
+            f'<figcaption>{e(spec.title)}. <span class="chart-kind">Kind: {e(", ".join(kinds))}.</span></figcaption>\n'
+            f"{extra_html}{fallback_html(spec, series)}\n</figure>")
+
+
+def breakeven_label(nid: str) -> str:
+    """`sim.breakeven.Eprime_Esteps_vs_A` -> "E′ vs A (E's steps)"."""
+    core = nid.split("sim.breakeven.", 1)[1]
+    left, _, right = core.partition("_vs_")
+
+    def name(v: str) -> str:
+        base, _, steps = v.partition("_")
+        base = base.replace("prime", "′")
+        if steps.endswith("steps"):
+            return f"{base} ({steps[0]}'s steps)"
+        return base
+
+    left_name = name(left)
+    if "(" in left_name:
+        head, tail = left_name.split(" ", 1)
+        return f"{head} vs {name(right)} {tail}"
+    return f"{left_name} vs {name(right)}"
+
+
+def _markers(registry: Registry) -> list[tuple[str, str, float]]:
+    out = []
+    for nid, n in sorted(registry.numbers.items()):
+        if nid.startswith("sim.breakeven.") and isinstance(n.value, float) and math.isfinite(n.value) \
+                and n.value > 0:
+            out.append((nid, breakeven_label(nid), n.value))
+    return out
+
+
+def chart_blocks(registry: Registry) -> dict[str, Callable]:
+    """The chart blocks, by name. Series are looked up when a page uses the block."""
+    def loss_curves(ctx):
+        s = select(registry, "loss-curves",
+                   lambda s: s.id.startswith("curve.") and s.extra.get("role") == "hub",
+                   'series "curve.*" with role "hub"')
+        return chart_html(ctx, SPECS["loss-curves"], s)
+
+    def optics_curves(ctx):
+        s = select(registry, "optics-curves", lambda s: s.extra.get("role") == "optics",
+                   'series with role "optics"')
+        return chart_html(ctx, SPECS["optics-curves"], s)
+
+    def band_energy(ctx):
+        s = select(registry, "band-energy", lambda s: s.id.startswith("band_energy."),
+                   'series "band_energy.*"')
+        return chart_html(ctx, SPECS["band-energy"], s)
+
+    def sweep(ctx):
+        s = select(registry, "sweep", lambda s: s.id.startswith("sim.sweep."), 'series "sim.sweep.*"')
+        marks = _markers(registry)
+        extra = ""
+        if marks:
+            items = "".join(f"<li>{e(label)}: {ctx.num(nid)}</li>" for nid, label, _ in marks)
+            extra = f'<ul class="chart-markers" aria-label="Break-even bandwidths marked">{items}</ul>\n'
+        return chart_html(ctx, SPECS["sweep"], s, markers=[(lab, v) for _, lab, v in marks],
+                          extra_html=extra)
+
+    return {"chart:loss-curves": loss_curves, "chart:optics-curves": optics_curves,
+            "chart:band-energy": band_energy, "chart:sweep": sweep}

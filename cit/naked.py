@@ -1,0 +1,296 @@
+"""The no-naked-numbers check (site.md §2).
+
+Every digit a reader can see on a rendered page (text, and the alt / title /
+aria-label / placeholder attributes and the meta description) must be either
+
+- inside a `<data class="num">` element, i.e. a registered number (when the registry's
+  numbers are given, its value, kind and text are checked against the entry), or
+- inside a `<data class="series-value">` element of a chart's fallback table, carrying
+  `data-series`, `data-index` and `data-axis` that point at a registry series value
+  (checked against the registry's series when given), or
+- matched by an entry of the one allow-list file, `data/allowlist.yaml` (structural
+  numerals such as "2-D" or "ENOB 8"; an entry may be limited to text inside an
+  element with a class or tag).
+
+Text inside `<script>` and `<style>` is not visible and is not checked (the JSON there
+is generated from the registry). Anything else that contains a digit is a failure that
+names the page and shows the text around it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Mapping
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .errors import BuildError
+
+ALLOWLIST_PATH = Path(__file__).resolve().parent.parent / "data" / "allowlist.yaml"
+MAX_ENTRIES = 40
+CHECKED_ATTRS = ("alt", "title", "aria-label", "aria-description", "placeholder")
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+        "source", "track", "wbr"}
+INLINE = {"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "i", "kbd",
+          "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u",
+          "var", "del", "ins"}
+SEP = "\n"          # between block elements, so patterns never join two blocks
+HOLE = "\ufffc"     # where an exempt element's text was
+AXES = ("x", "y", "lo", "hi")
+
+
+@dataclass(frozen=True)
+class AllowEntry:
+    pattern: re.Pattern
+    reason: str
+    within: str | None
+
+
+class _EntryModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    pattern: str
+    reason: str
+    within: str | None = None
+
+
+def load_allowlist(path: Path | str = ALLOWLIST_PATH) -> list[AllowEntry]:
+    """Read and validate the allow-list; more than MAX_ENTRIES entries is an error."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    name = str(path)
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise BuildError(f"{name}:1", f"not valid YAML: {e}") from None
+    if not isinstance(data, dict) or set(data) != {"entries"} or not isinstance(data["entries"], list):
+        raise BuildError(f"{name}:1", "expected one key, `entries`, holding a list")
+    seq = [v for k, v in node.value if k.value == "entries"][0]
+    out = []
+    for i, raw in enumerate(data["entries"]):
+        line = seq.value[i].start_mark.line + 1
+        try:
+            m = _EntryModel.model_validate(raw)
+        except ValidationError as e:
+            raise BuildError(f"{name}:{line}", f"allow-list entry: {e.errors()[0]['msg']}") from None
+        try:
+            pat = re.compile(m.pattern)
+        except re.error as e:
+            raise BuildError(f"{name}:{line}", f"bad regex {m.pattern!r}: {e}") from None
+        if not m.reason.strip():
+            raise BuildError(f"{name}:{line}", "every allow-list entry needs a reason")
+        out.append(AllowEntry(pat, m.reason, m.within))
+    if len(out) > MAX_ENTRIES:
+        raise BuildError(name, f"{len(out)} allow-list entries; at most {MAX_ENTRIES}")
+    return out
+
+
+def series_raw(v) -> str:
+    """A series value as its fallback element's `value` attribute shows it
+    (the same convention as Number.raw)."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    return repr(v) if isinstance(v, float) else str(v)
+
+
+class _Scanner(HTMLParser):
+    """Collects a page's visible text as parts: (text, selectors in force), SEP or HOLE."""
+
+    def __init__(self, page: str, numbers, series):
+        super().__init__(convert_charrefs=True)
+        self.page = page
+        self.numbers = numbers
+        self.series = series
+        self.stack: list[tuple[str, frozenset[str]]] = []
+        self.parts: list = []
+        self.problems: list[str] = []
+        self.skip = 0             # depth inside script/style
+        self.exempt = 0           # depth inside an exempt data element
+        self.exempt_text: list[str] = []
+        self.exempt_attrs: dict = {}
+
+    def _selectors(self, extra=()) -> frozenset[str]:
+        s: set[str] = set(extra)
+        for _, sel in self.stack:
+            s |= sel
+        return frozenset(s)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        classes = (a.get("class") or "").split()
+        sel = frozenset([tag] + ["." + c for c in classes])
+        if tag not in INLINE:
+            self.parts.append(SEP)
+        if self.exempt:
+            if tag not in VOID:
+                self.stack.append((tag, sel))
+            return
+        for name in CHECKED_ATTRS:
+            if a.get(name):
+                self.parts.extend([SEP, (a[name], self._selectors(sel)), SEP])
+        if tag == "meta" and (a.get("name") or "").lower() == "description" and a.get("content"):
+            self.parts.extend([SEP, (a["content"], self._selectors(sel)), SEP])
+        if tag in VOID:
+            return
+        self.stack.append((tag, sel))
+        if tag in ("script", "style"):
+            self.skip += 1
+        elif tag == "data" and ("num" in classes or "series-value" in classes):
+            self.exempt = len(self.stack)
+            self.exempt_text = []
+            self.exempt_attrs = dict(a, _cls="num" if "num" in classes else "series-value")
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            return
+        # tolerate unclosed inline elements: pop to the matching tag
+        for i in range(len(self.stack) - 1, -1, -1):
+            if self.stack[i][0] == tag:
+                depth = i + 1
+                if self.exempt and depth == self.exempt:
+                    self._close_exempt()
+                if tag in ("script", "style"):
+                    self.skip = max(0, self.skip - 1)
+                del self.stack[i:]
+                break
+        if tag not in INLINE:
+            self.parts.append(SEP)
+
+    def handle_data(self, data):
+        if self.skip:
+            return
+        if self.exempt:
+            self.exempt_text.append(data)
+            return
+        self.parts.append((data, self._selectors()))
+
+    def _close_exempt(self):
+        a = self.exempt_attrs
+        text = "".join(self.exempt_text)
+        self.exempt = 0
+        self.parts.append(HOLE)
+        if a["_cls"] == "num":
+            self._check_num(a, text)
+        else:
+            self._check_series(a, text)
+
+    def _check_num(self, a, text):
+        nid = a.get("data-id")
+        if not nid:
+            self.problems.append(f"{self.page}: number element without data-id: {text!r}")
+            return
+        if self.numbers is None:
+            return
+        n = self.numbers.get(nid)
+        if n is None:
+            self.problems.append(f"{self.page}: number element for unknown id {nid!r}")
+        elif (text, a.get("value"), a.get("data-kind")) != (n.text, n.raw(), n.kind):
+            self.problems.append(
+                f"{self.page}: number {nid!r} shows {text!r} (value {a.get('value')!r}, "
+                f"kind {a.get('data-kind')!r}); the registry has {n.text!r} "
+                f"(value {n.raw()!r}, kind {n.kind!r})")
+
+    def _check_series(self, a, text):
+        sid, idx, axis = a.get("data-series"), a.get("data-index"), a.get("data-axis")
+        if not sid or idx is None or not idx.isdigit() or axis not in AXES or "value" not in a:
+            self.problems.append(f"{self.page}: chart value {text!r} lacks data-series, "
+                                 f"data-index, data-axis or value")
+            return
+        if self.series is None:
+            return
+        s = self.series.get(sid)
+        if s is None:
+            self.problems.append(f"{self.page}: chart value for unknown series {sid!r}")
+            return
+        seq = {"x": s.x, "y": s.y}.get(axis) or s.extra.get(axis) or ()
+        i = int(idx)
+        if i >= len(seq) or series_raw(seq[i]) != a["value"]:
+            self.problems.append(f"{self.page}: chart value {sid}[{axis}][{i}] = {a['value']!r} "
+                                 f"does not match the registry series")
+
+
+def _matches(entry: AllowEntry, selectors: frozenset[str]) -> bool:
+    return entry.within is None or entry.within in selectors
+
+
+def scan_page(page: str, html_text: str, allowlist: list[AllowEntry], *,
+              numbers: Mapping | None = None, series: Mapping | None = None) -> list[str]:
+    """Failures for one page (see the module docstring)."""
+    sc = _Scanner(page, numbers, series)
+    sc.feed(html_text)
+    sc.close()
+    text_parts: list[str] = []
+    allowed: list[bool] = []
+    for p in sc.parts:
+        if isinstance(p, tuple):
+            t, sel = p
+            mask = [False] * len(t)
+            for e in allowlist:
+                if e.within is not None and _matches(e, sel):
+                    for m in e.pattern.finditer(t):
+                        mask[m.start():m.end()] = [True] * (m.end() - m.start())
+            text_parts.append(t)
+            allowed.extend(mask)
+        else:
+            text_parts.append(p)
+            allowed.append(True)
+    text = "".join(text_parts)
+    for e in allowlist:
+        if e.within is None:
+            for m in e.pattern.finditer(text):
+                allowed[m.start():m.end()] = [True] * (m.end() - m.start())
+    failures = list(sc.problems)
+    for m in re.finditer(r"\d+", text):
+        if all(allowed[m.start():m.end()]):
+            continue
+        lo, hi = max(0, m.start() - 40), min(len(text), m.end() + 40)
+        excerpt = " ".join(text[lo:hi].replace(HOLE, "[n]").split())
+        failures.append(f"{page}: naked number {m.group()!r} in “{excerpt}”")
+    return failures
+
+
+@dataclass(frozen=True)
+class NakedReport:
+    """What the check found over a whole site."""
+    failures: tuple[str, ...]
+    allowlist_size: int
+    pages_checked: int
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+
+def check_pages(files: Mapping[str, bytes], *, numbers: Mapping | None = None,
+                series: Mapping | None = None,
+                allowlist: list[AllowEntry] | None = None) -> list[str]:
+    """Failures over every `.html` file in `files` (relative path -> bytes).
+
+    Give `numbers` (registry.numbers) to also check each number element against its
+    entry, and `series` (registry.series) to check each chart fallback value."""
+    entries = load_allowlist() if allowlist is None else allowlist
+    out: list[str] = []
+    for path in sorted(files):
+        if path.endswith(".html"):
+            out.extend(scan_page(path, files[path].decode("utf-8"), entries,
+                                 numbers=numbers, series=series))
+    return out
+
+
+def report(files: Mapping[str, bytes], *, numbers=None, series=None,
+           allowlist_path: Path | str = ALLOWLIST_PATH) -> NakedReport:
+    """Run the check and say how big the allow-list is."""
+    entries = load_allowlist(allowlist_path)
+    fails = check_pages(files, numbers=numbers, series=series, allowlist=entries)
+    pages = sum(1 for p in files if p.endswith(".html"))
+    return NakedReport(tuple(fails), len(entries), pages)

@@ -1,0 +1,389 @@
+"""The render stage: content Markdown + the registry -> every file of the site, in memory.
+
+`render_site(...)` reads `content/` (hub.md, pages/*.md, decks/0N-name.md,
+glossary.yaml) and `templates/`, renders each page with Jinja (StrictUndefined,
+autoescape) and returns a `Site` whose `files` the build writes atomically. Nothing is
+written here. Every link is relative and names `index.html` explicitly, so the site
+works from file:// as well as from a server.
+
+Order: the hub, the pages (by file name) and the decks (by order) are rendered first;
+blocks marked late (the glossary, the number index) are rendered afterwards, when it
+is known which page shows which number and term.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping
+
+import jinja2
+from markupsafe import Markup
+
+from . import naked
+from .errors import BuildError
+from .markdown import (Document, PageContext, Term, json_for_script, load_glossary,
+                       make_markdown, parse_document, plain_text, render_chunk,
+                       render_inline)
+from .registry import Registry
+
+SITE_TITLE = "Compute in Transit"
+DECK_FILE_RE = re.compile(r"^(\d{2})-([a-z0-9][a-z0-9-]*)\.md$")
+PAGE_FILE_RE = re.compile(r"^([a-z0-9][a-z0-9-]*)\.md$")
+RESERVED = {"decks", "static", "index"}
+# the site's navigation, in this order; other pages follow, by file name
+NAV = (("/", "Hub"), ("decks", "Decks"), ("/optics/", "Optics"), ("/transit/", "Transit"),
+       ("/notebook/", "Notebook"), ("/method/", "Method"), ("/tested/", "Tested"),
+       ("/glossary/", "Glossary"))
+GLOSSARY_URL = "/glossary/"
+PLOTLY = "plotly.min.js"
+
+
+@dataclass
+class Page:
+    """One output page."""
+    layout: str               # hub | page | deck
+    url: str                  # "/", "/optics/", "/decks/01-sources/"
+    out: str                  # "index.html", "optics/index.html", ...
+    root: str                 # "", "../", "../../"
+    doc: Document
+    ctx: PageContext | None = None
+    body: str = ""
+    slides: list = field(default_factory=list)
+    has_h1: bool = False
+
+    @property
+    def title(self) -> str:
+        return self.doc.meta.title
+
+
+@dataclass
+class SiteState:
+    """Site-wide facts that blocks may read through `ctx.site`.
+
+    `pages`: every page in site order; `terms`: the glossary; `appears`: number id ->
+    sorted page URLs where it counts as shown; `term_pages`: term key -> sorted page
+    URLs that link it (the glossary page itself excluded); `md`: the Markdown parser
+    (for rendering glossary definitions)."""
+    registry: Registry
+    pages: list[Page]
+    terms: dict[str, Term]
+    md: object
+    build_info: Mapping
+    appears: dict[str, list[str]] = field(default_factory=dict)
+    term_pages: dict[str, list[str]] = field(default_factory=dict)
+    definitions: dict[str, str] = field(default_factory=dict)
+
+    def page(self, url: str) -> Page:
+        for p in self.pages:
+            if p.url == url:
+                return p
+        raise KeyError(url)
+
+    def title(self, url: str) -> str:
+        return self.page(url).title
+
+    def decks(self) -> list[Page]:
+        return [p for p in self.pages if p.layout == "deck"]
+
+
+@dataclass
+class Site:
+    """Everything the build writes, and what the render learned on the way.
+
+    `files`: relative output path -> bytes. `appears`: number id -> sorted page URLs
+    (every registry id is a key; ids shown nowhere map to []). `unused_terms`: glossary
+    keys no page links. `naked_report`: the no-naked-numbers check over `files`.
+    `pages`: page URL -> title, in site order."""
+    files: dict[str, bytes]
+    appears: dict[str, list[str]]
+    unused_terms: list[str]
+    naked_report: naked.NakedReport
+    pages: dict[str, str]
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise BuildError(str(path), f"not UTF-8: {e}") from None
+
+
+def discover(content_dir: Path, rel: Callable[[Path], str]) -> list[Page]:
+    """The pages content/ defines, in site order, with their front matter checked."""
+    pages: list[Page] = []
+    hub = content_dir / "hub.md"
+    if not hub.is_file():
+        raise BuildError(rel(hub), "missing: the hub page")
+    doc = parse_document(_read(hub), rel(hub))
+    _expect_layout(doc, "hub")
+    pages.append(Page("hub", "/", "index.html", "", doc))
+    pdir = content_dir / "pages"
+    for f in sorted(pdir.glob("*.md")) if pdir.is_dir() else []:
+        m = PAGE_FILE_RE.match(f.name)
+        if not m or m.group(1) in RESERVED:
+            raise BuildError(rel(f), "page file names are lower-case words with hyphens "
+                                     "(and not decks, static or index)")
+        doc = parse_document(_read(f), rel(f))
+        _expect_layout(doc, "page")
+        slug = m.group(1)
+        pages.append(Page("page", f"/{slug}/", f"{slug}/index.html", "../", doc))
+    ddir = content_dir / "decks"
+    decks: list[Page] = []
+    seen: dict[int, str] = {}
+    for f in sorted(ddir.glob("*.md")) if ddir.is_dir() else []:
+        m = DECK_FILE_RE.match(f.name)
+        if not m:
+            raise BuildError(rel(f), "deck file names are `0N-name.md`")
+        doc = parse_document(_read(f), rel(f))
+        _expect_layout(doc, "deck")
+        if doc.meta.order != int(m.group(1)):
+            raise BuildError(f"{rel(f)}:1", f"front matter `order` is {doc.meta.order} but the "
+                                            f"file name says {int(m.group(1))}")
+        if doc.meta.order in seen:
+            raise BuildError(rel(f), f"deck order {doc.meta.order} also used by {seen[doc.meta.order]}")
+        seen[doc.meta.order] = rel(f)
+        slug = f.name[:-3]
+        decks.append(Page("deck", f"/decks/{slug}/", f"decks/{slug}/index.html", "../../", doc))
+    pages.extend(sorted(decks, key=lambda p: p.doc.meta.order))
+    return pages
+
+
+def _expect_layout(doc: Document, layout: str) -> None:
+    if doc.meta.layout != layout:
+        raise BuildError(f"{doc.path}:1", f"layout is {doc.meta.layout!r}; files here must be {layout!r}")
+
+
+def _nav(state: SiteState, current: Page) -> list[dict]:
+    by_url = {p.url: p for p in state.pages}
+    items = []
+
+    def item(url, label):
+        p = by_url[url]
+        return {"label": label, "href": current.ctx.link(url), "current": p is current,
+                "children": []}
+
+    for url, label in NAV:
+        if url == "decks":
+            decks = state.decks()
+            if decks:
+                it = item(decks[0].url, label)
+                it["current"] = current.layout == "deck"
+                it["children"] = [item(d.url, d.title) for d in decks]
+                items.append(it)
+        elif url in by_url:
+            items.append(item(url, label))
+    known = {u for u, _ in NAV}
+    for p in state.pages:
+        if p.layout == "page" and p.url not in known:
+            items.append(item(p.url, p.title))
+    return items
+
+
+def _static_files(templates_dir: Path) -> dict[str, bytes]:
+    sdir = templates_dir / "static"
+    out: dict[str, bytes] = {}
+    if sdir.is_dir():
+        for f in sorted(sdir.rglob("*")):
+            if f.is_file():
+                out["static/" + f.relative_to(sdir).as_posix()] = f.read_bytes()
+    return out
+
+
+def plotly_js() -> bytes:
+    """The plotly.min.js bundled in the installed plotly package (no CDN)."""
+    import plotly
+    path = Path(plotly.__file__).resolve().parent / "package_data" / PLOTLY
+    if not path.is_file():
+        raise BuildError(str(path), "plotly.min.js missing from the installed plotly package")
+    return path.read_bytes()
+
+
+def _term_json(state: SiteState, keys) -> dict:
+    out = {}
+    for k in sorted(keys):
+        t = state.terms[k]
+        out[k] = {"term": t.term, "definition": state.definitions[k]}
+    return out
+
+
+def _number_json(registry: Registry, ids) -> dict:
+    out = {}
+    for i in sorted(ids):
+        n = registry.numbers[i]
+        j = n.as_json([])
+        out[i] = {"kind": j["kind"], "value": j["value"], "text": j["text"],
+                  "unit": j["unit"], "provenance": j["provenance"]}
+    return out
+
+
+def _render_page_body(state: SiteState, page: Page, blocks) -> None:
+    md = state.md
+    ctx = page.ctx
+    if page.layout == "deck":
+        chunks = page.doc.slides()
+        if not chunks:
+            raise BuildError(page.doc.path, "a deck needs at least one slide")
+        for k in range(1, len(chunks) + 1):
+            ctx.slugs.add(f"slide-{k}")
+        for k, chunk in enumerate(chunks, start=1):
+            r = render_chunk(md, chunk, ctx, page.doc.path)
+            if r.first_heading is None:
+                raise BuildError(f"{page.doc.path}:{chunk.first_line}",
+                                 "every slide needs a heading (its title)")
+            page.slides.append({"id": f"slide-{k}", "heading": r.first_heading,
+                                "title": r.first_heading_text, "html": r.html})
+    else:
+        r = render_chunk(md, page.doc.body, ctx, page.doc.path, sections=True,
+                         findings_cards=page.layout == "hub")
+        page.body = r.html
+        page.has_h1 = r.has_h1
+
+
+def _late_order(blocks, name: str) -> int:
+    return getattr(blocks[name], "cit_late_order", 0)
+
+
+def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[str, Callable],
+                build_info: Mapping, *, repo_root=None,
+                allowlist_path=naked.ALLOWLIST_PATH) -> Site:
+    """Render the whole site in memory.
+
+    `blocks`: block name -> callable(ctx) -> HTML (see PageContext); the lead merges
+    generic_blocks(registry), chart_blocks(registry) and the others'.
+    `build_info` keys read here: `commit` (str), `commit_date` (str); blocks read more
+    (`verification` for table:tested). `repo_root` (default: content_dir's parent) only
+    shapes the file names in error messages."""
+    content_dir, templates_dir = Path(content_dir), Path(templates_dir)
+    root = Path(repo_root) if repo_root else content_dir.resolve().parent
+
+    def rel(p: Path) -> str:
+        try:
+            return p.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            return str(p)
+
+    for key in ("commit", "commit_date"):
+        if not isinstance(build_info.get(key), str) or not build_info[key]:
+            raise BuildError("build_info", f"missing {key!r}")
+
+    pages = discover(content_dir, rel)
+    gpath = content_dir / "glossary.yaml"
+    terms = load_glossary(_read(gpath), rel(gpath)) if gpath.is_file() else {}
+    md = make_markdown()
+    state = SiteState(registry, pages, terms, md, build_info)
+    blocks = dict(blocks)
+
+    # plain-text definitions for the pages' cit-terms JSON (rendered once, recording nothing)
+    for k, t in sorted(terms.items()):
+        scratch = PageContext(registry, GLOSSARY_URL, "../", t.path, terms, blocks, state)
+        state.definitions[k] = plain_text(render_inline(md, t.definition, scratch, t.path, t.line))
+
+    for p in pages:
+        p.ctx = PageContext(registry, p.url, p.root, p.doc.path, terms, blocks, state)
+        _render_page_body(state, p, blocks)
+
+    # late blocks, in their declared order, each seeing the usage so far
+    late_names = sorted({n for p in pages for n in p.ctx.late.values()},
+                        key=lambda n: (_late_order(blocks, n), n))
+    for name in [None] + late_names:
+        state.appears = {i: [] for i in sorted(registry.numbers)}
+        used: dict[str, set[str]] = {k: set() for k in terms}
+        for p in pages:
+            for i in p.ctx.recorded:
+                state.appears[i].append(p.url)
+            if p.url != GLOSSARY_URL:
+                for k in p.ctx.terms_used:
+                    used[k].add(p.url)
+        state.appears = {i: sorted(u) for i, u in state.appears.items()}
+        state.term_pages = {k: sorted(u) for k, u in used.items()}
+        if name is None:
+            continue
+        for p in pages:
+            p.ctx.defer_late = False
+            for marker, n in list(p.ctx.late.items()):
+                if n != name:
+                    continue
+                try:
+                    out = blocks[name](p.ctx)
+                except BuildError as e:
+                    raise BuildError(f"{p.doc.path} (@[{name}]) {e.where}", e.message) from None
+                if p.layout == "deck":
+                    for s in p.slides:
+                        s["html"] = s["html"].replace(marker, out)
+                else:
+                    p.body = p.body.replace(marker, out)
+
+    if any(p.ctx.terms for p in pages):
+        if not any(p.url == GLOSSARY_URL and "glossary" in p.ctx.late.values() for p in pages):
+            raise BuildError("content/pages/glossary.md",
+                             "terms are linked but no /glossary/ page shows @[glossary]")
+
+    files = _static_files(templates_dir)
+    static_names = {k[len("static/"):] for k in files}
+    needs_plotly = any((PLOTLY, False) in p.ctx.scripts for p in pages)
+    if needs_plotly:
+        files["static/" + PLOTLY] = plotly_js()
+        static_names.add(PLOTLY)
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir)),
+                             autoescape=True, undefined=jinja2.StrictUndefined,
+                             keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
+    build = {"commit": build_info["commit"], "commit_short": build_info["commit"][:12],
+             "commit_date": build_info["commit_date"]}
+    for p in pages:
+        scripts: list[tuple[str, bool]] = []
+        if "site.js" in static_names:
+            scripts.append(("site.js", False))
+        if p.layout == "hub" and "chain.js" in static_names:
+            scripts.append(("chain.js", False))
+        if p.layout == "deck" and "deck.js" in static_names:
+            scripts.append(("deck.js", False))
+        for s in p.ctx.scripts:
+            if s[0] not in static_names:
+                raise BuildError(p.doc.path, f"a block asks for static/{s[0]}, which does not exist")
+            if s not in scripts:
+                scripts.append(s)
+        ctx = {
+            "site_title": SITE_TITLE,
+            "title": p.title,
+            "description": p.doc.meta.description,
+            "layout": p.layout,
+            "url": p.url,
+            "root": p.root,
+            "home": p.ctx.link("/"),
+            "nav": _nav(state, p),
+            "build": build,
+            "stylesheet": "site.css" in static_names,
+            "scripts": [{"src": f"{p.root}static/{n}", "module": m} for n, m in scripts],
+            "numbers_json": Markup(json_for_script(_number_json(registry, p.ctx.numbers))),
+            "terms_json": Markup(json_for_script(_term_json(state, p.ctx.terms))),
+            "body": Markup(p.body),
+            "show_h1": not p.has_h1,
+            "slides": [dict(s, html=Markup(s["html"])) for s in p.slides],
+            "prev_deck": None,
+            "next_deck": None,
+        }
+        if p.layout == "deck":
+            decks = state.decks()
+            i = decks.index(p)
+            if i > 0:
+                ctx["prev_deck"] = {"href": p.ctx.link(decks[i - 1].url), "title": decks[i - 1].title}
+            if i + 1 < len(decks):
+                ctx["next_deck"] = {"href": p.ctx.link(decks[i + 1].url), "title": decks[i + 1].title}
+        try:
+            html = env.get_template(f"{p.layout}.html").render(**ctx)
+        except jinja2.TemplateError as e:
+            where = f"templates/{getattr(e, 'name', None) or p.layout + '.html'}"
+            if getattr(e, "lineno", None):
+                where += f":{e.lineno}"
+            raise BuildError(where, f"while rendering {p.url}: {e}") from None
+        files[p.out] = html.encode("utf-8")
+
+    rep = naked.report(files, numbers=registry.numbers, series=registry.series,
+                       allowlist_path=allowlist_path)
+    unused = sorted(k for k, u in state.term_pages.items() if not u)
+    return Site(files=dict(sorted(files.items())), appears=state.appears,
+                unused_terms=unused, naked_report=rep,
+                pages={p.url: p.title for p in pages})
