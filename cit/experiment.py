@@ -273,10 +273,10 @@ def _register_tables(reg: Registry, docs, groups, study):
                   [[g.label, Ref(f"seeds.{g.slug}"), Ref(f"final_loss.{g.slug}"),
                     Ref(f"payload.{g.slug}"), Ref(f"wire.{g.slug}"), Ref(f"wire_ratio.{g.slug}")]
                    for g in groups], source=f"{md1.file} §1 and the config records")
-    reg.add_table("loss", "Loss against communication (every cell checked against results.md §1)",
+    reg.add_table("loss", "Loss against communication: every cell checked against the upstream results.md",
                   loss.columns, _table_rows(loss), source=f"{md1.file} §1")
     reg.add_table("energy", "Share of energy kept by each selector at the same number of "
-                  "kept coefficients (results.md §2)", energy.columns, _table_rows(energy),
+                  "kept coefficients", energy.columns, _table_rows(energy),
                   source=f"{md1.file} §2")
     rows = _table_rows(optics)
     first = [r for r in rows if "feedback of the exact band" in r[0]]
