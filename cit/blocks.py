@@ -46,7 +46,13 @@ def table_html(ctx, t: Table, *, table_id: str | None = None) -> str:
     out.append("<thead><tr>")
     for j, c in enumerate(t.columns):
         cls = ' class="n"' if numeric_cols[j] else ""
-        out.append(f'<th scope="col"{cls}>{e(c)}</th>')
+        if isinstance(c, Ref):
+            # a header that is itself a number (e.g. a step): its unit says what it counts
+            n = ctx.registry.get(c.id, f"table {t.id} header {j + 1}")
+            label = (f"{e(n.unit)} " if n.unit else "") + ctx.num(c.id)
+        else:
+            label = e(c)
+        out.append(f'<th scope="col"{cls}>{label}</th>')
     out.append("</tr></thead>\n<tbody>")
     for i, row in enumerate(t.rows):
         if len(row) != len(t.columns):
@@ -54,7 +60,7 @@ def table_html(ctx, t: Table, *, table_id: str | None = None) -> str:
                              f"{len(row)} cells for {len(t.columns)} columns")
         out.append("<tr>")
         for j, cell in enumerate(row):
-            where = f"table {t.id} row {i + 1} column {t.columns[j]!r}"
+            where = f"table {t.id} row {i + 1} column {j + 1}"
             if isinstance(cell, Ref):
                 out.append(f'<td class="n">{ctx.num(cell.id, where=where)}</td>')
             elif isinstance(cell, str):
@@ -147,9 +153,15 @@ def glossary(ctx) -> str:
     for key, t in sorted(site.terms.items(), key=lambda kv: (kv[1].term.casefold(), kv[0])):
         ctx.slugs.add(f"term-{key}")
         definition = render_inline(site.md, t.definition, ctx, t.path, t.line)
+        see = ""
+        if t.see:
+            links = ", ".join(ctx.term(k, where=f"{t.path}:{t.line}") for k in t.see)
+            see = f'<p class="see-also">See also: {links}.</p>'
+        pages = site.term_pages.get(key, [])
+        used = _pages_links(ctx, pages) if pages else "no page yet"
         out.append(f'<div class="glossary-entry"><dt id="term-{e(key)}"><dfn>{e(t.term)}</dfn></dt>'
-                   f"<dd><p>{definition}</p>"
-                   f'<p class="used-on">Used on: {_pages_links(ctx, site.term_pages.get(key, [])) if site.term_pages.get(key) else "no page yet"}.</p>'
+                   f"<dd><p>{definition}</p>{see}"
+                   f'<p class="used-on">Used on: {used}.</p>'
                    f"</dd></div>\n")
     out.append("</dl>")
     return "".join(out)

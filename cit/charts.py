@@ -302,3 +302,8 @@ def chart_blocks(registry: Registry) -> dict[str, Callable]:
 
     return {"chart:loss-curves": loss_curves, "chart:optics-curves": optics_curves,
             "chart:band-energy": band_energy, "chart:sweep": sweep}
+
+
+def blocks(registry: Registry, root=None) -> dict[str, Callable]:
+    """The same as chart_blocks (the name the build looks for in each block module)."""
+    return chart_blocks(registry)

@@ -141,22 +141,25 @@ def split_slides(body: Chunk) -> list[Chunk]:
 
 @dataclass(frozen=True)
 class Term:
-    """A glossary entry: `definition` is inline Markdown (it may use :t and :n)."""
+    """A glossary entry: `definition` is inline Markdown (it may use :t and :n);
+    `see` names related terms (shown as "See also" links on the glossary page)."""
     key: str
     term: str
     definition: str
     path: str
     line: int
+    see: tuple[str, ...] = ()
 
 
 class _TermModel(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     term: str
     definition: str
+    see: list[str] = []
 
 
 def load_glossary(text: str, path: str) -> dict[str, Term]:
-    """Read glossary YAML: a mapping `key: {term: ..., definition: ...}`.
+    """Read glossary YAML: a mapping `key: {term: ..., definition: ..., see: [keys]}`.
 
     Errors name `path` and the line of the offending entry."""
     try:
@@ -182,7 +185,11 @@ def load_glossary(text: str, path: str) -> dict[str, Term]:
             err = e.errors()[0]
             loc = ".".join(str(x) for x in err["loc"])
             raise BuildError(f"{path}:{line}", f"term {key!r}: {loc + ': ' if loc else ''}{err['msg']}") from None
-        terms[key] = Term(key, m.term.strip(), m.definition.strip(), path, line)
+        terms[key] = Term(key, m.term.strip(), m.definition.strip(), path, line, tuple(m.see))
+    for t in terms.values():
+        for other in t.see:
+            if other not in terms:
+                raise BuildError(f"{path}:{t.line}", f"term {t.key!r}: `see` names undefined term {other!r}")
     return terms
 
 
@@ -389,6 +396,29 @@ def _core_lines_and_slugs(state) -> None:
                 env["first_heading_text"] = " ".join(text.split())
 
 
+_SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def folder_href(href: str) -> str:
+    """Content links name pages as folders ("optics/", "../../"); file:// does not
+    open a folder's index.html by itself, so the file name is added."""
+    if not href or href.startswith(("#", "/")) or _SCHEME_RE.match(href):
+        return href
+    path, hash_, frag = href.partition("#")
+    path, q, query = path.partition("?")
+    if path.endswith("/") or path in (".", ".."):
+        path = path.rstrip("/") + "/index.html"
+    return path + q + query + hash_ + frag
+
+
+def _core_links(state) -> None:
+    """Relative links to folders get their index.html (see folder_href)."""
+    for tok in state.tokens:
+        for c in tok.children or ():
+            if c.type == "link_open":
+                c.attrSet("href", folder_href(c.attrGet("href") or ""))
+
+
 def _core_sections(state) -> None:
     """On hub and pages, wrap each `##` section in <section>; on the hub, each `###`
     under a "Findings" section becomes a card (<article class="card finding">)."""
@@ -480,6 +510,7 @@ def make_markdown() -> MarkdownIt:
     md.inline.ruler.before("link", "cit_refs", _inline_rule)
     md.block.ruler.before("paragraph", "cit_block", _block_rule)
     md.core.ruler.push("cit_lines_slugs", _core_lines_and_slugs)
+    md.core.ruler.push("cit_links", _core_links)
     md.core.ruler.push("cit_sections", _core_sections)
     md.add_render_rule("cit_num", _render_num)
     md.add_render_rule("cit_term", _render_term)

@@ -39,3 +39,195 @@ def project_copy(tmp_path, vendored_files) -> Path:
     shutil.copy(ROOT / "build.py", dst / "build.py") if (ROOT / "build.py").exists() else None
     return dst
 # ---- end foundation fixtures --------------------------------------------------------
+
+
+# ---- render fixtures (render stage: markdown, render, blocks, charts, naked, links) ---
+# A small made-up registry and content tree: the render tests check the output against
+# these entries (never against typed values), so the numbers here are only inputs.
+
+def _render_registry():
+    from cit.fmt import fmt, fmt_int
+    from cit.registry import Ref, Registry, Source
+
+    reg = Registry()
+    up = (Source("vendored/results/fake/run.jsonl", "0" * 40, "f" * 40),)
+    own = (Source("data/sim/results.md"),)
+    steps = tuple(range(0, 500, 100))
+    for k, (group, variant) in enumerate((("A", "A"), ("B", "B"), ("C.2d64", "C"))):
+        mean = tuple(4.0 - 0.5 * i + 0.1 * k for i in range(len(steps)))
+        reg.add(f"final_loss.{group}", mean[-1], fmt(mean[-1], 3), kind="measured", sources=up,
+                locator=f"group {group}, last eval", computation="mean over seeds")
+        reg.add_series(f"curve.{group}", steps, mean, kind="measured", sources=up,
+                       locator=f"group {group}", computation="mean over seeds",
+                       label=f"{variant} test curve", variant=variant, role="hub",
+                       lo=tuple(v - 0.05 for v in mean), hi=tuple(v + 0.05 for v in mean))
+    reg.add("runs.completed", 3 * len(steps), fmt_int(3 * len(steps)), kind="derived", sources=up,
+            locator="every run", computation="count")
+    grid = (0.1, 1.0, 10.0, 100.0)
+    for k, v in enumerate(("A", "E")):
+        reg.add_series(f"sim.sweep.{v}", grid, tuple((k + 1) * 10.0 / g for g in grid),
+                       kind="simulated", sources=own, locator=f"§6 {v}", computation="time to target",
+                       label=f"{v} sweep", variant=v)
+    be = grid[1] * 3
+    reg.add("sim.breakeven.E_vs_A", be, f"below {fmt(be, 2)} GB/s", unit="GB/s", kind="simulated",
+            sources=own, locator="§4 E vs A", computation="bisection")
+    reg.add("sim.breakeven.B_vs_A", "none in range", "none in range", kind="simulated",
+            sources=own, locator="§4 B vs A", computation="bisection")
+    reg.add("build.checked", len(steps), fmt_int(len(steps)), kind="derived",
+            sources=(Source("cit/build.py"),), locator="this build", computation="count")
+    reg.add_table("final-loss", "Final validation loss per configuration",
+                  ["Configuration", "Final loss"],
+                  [["A AdamW", Ref("final_loss.A")], ["B top-k, 2-D 64x64 chunks", Ref("final_loss.B")],
+                   ["C fixed band", Ref("final_loss.C.2d64")]], source="results.md §1")
+    return reg
+
+
+RENDER_CONTENT = {
+    "hub.md": """---
+title: Can an optical link compress gradients?
+description: A test hub page.
+layout: hub
+---
+@[chart:loss-curves]
+
+## The question
+
+AdamW reached :n[final_loss.A] with :t[demo|decoupled momentum] beside it.
+
+## Findings
+
+### The band loses
+
+:n[final_loss.C.2d64] for the fixed band.
+
+## Series
+
+@[decks]
+""",
+    "pages/optics.md": """---
+title: Optics
+description: The failure and the repair.
+layout: page
+---
+## Final loss
+
+@[table:final-loss]
+
+Read about :t[adamw] and the [hub](../index.html#the-question).
+""",
+    "pages/method.md": """---
+title: Method
+description: How every number is made.
+layout: page
+---
+## Every number
+
+@[table:number-index]
+""",
+    "pages/tested.md": """---
+title: Tested
+description: How the site is tested.
+layout: page
+---
+## This build
+
+@[table:tested]
+""",
+    "pages/glossary.md": """---
+title: Glossary
+description: Every term, with where it is used.
+layout: page
+---
+@[glossary]
+""",
+    "decks/01-sources.md": """---
+title: Sources
+description: The paper and DeMo, claim by claim.
+layout: deck
+order: 1
+---
+# Sources
+
+We count :n[runs.completed] runs.
+
+---
+
+## The sweep
+
+@[chart:sweep]
+""",
+    "decks/02-traffic.md": """---
+title: Training traffic
+description: What each step sends.
+layout: deck
+order: 2
+---
+## What a step sends
+
+Every worker sends its :t[adamw] gradient.
+""",
+    "glossary.yaml": """adamw:
+  term: AdamW
+  definition: The dense baseline optimiser; compare :t[demo].
+  see: [demo]
+demo:
+  term: DeMo
+  definition: Decoupled momentum; its best run reached :n[final_loss.B].
+unused-term:
+  term: unused term
+  definition: Linked from no page.
+""",
+}
+
+
+@pytest.fixture
+def render_registry():
+    """A made-up registry with numbers, hub curves, a sweep, break-evens and a table."""
+    return _render_registry()
+
+
+@pytest.fixture
+def render_content(tmp_path):
+    """Write a content tree (the tiny default, plus/over `files`) and return its folder."""
+    def make(files: dict | None = None, drop=()) -> Path:
+        root = tmp_path / "content"
+        if root.exists():
+            shutil.rmtree(root)
+        merged = {k: v for k, v in RENDER_CONTENT.items() if k not in drop}
+        merged.update(files or {})
+        for rel, text in merged.items():
+            p = root / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(text, encoding="utf-8")
+        return root
+    return make
+
+
+RENDER_BUILD_INFO = {"commit": "0123456789abcdef0123456789abcdef01234567",
+                     "commit_date": "2026-01-02T03:04:05+00:00",
+                     "verification": [("Things checked", "build.checked")]}
+
+
+@pytest.fixture
+def render_tiny():
+    """Render a content folder with the real templates: returns the Site."""
+    def run(content_dir: Path, registry=None, *, templates_dir: Path = ROOT / "templates",
+            build_info=None):
+        from cit.blocks import generic_blocks
+        from cit.charts import chart_blocks
+        from cit.render import render_site
+        reg = registry if registry is not None else _render_registry()
+        blocks = {**generic_blocks(reg), **chart_blocks(reg)}
+        return render_site(reg, content_dir, templates_dir, blocks,
+                           build_info or RENDER_BUILD_INFO, repo_root=content_dir.parent)
+    return run
+
+
+def write_site(files: dict, out: Path) -> Path:
+    """Write Site.files into a folder (as the build does, without the atomic swap)."""
+    for rel, data in files.items():
+        p = out / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+    return out
+# ---- end render fixtures ---------------------------------------------------------------
