@@ -1,0 +1,209 @@
+"""Run the simulator: scenario + measured inputs -> every figure of data/sim/results.md.
+
+Times and energies at the default WAN and on the sweep grid come from the SimPy model
+(des.py), which must agree with the closed form (closed.py) to 1e-9 relative there (no
+transfer in these schedules shares a link with another). Break-evens are found by
+bisection on the closed form, whose sign changes the simulated sweep confirms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import BuildError
+from ..runs import Folder, load_folder
+from . import closed, des
+from .closed import VARIANTS, BreakEven, Params, Step
+from .inputs import Inputs, OpticsRun, load_inputs
+from .scenario import Scenario, Values, load_scenario
+
+AGREE = 1e-9          # DES vs closed form, relative
+
+# (registry id suffix, label, variant a, variant b): a's time against b's
+BREAKEVENS = (
+    ("E_vs_A", "E vs A", "E", "A"),
+    ("Eprime_Esteps_vs_A", "E′ vs A (E's steps)", "Eprime_Esteps", "A"),
+    ("Eprime_Csteps_vs_A", "E′ vs A (C's steps)", "Eprime_Csteps", "A"),
+    ("Cprime_vs_A", "C′ vs A", "Cprime", "A"),
+    ("Eprime_vs_Cprime", "E′ vs C′ (C's steps)", "Eprime_Csteps", "Cprime"),
+    ("B_vs_A", "B vs A", "B", "A"),
+    ("C_vs_A", "C vs A", "C", "A"),
+)
+
+
+@dataclass
+class EnobRow:
+    run: OpticsRun
+    e_vs_a: BreakEven
+    eprime_vs_a: BreakEven
+
+
+@dataclass
+class Computed:
+    """Everything results.md shows, plus what produced it."""
+    scenario: Scenario
+    values: Values
+    inputs: Inputs
+    params: Params
+    controls: dict                      # the explorer's knobs at their recorded settings
+    steps: dict                         # variant key -> mean steps or None
+    default: dict                       # mech -> DES Step at the default WAN
+    closed_default: dict                # mech -> closed-form Step at the default WAN
+    spread: float                       # largest relative step-to-step spread seen
+    grid: list                          # bytes/s
+    sweep: dict                         # mech -> [DES step seconds at each grid point]
+    breakevens: dict                    # id suffix -> BreakEven
+    enob: list                          # EnobRow, in table order
+    enob_breakeven: tuple | None        # (OpticsRun, variant label) or None
+    files: tuple = field(default_factory=tuple)
+
+    def time(self, key: str, step_s: float) -> float | None:
+        s = self.steps[key]
+        return None if s is None else s * step_s
+
+
+def build_params(v: Values, inputs: Inputs, controls: dict | None = None) -> tuple[Params, dict]:
+    """Params (SI) from the scenario's values and the measured inputs. `controls` are the
+    explorer's knobs in display units; the JavaScript port rebuilds Params from them with
+    the same operations in the same order."""
+    c = {"wan_gbps": v.wan_bandwidth,
+         "wan_latency_us": v.wan_distance_km * v.fibre_us_per_km,
+         "module_budget_gflops": v.module_budget,
+         "utilisation": v.utilisation,
+         "transform_counts": v.transform_counts_against_budget}
+    if controls:
+        c.update(controls)
+    pj = {"optics_400g": v.optics_400g_pj_per_bit, "optics_800g": v.optics_800g_pj_per_bit,
+          "cpo": v.cpo_pj_per_bit}
+    p = Params(
+        workers=v.workers, dcs=v.dcs,
+        bw_wan=c["wan_gbps"] * 1e9, bw_nic=v.nic_bandwidth * 1e9,
+        alpha_intra=v.intra_dc_latency_us * 1e-6, alpha_wan=c["wan_latency_us"] * 1e-6,
+        n_params=v.n_params, tokens=v.tokens_per_step,
+        flops_per_param_token=v.training_flops_per_param_token,
+        gpu_rate=v.gpu_peak_flops * 1e12 * c["utilisation"],
+        gpu_flops_per_mac=v.gpu_flops_per_multiply_add,
+        dct2d_macs=v.dct2d_multiply_adds_per_value,
+        band_macs=v.band_direct_flops_per_value, fft_macs=v.fft_flops_per_value,
+        module_port_rate=v.module_port_rate * 1e9,
+        module_budget=c["module_budget_gflops"] * 1e9,
+        module_ops_per_mac=v.module_ops_per_multiply_add,
+        module_uses_fft=v.module_uses_fft, transform_counts=c["transform_counts"],
+        j_per_bit_intra=pj[v.intra_link_type] * 1e-12,
+        j_per_bit_wan=pj[v.wan_link_type] * 1e-12,
+        gpu_power=v.gpu_power, module_power=v.module_power,
+        dense_bytes=inputs.payload["dense"], topk_bytes=inputs.payload["topk"],
+        band_bytes=inputs.payload["band"])
+    return p, c
+
+
+def variant_steps(inputs: Inputs) -> dict:
+    """Mean steps to target per variant (C′ and E′ borrow C's or E's)."""
+    def mean(src):
+        s = inputs.steps.get(src)
+        return None if s is None else s.mean
+    return {v.key: mean(v.steps_from) for v in VARIANTS}
+
+
+def _agree(a: Step, b: Step, where: str) -> None:
+    # relative to the whole step (time) or the step's energy: a part that is zero in the
+    # closed form comes out of the simulation as a difference of clock readings
+    scale = {"compute": b.total, "gpu": b.total, "module": b.total, "comm": b.total,
+             "gpu_j": b.energy, "link_j": b.energy, "module_j": b.energy,
+             "wan_bytes": b.wire, "wire": b.wire}
+    for name, ref in scale.items():
+        x, y = getattr(a, name), getattr(b, name)
+        if abs(x - y) > AGREE * max(abs(x), abs(y), ref):
+            raise BuildError("cit/sim/des.py", f"{where}: simulated {name} {x!r} differs "
+                             f"from the closed form {y!r} by more than {AGREE} relative")
+
+
+def time_fn(p: Params, steps: dict, key: str):
+    mech = closed.BY_KEY[key].mech
+    s = steps[key]
+    return lambda bw: None if s is None else s * closed.step(p.with_(bw_wan=bw), mech).total
+
+
+def breakeven_pair(p: Params, steps: dict, a: str, b: str, lo: float, hi: float,
+                   iters: int) -> BreakEven:
+    return closed.break_even(time_fn(p, steps, a), time_fn(p, steps, b), lo, hi, iters)
+
+
+def compute(folder: Folder, scenario: Scenario, target_group: str) -> Computed:
+    """Run everything. `folder` is the headline folder of run logs (completed runs)."""
+    e_planes = scenario.static.e_planes
+    inputs = load_inputs(folder, target_group, e_planes)
+    values = scenario.resolve(inputs.measured)
+    p, controls = build_params(values, inputs)
+    steps = variant_steps(inputs)
+    nsteps = values.simulated_steps
+
+    default, closed_default, spread = {}, {}, 0.0
+    for mech in closed.MECHS:
+        st, durs = des.simulate(p, mech, nsteps)
+        spread = max(spread, des.steady_spread(durs))
+        cl = closed.step(p, mech)
+        _agree(st, cl, f"mechanism {mech} at the default WAN")
+        default[mech], closed_default[mech] = st, cl
+
+    lo, hi = values.sweep_min * 1e9, values.sweep_max * 1e9
+    grid = closed.sweep_grid(lo, hi, values.sweep_points_per_decade)
+    sweep = {m: [] for m in closed.MECHS}
+    for bw in grid:
+        pb = p.with_(bw_wan=bw)
+        for mech in closed.MECHS:
+            st, durs = des.simulate(pb, mech, nsteps)
+            spread = max(spread, des.steady_spread(durs))
+            _agree(st, closed.step(pb, mech), f"mechanism {mech} at {bw!r} bytes/s")
+            sweep[mech].append(st.total)
+    if spread > AGREE:
+        raise BuildError("cit/sim/des.py", f"simulated steps are not steady: relative "
+                         f"spread {spread!r} exceeds {AGREE}")
+
+    iters = values.bisection_iterations
+    bes = {bid: breakeven_pair(p, steps, a, b, lo, hi, iters)
+           for bid, _, a, b in BREAKEVENS}
+
+    enob_rows = []
+    for run in inputs.repaired:
+        s = dict(steps)
+        s["E"] = s["Eprime_Esteps"] = run.steps.mean
+        enob_rows.append(EnobRow(run, breakeven_pair(p, s, "E", "A", lo, hi, iters),
+                                 breakeven_pair(p, s, "Eprime_Esteps", "A", lo, hi, iters)))
+    enob_be = None
+    for row in sorted((r for r in enob_rows if r.run.planes == e_planes),
+                      key=lambda r: r.run.enob):
+        if row.run.steps.mean is None:
+            continue
+        if row.e_vs_a.kind != "none":
+            enob_be = (row.run, "E")
+            break
+        if row.eprime_vs_a.kind != "none":
+            enob_be = (row.run, "E′")
+            break
+
+    return Computed(scenario, values, inputs, p, controls, steps, default, closed_default,
+                    spread, grid, sweep, bes, enob_rows, enob_be, inputs.files)
+
+
+def compute_from_paths(root: Path, folder: Folder | None = None) -> Computed:
+    """Compute from the project's own files: data/study.yaml (the target group),
+    data/sim/scenario.yaml and the vendored headline logs (unless `folder` is given)."""
+    import yaml
+    study_path = root / "data" / "study.yaml"
+    try:
+        study = yaml.safe_load(study_path.read_text())
+        target_group = study["sim_target_group"]
+        headline = study["headline"]
+    except (FileNotFoundError, KeyError, TypeError) as e:
+        raise BuildError("data/study.yaml", f"needs `headline` and `sim_target_group` ({e})") \
+            from None
+    scenario = load_scenario(root / "data" / "sim" / "scenario.yaml")
+    if folder is None:
+        vdir = root / "vendored" / headline
+        if not vdir.is_dir():
+            raise BuildError(f"vendored/{headline}", "vendored logs missing; materialise "
+                             "them first: python -m cit.vendor fetch")
+        folder = load_folder(vdir, headline)
+    return compute(folder, scenario, target_group)

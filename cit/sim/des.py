@@ -1,0 +1,214 @@
+"""The discrete-event simulation (SimPy) of data-parallel training across data centres.
+
+Scenario (numbers from data/sim/scenario.yaml and the run logs, via `Params`):
+`workers` GPUs split evenly over one or two data centres. Each direction of each link is
+a FIFO resource (capacity one): every worker's link to its switch, up and down, and the
+WAN between the two switches, each way. A transfer holds every link on its path
+(cut-through) for the sum of the path's latencies plus its bytes over the slowest link;
+a transfer that finds a link busy waits its turn.
+
+Actors, one process function each:
+- `_local`: a worker's compute, then its compression (GPU time, then the module, a
+  resource of its own per worker or per switch port);
+- `ring`: a worker's side of a ring collective: at each ring step it waits for the piece
+  it needs from its predecessor, then sends to its successor (all-reduce: 2(N−1) steps
+  of S/N; all-gather: N−1 steps of the payload);
+- `innet`: the in-network sum, streamed through the switches (one flow holding every
+  worker's up link, both WAN directions and every down link).
+
+A training step ends when every worker holds the aggregate (a barrier), so every
+simulated step takes the same time: the first step is already the steady state, and
+`simulate` checks it. There is no randomness, so nothing needs a seed.
+"""
+
+from __future__ import annotations
+
+import simpy
+
+from .closed import Params, Step, innet_sum, module_rate, gpu_macs
+
+
+class Link:
+    """One direction of one link: a FIFO resource with latency, bandwidth and J/bit."""
+    __slots__ = ("idx", "name", "res", "alpha", "bw", "j_per_bit")
+
+    def __init__(self, env, idx, name, alpha, bw, j_per_bit):
+        self.idx, self.name = idx, name
+        self.res = simpy.Resource(env, capacity=1)
+        self.alpha, self.bw, self.j_per_bit = alpha, bw, j_per_bit
+
+
+class Net:
+    """The links of the topology and the energy and bytes that crossed them."""
+
+    def __init__(self, env: simpy.Environment, p: Params):
+        self.env, self.p = env, p
+        n, dcs = p.workers, p.dcs
+        self.per_dc = n // dcs
+        links = []
+
+        def add(name, alpha, bw, jpb):
+            link = Link(env, len(links), name, alpha, bw, jpb)
+            links.append(link)
+            return link
+
+        self.up = [add(f"up{w}", p.alpha_intra, p.bw_nic, p.j_per_bit_intra) for w in range(n)]
+        self.down = [add(f"down{w}", p.alpha_intra, p.bw_nic, p.j_per_bit_intra)
+                     for w in range(n)]
+        self.wan = {}
+        if dcs == 2:
+            self.wan[(0, 1)] = add("wan0->1", p.alpha_wan, p.bw_wan, p.j_per_bit_wan)
+            self.wan[(1, 0)] = add("wan1->0", p.alpha_wan, p.bw_wan, p.j_per_bit_wan)
+        self.links = links
+        self.link_j = 0.0
+        self.wan_bytes = 0.0
+        self.sent = [0.0] * n            # bytes each worker put on its own up link
+
+    def dc(self, w: int) -> int:
+        return w // self.per_dc
+
+    def path(self, a: int, b: int) -> list[Link]:
+        hops = [self.up[a]]
+        if self.dc(a) != self.dc(b):
+            hops.append(self.wan[(self.dc(a), self.dc(b))])
+        hops.append(self.down[b])
+        return hops
+
+    def flow(self, hops: list[tuple[Link, float]], latency: float):
+        """Hold every hop's link (acquired in a fixed global order, so two flows never
+        deadlock), for `latency` plus the longest serialisation among the hops."""
+        env = self.env
+        held = []
+        for link, _ in sorted(hops, key=lambda h: h[0].idx):
+            req = link.res.request()
+            yield req
+            held.append((link, req))
+        yield env.timeout(latency + max(b / link.bw for link, b in hops))
+        for link, b in hops:
+            self.link_j += b * 8 * link.j_per_bit
+            if link.name.startswith("wan"):
+                self.wan_bytes += b
+            elif link.name.startswith("up"):
+                self.sent[int(link.name[2:])] += b
+        for link, req in held:
+            link.res.release(req)
+
+    def transfer(self, a: int, b: int, nbytes: float):
+        hops = self.path(a, b)
+        return self.flow([(h, nbytes) for h in hops], sum(h.alpha for h in hops))
+
+
+def ring(net: Net, ring_steps: int, chunk: float, order: list[int] | None = None):
+    """A ring collective as a chunk schedule: at ring step k each worker sends one chunk
+    to its successor, once it has the chunk its predecessor sent at step k−1. Returns an
+    event that fires when every worker has sent (and so received) everything."""
+    env = net.env
+    order = list(range(net.p.workers)) if order is None else order
+    n = len(order)
+    got = {w: [env.event() for _ in range(ring_steps)] for w in order}
+
+    def worker(pos):
+        me, nxt = order[pos], order[(pos + 1) % n]
+        for k in range(ring_steps):
+            if k:
+                yield got[me][k - 1]
+            yield from net.transfer(me, nxt, chunk)
+            got[nxt][k].succeed()
+
+    return env.all_of([env.process(worker(i)) for i in range(n)])
+
+
+def ring_allreduce(net: Net, size: float, order=None):
+    n = net.p.workers
+    return ring(net, 2 * (n - 1), size / n, order)
+
+
+def ring_allgather(net: Net, payload: float, order=None):
+    return ring(net, net.p.workers - 1, payload, order)
+
+
+def innet(net: Net, up: float, across: float, down: float):
+    """The streamed in-network sum: every worker's up link, both WAN directions and every
+    down link are held by one flow; its latency is one tier's each (up, across, down)."""
+    p = net.p
+    hops = [(link, up) for link in net.up]
+    hops += [(link, across) for link in net.wan.values()]
+    hops += [(link, down) for link in net.down]
+    latency = p.alpha_intra + (p.alpha_wan if net.wan else 0.0) + p.alpha_intra
+    return net.env.process(net.flow(hops, latency))
+
+
+def _collective(net: Net, mech: str):
+    p = net.p
+    if mech == "A":
+        return ring_allreduce(net, p.dense_bytes)
+    if mech == "Cprime":
+        return ring_allreduce(net, p.band_bytes)
+    if mech == "B":
+        return ring_allgather(net, p.topk_bytes)
+    if mech in ("C", "E"):
+        return ring_allgather(net, p.band_bytes)
+    if mech == "Eprime":
+        return innet(net, p.dense_bytes, p.band_bytes, p.band_bytes)
+    raise ValueError(f"unknown mechanism {mech!r}")
+
+
+def simulate(p: Params, mech: str, steps: int) -> tuple[Step, list[float]]:
+    """Simulate `steps` training steps of one mechanism; return the last step (times,
+    energy, bytes) and every step's duration."""
+    env = simpy.Environment()
+    net = Net(env, p)
+    n = p.workers
+    t_compute = p.flops_per_param_token * p.n_params * p.tokens / p.gpu_rate
+    t_gpu = p.gpu_flops_per_mac * gpu_macs(p, mech) * p.n_params / p.gpu_rate
+    uses_module = mech in ("E", "Eprime")
+    t_module = p.n_params / module_rate(p) if uses_module else 0.0
+    modules = [simpy.Resource(env, capacity=1) for _ in range(n)]
+    energy = {"gpu": 0.0, "module": 0.0}
+    records = []
+
+    def compute(w):
+        yield env.timeout(t_compute)
+        energy["gpu"] += p.gpu_power * t_compute
+
+    def compress(w):
+        if t_gpu:
+            yield env.timeout(t_gpu)
+            energy["gpu"] += p.gpu_power * t_gpu
+        if uses_module:
+            with modules[w].request() as req:
+                yield req
+                yield env.timeout(t_module)
+            energy["module"] += p.module_power * t_module
+
+    def training():
+        for _ in range(steps):
+            before = (energy["gpu"], energy["module"], net.link_j, net.wan_bytes,
+                      net.sent[0])
+            t0 = env.now
+            yield env.all_of([env.process(compute(w)) for w in range(n)])
+            t1 = env.now
+            yield env.all_of([env.process(compress(w)) for w in range(n)])
+            t2 = env.now
+            yield _collective(net, mech)
+            t3 = env.now
+            records.append(Step(
+                compute=t1 - t0, gpu=t_gpu, module=(t2 - t1) - t_gpu, comm=t3 - t2,
+                gpu_j=energy["gpu"] - before[0], link_j=net.link_j - before[2],
+                module_j=energy["module"] - before[1],
+                wan_bytes=net.wan_bytes - before[3], wire=net.sent[0] - before[4]))
+
+    env.process(training())
+    env.run()
+    durations = [r.total for r in records]
+    return records[-1], durations
+
+
+def steady_spread(durations: list[float]) -> float:
+    """Largest relative difference between any step's duration and the first's."""
+    first = durations[0]
+    return max(abs(d - first) / first for d in durations)
+
+
+__all__ = ["Net", "ring", "ring_allreduce", "ring_allgather", "innet", "simulate",
+           "steady_spread", "innet_sum"]
