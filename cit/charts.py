@@ -15,14 +15,20 @@ when it equals the registry series' value at that index and axis.
 Variant colours are fixed by variant letter (A-F), the same in every chart; the chain
 animation and the stylesheet can use `VARIANT_COLOURS` too.
 
+Series extras read: `label` (required: fallback table heading and, unless `short` is
+given, legend text, wrapped and, for many runs of one variant, without the words they
+share), `short` (optional legend text), `variant` (required: its first
+letter A-F picks the colour), `lo` / `hi` (optional: the shaded min-max band).
+
 Blocks: `chart:loss-curves` (series `curve.*` with role "hub"), `chart:optics-curves`
-(series with role "optics"), `chart:band-energy` (series `band_energy.*`), `chart:sweep`
+(series with role "optics", except `band_energy.*`), `chart:band-energy` (series `band_energy.*`), `chart:sweep`
 (series `sim.sweep.*`, log x, break-even markers from numbers `sim.breakeven.*` whose
 value is a float). A block whose series are absent fails the build.
 """
 
 from __future__ import annotations
 
+import colorsys
 import math
 from dataclasses import dataclass
 from html import escape as e
@@ -123,16 +129,88 @@ def select(registry: Registry, name: str, pred, need: str) -> list[Series]:
     return out
 
 
+SHADES = (0.0, 0.18, -0.15)   # lightness offsets within one variant's hue
+
+
+def _shade(hex_colour: str, offset: float) -> str:
+    h = hex_colour.lstrip("#")
+    r, g, b = (int(h[i:i + 2], 16) / 255 for i in (0, 2, 4))
+    hue, light, sat = colorsys.rgb_to_hls(r, g, b)
+    light = min(0.85, max(0.2, light + offset))
+    r, g, b = colorsys.hls_to_rgb(hue, light, sat)
+    return "#" + "".join(f"{round(c * 255):02X}" for c in (r, g, b))
+
+
 def _styles(series: list[Series]) -> dict[str, tuple[str, str]]:
-    """Colour by variant letter; within a letter, series differ by dash (in id order)."""
+    """Colour by variant letter; within a letter, series differ by dash, then (past six
+    runs) by shade, in id order, so even a dozen runs of one variant stay apart."""
     seen: dict[str, int] = {}
     out = {}
     for s in series:
         letter = s.extra["variant"][0]
         k = seen.get(letter, 0)
         seen[letter] = k + 1
-        out[s.id] = (VARIANT_COLOURS[letter], DASHES[k % len(DASHES)])
+        colour = VARIANT_COLOURS[letter]
+        shade = (k // len(DASHES)) % len(SHADES)
+        if shade:
+            colour = _shade(colour, SHADES[shade])
+        out[s.id] = (colour, DASHES[k % len(DASHES)])
     return out
+
+
+LEGEND_WRAP = 64     # characters per legend line
+SHORTEN_FROM = 4     # runs of one variant in a chart before their shared words are dropped
+
+
+def _wrap(text: str) -> list[str]:
+    """Break a legend text at ", " so no line is much longer than LEGEND_WRAP."""
+    lines, cur = [], ""
+    for part in text.split(", "):
+        cand = f"{cur}, {part}" if cur else part
+        if cur and len(cand) > LEGEND_WRAP:
+            lines.append(cur + ",")
+            cur = part
+        else:
+            cur = cand
+    return lines + [cur]
+
+
+def legend_texts(series: list[Series]) -> dict[str, list[str]]:
+    """Legend lines per series: `short` when given; else the label, and when a chart
+    holds many runs of one variant, without the comma-separated words they all share
+    (the first part, which names the variant, always stays)."""
+    by_letter: dict[str, list[Series]] = {}
+    for s in series:
+        by_letter.setdefault(s.extra["variant"][0], []).append(s)
+    out = {}
+    for group in by_letter.values():
+        common: set[str] = set()
+        if len(group) >= SHORTEN_FROM:
+            parts = [s.extra["label"].split(", ") for s in group]
+            common = set(parts[0][1:]).intersection(*(p[1:] for p in parts[1:]))
+        for s in group:
+            if s.extra.get("short"):
+                text = s.extra["short"]
+            else:
+                head, *rest = s.extra["label"].split(", ")
+                text = ", ".join([head] + [p for p in rest if p not in common])
+            out[s.id] = _wrap(text)
+    return out
+
+
+def _legend_layout(texts: dict[str, list[str]]) -> tuple[dict, int]:
+    """Legend above the plot (below it, it collides with the x-axis title) and the
+    figure height that leaves the plot its room."""
+    long = any(len(t) > 1 or len(t[0]) > 40 for t in texts.values())
+    if long:
+        rows = sum(16 * len(t) + 14 for t in texts.values())
+        legend = dict(orientation="v", yanchor="bottom", y=1.02, xanchor="left", x=0)
+    else:
+        rows = 30 * math.ceil(len(texts) / 2)
+        legend = dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0)
+    legend["font"] = dict(size=12)
+    legend["maxheight"] = rows + 10   # pixels: never a scrolling legend
+    return legend, 380 + rows
 
 
 def build_figure(spec: ChartSpec, series: list[Series], markers: list[tuple[str, float]] = ()):
@@ -141,6 +219,8 @@ def build_figure(spec: ChartSpec, series: list[Series], markers: list[tuple[str,
 
     fig = go.Figure(layout=dict(template="none"))
     styles = _styles(series)
+    texts = legend_texts(series)
+    legend, height = _legend_layout(texts)
     for s in series:
         colour, dash = styles[s.id]
         label = s.extra["label"]
@@ -154,7 +234,7 @@ def build_figure(spec: ChartSpec, series: list[Series], markers: list[tuple[str,
                                 line=dict(width=0), hoverinfo="skip", showlegend=False,
                                 legendgroup=s.id, name=f"{label}: range")
         fig.add_scatter(x=[_finite(v) for v in s.x], y=[_finite(v) for v in s.y], mode="lines",
-                        name=label, legendgroup=s.id,
+                        name="<br>".join(texts[s.id]), legendgroup=s.id,
                         line=dict(color=colour, dash=dash, width=2))
     for label, x in markers:
         # shapes take data coordinates on a log axis; annotations take log10 of them
@@ -164,10 +244,11 @@ def build_figure(spec: ChartSpec, series: list[Series], markers: list[tuple[str,
                            text=label, showarrow=False, textangle=-90,
                            xanchor="right", yanchor="top", font=dict(size=11))
     fig.update_layout(
+        height=height,
         margin=dict(l=64, r=16, t=16, b=56),
         paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)",
         font=dict(family="system-ui, -apple-system, 'Segoe UI', sans-serif", size=13),
-        legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0),
+        legend=legend,
         hovermode="closest",
         xaxis=dict(title=dict(text=spec.x.title), type="log" if spec.x.log else "linear",
                    gridcolor="rgba(128,128,128,0.25)", zeroline=False),
@@ -281,8 +362,9 @@ def chart_blocks(registry: Registry) -> dict[str, Callable]:
         return chart_html(ctx, SPECS["loss-curves"], s)
 
     def optics_curves(ctx):
-        s = select(registry, "optics-curves", lambda s: s.extra.get("role") == "optics",
-                   'series with role "optics"')
+        s = select(registry, "optics-curves",
+                   lambda s: s.extra.get("role") == "optics" and not s.id.startswith("band_energy."),
+                   'series with role "optics" (other than band_energy.*)')
         return chart_html(ctx, SPECS["optics-curves"], s)
 
     def band_energy(ctx):
