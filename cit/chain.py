@@ -385,7 +385,9 @@ def _path_class(chain: Chain, paths: list[str]) -> str:
 
 
 def _esc(s: str) -> str:
-    return html.escape(s, quote=True)
+    """Escape text content. Quotes stay as they are: the chain never puts free text in an
+    attribute, and a character reference such as &#x27; would put digits in the source."""
+    return html.escape(s, quote=False)
 
 
 # ---------------------------------------------------------------- rendering
@@ -401,7 +403,7 @@ def _fill(text: str, registry, num: Callable[[str], str], where: str) -> str:
         if m.group(2) and number.unit and not number.text.endswith(number.unit):
             tail = frag.rsplit("</data>", 1)[-1]
             if number.unit not in tail:
-                frag += f'&#160;<span class="unit">{_esc(number.unit)}</span>'
+                frag += f'\u00a0<span class="unit">{_esc(number.unit)}</span>'
         out.append(frag)
         last = m.end()
     out.append(_esc(text[last:]))
@@ -561,7 +563,7 @@ def render_chain(registry, chain_yaml_path, num: Callable[[str], str]) -> str:
         tag_html = f' <span class="chain-tag-pill tag-{tag}">{tag}</span>' if tag else ""
         body = _fill(detail, registry, num, where(loc + ("detail",)))
         out.append(f'<li id="{sid}" class="{pcls}" data-path="{" ".join(paths)}">'
-                   f'<strong>{_esc(label)}</strong>{tag_html}{only} {body}</li>')
+                   f'<strong>{_esc(label[:1].upper() + label[1:])}</strong>{tag_html}{only} {body}</li>')
     out.append('</ol>')
     out.append('</figure>')
     return "\n".join(out)

@@ -125,6 +125,8 @@
     var head = make("header");
     var badge = make("span", "prov-kind", kind);
     badge.setAttribute("data-kind", kind);
+    badge.setAttribute("data-field", "kind");
+    badge.title = "Kind of number";
     head.appendChild(badge);
     if (id) head.appendChild(make("code", "prov-id", id));
     card.appendChild(head);
@@ -136,7 +138,6 @@
     card.appendChild(close);
 
     var dl = make("dl");
-    row(dl, "kind", "Kind", kind);
     row(dl, "shown", "Shown as", shown);
     row(dl, "value", "Raw value", raw || "none");
     var sources = Array.isArray(prov.sources) ? prov.sources : [];
