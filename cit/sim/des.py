@@ -171,29 +171,36 @@ def simulate(p: Params, mech: str, steps: int) -> tuple[Step, list[float]]:
         yield env.timeout(t_compute)
         energy["gpu"] += p.gpu_power * t_compute
 
-    def compress(w):
-        if t_gpu:
-            yield env.timeout(t_gpu)
-            energy["gpu"] += p.gpu_power * t_gpu
-        if uses_module:
-            with modules[w].request() as req:
-                yield req
-                yield env.timeout(t_module)
-            energy["module"] += p.module_power * t_module
+    def gpu_compress(w):
+        yield env.timeout(t_gpu)
+        energy["gpu"] += p.gpu_power * t_gpu
+
+    def module_compress(w):
+        with modules[w].request() as req:
+            yield req
+            yield env.timeout(t_module)
+        energy["module"] += p.module_power * t_module
+
+    def phase(fn):
+        return env.all_of([env.process(fn(w)) for w in range(n)])
 
     def training():
         for _ in range(steps):
             before = (energy["gpu"], energy["module"], net.link_j, net.wan_bytes,
                       net.sent[0])
             t0 = env.now
-            yield env.all_of([env.process(compute(w)) for w in range(n)])
+            yield phase(compute)
             t1 = env.now
-            yield env.all_of([env.process(compress(w)) for w in range(n)])
+            if t_gpu:
+                yield phase(gpu_compress)
             t2 = env.now
-            yield _collective(net, mech)
+            if uses_module:
+                yield phase(module_compress)
             t3 = env.now
+            yield _collective(net, mech)
+            t4 = env.now
             records.append(Step(
-                compute=t1 - t0, gpu=t_gpu, module=(t2 - t1) - t_gpu, comm=t3 - t2,
+                compute=t1 - t0, gpu=t2 - t1, module=t3 - t2, comm=t4 - t3,
                 gpu_j=energy["gpu"] - before[0], link_j=net.link_j - before[2],
                 module_j=energy["module"] - before[1],
                 wan_bytes=net.wan_bytes - before[3], wire=net.sent[0] - before[4]))

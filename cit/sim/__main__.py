@@ -1,0 +1,39 @@
+"""`python -m cit.sim`: regenerate data/sim/results.md (the explicit command; a build
+only checks it). `python -m cit.sim --check` compares without writing."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import BuildError
+from .compute import compute_from_paths
+from .report import RESULTS, check_results, write_results
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m cit.sim", description=__doc__)
+    ap.add_argument("--check", action="store_true",
+                    help="recompute and compare with data/sim/results.md; write nothing")
+    ap.add_argument("--root", default=str(ROOT), help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    root = Path(a.root)
+    try:
+        computed = compute_from_paths(root)
+        if a.check:
+            n = check_results(computed, root / RESULTS)
+            print(f"{RESULTS}: {n} cells match")
+        else:
+            write_results(computed, root / RESULTS)
+            print(f"wrote {RESULTS}")
+    except BuildError as e:
+        print(f"simulator failed: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

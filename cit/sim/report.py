@@ -1,0 +1,598 @@
+"""data/sim/results.md: build it from a `Computed`, render it, parse it, check it.
+
+The document is a list of sections of prose lines and tables. Every table cell that
+shows a figure carries its registry id, raw value, unit, kind and computation, so the
+registry stage enters exactly what the file shows. `check_results` recomputes the
+document and compares it with the recorded file cell by cell; it never writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import BuildError
+from ..fmt import fmt, fmt_general, fmt_int, fmt_sig
+from . import closed
+from .closed import VARIANTS, BreakEven, Step
+from .compute import BREAKEVENS, Computed
+
+RESULTS = "data/sim/results.md"
+TITLE = "Simulator results: training across data centres"
+
+# ---- formatting (the explorer's JavaScript repeats these rules exactly) ---------------
+
+
+def f_ms(s: float) -> str:
+    return fmt(s * 1e3, 3)
+
+
+def f_s(s: float | None) -> str:
+    return "never" if s is None else fmt(s, 2)
+
+
+def f_kj(j: float | None) -> str:
+    return "never" if j is None else fmt(j / 1e3, 2)
+
+
+def f_j(j: float) -> str:
+    return fmt(j, 3)
+
+
+def f_steps(x: float | None) -> str:
+    return "never" if x is None else fmt(x, 0)
+
+
+def f_bytes(x: float) -> str:
+    return fmt(x, 0)
+
+
+def f_gbps(bw: float) -> str:
+    return fmt_sig(bw / 1e9, 3)
+
+
+def f_be(be: BreakEven) -> str:
+    if be.kind == "whole":
+        return "whole range"
+    if be.kind == "none":
+        return "none in range"
+    return f"{be.kind} {f_gbps(be.at)} GB/s"
+
+
+def be_value(be: BreakEven):
+    return None if be.at is None else be.at / 1e9
+
+
+def f_typed(v) -> str:
+    """A scenario value as typed: booleans as yes/no, numbers with the decimals typed."""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return fmt_int(v)
+    if isinstance(v, float):
+        r = repr(v)
+        d = len(r.split(".")[1]) if "." in r and "e" not in r else 0
+        if r.endswith(".0"):
+            d = 0
+        return fmt(v, d)
+    return str(v)
+
+
+# ---- the document ----------------------------------------------------------------------
+
+
+@dataclass
+class Cell:
+    text: str
+    id: str | None = None
+    value: object = None
+    unit: str = ""
+    kind: str = ""
+    computation: str = ""
+    closed: bool = False      # the closed form (and the JavaScript port) reproduces it
+    logs: tuple = ()          # upstream files the figure was read from
+    aliases: tuple = ()       # further registry ids for the same cell
+
+
+@dataclass
+class Tab:
+    name: str
+    columns: tuple
+    rows: list
+
+
+@dataclass
+class Section:
+    number: int
+    title: str
+    blocks: list = field(default_factory=list)   # str (one prose line) | Tab
+
+
+@dataclass
+class Doc:
+    title: str
+    intro: list
+    sections: list
+
+    def cells(self):
+        """(section, table, row key, column, Cell) for every body cell."""
+        for sec in self.sections:
+            for b in sec.blocks:
+                if isinstance(b, Tab):
+                    for row in b.rows:
+                        for col, cell in zip(b.columns, row):
+                            yield sec, b, row[0].text, col, cell
+
+    def table(self, number: int, name: str) -> Tab:
+        for sec in self.sections:
+            if sec.number == number:
+                for b in sec.blocks:
+                    if isinstance(b, Tab) and b.name == name:
+                        return b
+        raise KeyError((number, name))
+
+
+def locator(section: Section | int, table: str, row: str, column: str) -> str:
+    n = section if isinstance(section, int) else section.number
+    return f"{RESULTS} §{n}, table {table!r}, row {row!r}, column {column!r}"
+
+
+KIND_OF_TAG = {"paper": "quoted", "experiment": "measured", "assumption": "assumption"}
+
+# scenario keys that also carry a sim.* id (ids.md)
+SIM_ALIASES = {"workers": "sim.workers", "dcs": "sim.dcs", "target_loss": "sim.target",
+               "wan_bandwidth": "sim.wan_default", "sweep_min": "sim.sweep_min",
+               "sweep_max": "sim.sweep_max"}
+
+
+def _measured_text(key: str, v) -> str:
+    if key == "target_loss":
+        return fmt(v, 3)
+    if key == "value_bytes":
+        return fmt_general(v)
+    return fmt_int(v)
+
+
+def _scenario_section(c: Computed) -> Section:
+    sec = Section(1, "Scenario")
+    v = c.values
+    counts = v.transform_counts_against_budget
+    sec.blocks.append(
+        "Every input of the simulation, with its unit and source: *paper* (the module's "
+        "paper as the original study page gives it), *experiment* (read from the run logs "
+        "at build time), *assumption* (ours). Citations are in data/sim/scenario.yaml.")
+    sec.blocks.append(
+        "Scenario switch: the optical transform "
+        + ("counts" if counts else "does not count")
+        + " against the module's compute budget, so the module processes values at "
+        + ("the smaller of its port rate and its budget divided by the cost per value."
+           if counts else "its port rate."))
+    rows = []
+    for key, e in c.scenario.entries.items():
+        raw = c.scenario.raw(key, c.inputs.measured)
+        if e.measured is not None:
+            text = _measured_text(key, raw)
+            comp = f"read from the run logs: {e.cite}"
+            logs = c.inputs.target_files if key == "target_loss" else c.inputs.files
+        else:
+            shown = raw if e.same_as is None else c.scenario.raw(e.same_as)
+            text = f_typed(shown)
+            comp = f"scenario input ({e.cite})"
+            if e.same_as is not None:
+                comp = f"scenario input, the same as {e.same_as} ({e.cite})"
+            logs = ()
+        aliases = (SIM_ALIASES[key],) if key in SIM_ALIASES else ()
+        value = raw if not isinstance(raw, bool) else raw
+        rows.append([Cell(key), Cell(e.label),
+                     Cell(text, f"scenario.{key}", value, e.unit, KIND_OF_TAG[e.source],
+                          comp, logs=logs, aliases=aliases),
+                     Cell(e.unit), Cell(e.source)])
+    sec.blocks.append(Tab("Inputs", ("Key", "Input", "Value", "Unit", "Source"), rows))
+    return sec
+
+
+def _kind(var, default="simulated"):
+    return "hypothetical" if var.hypothetical else default
+
+
+def _steps_section(c: Computed) -> Section:
+    sec = Section(2, "Steps and bytes")
+    sec.blocks.append(
+        "Steps to target: mean over seeds of the first evaluated step at or below the "
+        "target loss; never if any seed does not reach it. C′ and E′ borrow the steps of "
+        "the run named in the last column (hypothetical: not trained). Bytes are per "
+        "worker per step; WAN bytes count both directions.")
+    rows = []
+    payload_of = {"A": "dense", "B": "topk"}
+    for var in VARIANTS:
+        st = c.default[var.mech]
+        pkey = payload_of.get(var.mech, "band")
+        payload = c.inputs.payload[pkey]
+        src = c.inputs.steps.get(var.steps_from)
+        steps_from = src.group if src is not None else "none"
+        steps_logs = src.files if src is not None else ()
+        rows.append([
+            Cell(var.label),
+            Cell(closed.COLLECTIVE_LABEL[var.collective]),
+            Cell(f_steps(c.steps[var.key]), f"sim.steps.{var.key}", c.steps[var.key],
+                 "steps", _kind(var, "derived"),
+                 "mean over seeds of the first eval step with val_loss at or below the "
+                 f"target, runs of {steps_from}", closed=True, logs=steps_logs),
+            Cell(f_bytes(payload), f"sim.payload.{var.key}", payload, "bytes",
+                 _kind(var, "measured"),
+                 f"payload_bytes_per_step of the config record ({pkey} payload)",
+                 logs=(c.inputs.payload_files[pkey],)),
+            Cell(f_bytes(st.wire), f"sim.wire.{var.key}", st.wire, "bytes", _kind(var),
+                 "bytes one worker sends onto its own link per step, simulated"),
+            Cell(f_bytes(st.wan_bytes), f"sim.wan_bytes.{var.key}", st.wan_bytes, "bytes",
+                 _kind(var), "bytes crossing the WAN per step, both directions, simulated"),
+            Cell(steps_from),
+        ])
+    sec.blocks.append(Tab("Steps and bytes per variant",
+                          ("Variant", "Collective", "Steps to target",
+                           "Payload / step (bytes)", "Wire / step (bytes)",
+                           "WAN bytes / step", "Steps from"), rows))
+    return sec
+
+
+def _time_section(c: Computed) -> Section:
+    sec = Section(3, "Time and energy to target at the default WAN")
+    sec.blocks.append(
+        "Step times and energies come from the SimPy model and agree with the closed form "
+        "to 1e-9 relative. Each step ends when every worker holds the aggregate, so every "
+        "simulated step took the same time and the first is already the steady state. "
+        "Phases do not overlap: compute, then compression, then communication.")
+    rows, erows = [], []
+    for var in VARIANTS:
+        st: Step = c.default[var.mech]
+        k = var.key
+        steps = c.steps[k]
+        t = None if steps is None else steps * st.total
+        e = None if steps is None else steps * st.energy
+        kind = _kind(var)
+        rows.append([
+            Cell(var.label),
+            Cell(f_ms(st.compute), f"sim.compute.{k}", st.compute * 1e3, "ms", kind,
+                 "6 x parameters x tokens per worker per step / (GPU peak x utilisation)",
+                 closed=True),
+            Cell(f_ms(st.gpu), f"sim.compress_gpu.{k}", st.gpu * 1e3, "ms", kind,
+                 "FLOPs per multiply-add x multiply-adds per value x parameters / GPU rate",
+                 closed=True),
+            Cell(f_ms(st.module), f"sim.compress_module.{k}", st.module * 1e3, "ms", kind,
+                 "parameters / module rate", closed=True),
+            Cell(f_ms(st.comm), f"sim.comm.{k}", st.comm * 1e3, "ms", kind,
+                 f"simulated {closed.COLLECTIVE_LABEL[var.collective]}", closed=True),
+            Cell(f_ms(st.total), f"sim.step_time.{k}", st.total * 1e3, "ms", kind,
+                 "compute + compression + communication", closed=True),
+            Cell(f_s(t), f"sim.time.{k}", t, "s", kind,
+                 "steps to target x simulated step time", closed=True),
+            Cell(f_kj(e), f"sim.energy.{k}", None if e is None else e / 1e3, "kJ", kind,
+                 "steps to target x simulated energy per step", closed=True),
+        ])
+        erows.append([
+            Cell(var.label),
+            Cell(f_j(st.gpu_j), f"sim.energy_gpu.{k}", st.gpu_j, "J", kind,
+                 "workers x GPU power x (compute + GPU compression time)", closed=True),
+            Cell(f_j(st.link_j), f"sim.energy_link.{k}", st.link_j, "J", kind,
+                 "bits over each link x that link type's energy per bit", closed=True),
+            Cell(f_j(st.module_j), f"sim.energy_module.{k}", st.module_j, "J", kind,
+                 "modules x module power x module time", closed=True),
+            Cell(f_j(st.energy), f"sim.energy_step.{k}", st.energy, "J", kind,
+                 "GPU + links + module", closed=True),
+        ])
+    sec.blocks.append(Tab("Step time and time to target",
+                          ("Variant", "Compute (ms)", "Compression, GPU (ms)",
+                           "Compression, module (ms)", "Communication (ms)",
+                           "Step time (ms)", "Time to target (s)",
+                           "Energy to target (kJ)"), rows))
+    sec.blocks.append(Tab("Energy per step",
+                          ("Variant", "GPU (J)", "Links (J)", "Module (J)", "Total (J)"),
+                          erows))
+    p = c.params
+    alpha, bw = closed.ring_path(p)
+    rate = closed.module_rate(p)
+    derived = [
+        ("GPU rate", p.gpu_rate / 1e12, fmt(p.gpu_rate / 1e12, 1), "TFLOP/s",
+         "sim.gpu_rate", "GPU peak x utilisation"),
+        ("Module rate", rate / 1e9, fmt(rate / 1e9, 3), "billion values/s",
+         "sim.module_rate", "min(port rate, budget / (cost per value x operations per "
+         "multiply-add)) when the transform counts, else the port rate"),
+        ("Ring's slowest hop, latency", alpha * 1e6, fmt(alpha * 1e6, 1), "µs",
+         "sim.ring_alpha", "two worker links plus the WAN"),
+        ("Ring's slowest hop, bandwidth", bw / 1e9, fmt(bw / 1e9, 1), "GB/s",
+         "sim.ring_bw", "min(worker link, WAN)"),
+    ]
+    sec.blocks.append(Tab("Derived rates", ("Quantity", "Value", "Unit"), [
+        [Cell(name), Cell(text, id_, val, unit, "derived", comp, closed=True), Cell(unit)]
+        for name, val, text, unit, id_, comp in derived]))
+    return sec
+
+
+def _faster(c: Computed, a: str, b: str) -> str:
+    ta = c.steps[a] and c.steps[a] * c.default[closed.BY_KEY[a].mech].total
+    tb = c.steps[b] and c.steps[b] * c.default[closed.BY_KEY[b].mech].total
+    if ta is None and tb is None:
+        return "neither"
+    if tb is None or (ta is not None and ta < tb):
+        return closed.BY_KEY[a].label
+    if ta is None or tb < ta:
+        return closed.BY_KEY[b].label
+    return "neither"
+
+
+def _breakeven_section(c: Computed) -> Section:
+    sec = Section(4, "Break-even WAN bandwidth")
+    sec.blocks.append(
+        "Where the first variant's time to target equals the second's, found by bisection "
+        "on the closed form in log-bandwidth over the sweep range and shown to three "
+        "significant figures: below it the first variant is faster (below X), or it is "
+        "faster across the whole range, or nowhere in it (none in range).")
+    rows = []
+    for bid, label, a, b in BREAKEVENS:
+        be = c.breakevens[bid]
+        hyp = closed.BY_KEY[a].hypothetical or closed.BY_KEY[b].hypothetical
+        rows.append([
+            Cell(label),
+            Cell(f_be(be), f"sim.breakeven.{bid}", be_value(be), "GB/s",
+                 "hypothetical" if hyp else "simulated",
+                 f"bisection on time to target of {closed.BY_KEY[a].label} minus "
+                 f"{closed.BY_KEY[b].label} against WAN bandwidth", closed=True),
+            Cell(_faster(c, a, b), closed=True),
+        ])
+    sec.blocks.append(Tab("Break-evens", ("Comparison", "Break-even WAN bandwidth",
+                                          "Faster at the default WAN"), rows))
+    return sec
+
+
+def _enob_section(c: Computed) -> Section:
+    sec = Section(5, "ENOB")
+    sec.blocks.append(
+        "Each repaired optics run (feedback of the band sent, full scale re-set): its "
+        "steps to target, and the break-even of E and of E′ against A with its steps. The "
+        "break-even ENOB is the lowest ENOB, among the runs with E's plane count, that "
+        "reaches the target and beats A somewhere in the range.")
+    rows = []
+    for r in c.enob:
+        run = r.run
+        sid = f"sim.enob.{run.slug}"
+        rows.append([
+            Cell(run.slug),
+            Cell(fmt_general(run.enob), f"{sid}.enob", run.enob, "bits", "measured",
+                 "enob of the config record", logs=run.steps.files),
+            Cell(fmt_int(run.planes), f"{sid}.planes", run.planes, "planes", "measured",
+                 "planes of the config record", logs=run.steps.files),
+            Cell(fmt_int(run.fs_every), f"{sid}.fs_every", run.fs_every, "steps",
+                 "measured", "fs_every of the config record", logs=run.steps.files),
+            Cell(f_steps(run.steps.mean), f"{sid}.steps", run.steps.mean, "steps", "derived",
+                 "first eval step with val_loss at or below the target", closed=True,
+                 logs=run.steps.files),
+            Cell(f_be(r.e_vs_a), f"{sid}.E_vs_A", be_value(r.e_vs_a), "GB/s", "simulated",
+                 "bisection: E with this run's steps against A", closed=True),
+            Cell(f_be(r.eprime_vs_a), f"{sid}.Eprime_vs_A", be_value(r.eprime_vs_a), "GB/s",
+                 "hypothetical", "bisection: E′ with this run's steps against A",
+                 closed=True),
+        ])
+    sec.blocks.append(Tab("Repaired optics runs",
+                          ("Run", "ENOB", "Planes", "Full scale re-set every (steps)",
+                           "Steps to target", "E vs A", "E′ vs A"), rows))
+    be = c.enob_breakeven
+    if be is None:
+        cells = [[Cell("Break-even ENOB"),
+                  Cell("none", "sim.enob.breakeven", None, "bits", "simulated",
+                       "no repaired run with E's plane count beats A anywhere in range",
+                       closed=True)],
+                 [Cell("Beats A as"), Cell("neither", closed=True)]]
+    else:
+        run, via = be
+        cells = [[Cell("Break-even ENOB"),
+                  Cell(fmt_general(run.enob), "sim.enob.breakeven", run.enob, "bits",
+                       "hypothetical" if via == "E′" else "simulated",
+                       f"lowest ENOB whose repaired run reaches the target and whose {via} "
+                       "beats A somewhere in the range", closed=True, logs=run.steps.files)],
+                 [Cell("Beats A as"), Cell(via, closed=True)]]
+    sec.blocks.append(Tab("Break-even ENOB", ("Figure", "Value"), cells))
+    return sec
+
+
+def _sweep_section(c: Computed) -> Section:
+    sec = Section(6, "Sweep")
+    sec.blocks.append(
+        "Time to target (s) per variant at each WAN bandwidth of the fixed logarithmic grid "
+        "(sweep_min to sweep_max, sweep_points_per_decade points a decade: section 1), "
+        "simulated; never where the variant's steps never reach the target.")
+    rows = []
+    for i, bw in enumerate(c.grid):
+        row = [Cell(f_gbps(bw), f"sim.sweep.bw.{i}", bw / 1e9, "GB/s", "assumption",
+                    "point of the fixed log grid", closed=True)]
+        for var in VARIANTS:
+            steps = c.steps[var.key]
+            t = None if steps is None else steps * c.sweep[var.mech][i]
+            row.append(Cell(f_s(t), f"sim.sweep.{var.key}.{i}", t, "s", _kind(var),
+                            "steps to target x simulated step time at this WAN bandwidth",
+                            closed=True))
+        rows.append(row)
+    sec.blocks.append(Tab("Time to target against WAN bandwidth",
+                          ("WAN bandwidth (GB/s)",) + tuple(v.label for v in VARIANTS),
+                          rows))
+    return sec
+
+
+def build_doc(c: Computed) -> Doc:
+    intro = [
+        "Written by `python -m cit.sim` from data/sim/scenario.yaml and the run logs in "
+        "results/tinystories-gpu. Do not edit by hand: every build recomputes each cell "
+        "and fails on any difference."]
+    return Doc(TITLE, intro, [_scenario_section(c), _steps_section(c), _time_section(c),
+                              _breakeven_section(c), _enob_section(c), _sweep_section(c)])
+
+
+# ---- Markdown ---------------------------------------------------------------------------
+
+
+def render(doc: Doc) -> str:
+    out = [f"# {doc.title}", ""]
+    for line in doc.intro:
+        out += [line, ""]
+    for sec in doc.sections:
+        out += [f"## {sec.number}. {sec.title}", ""]
+        for b in sec.blocks:
+            if isinstance(b, str):
+                out += [b, ""]
+                continue
+            out += [f"### {b.name}", ""]
+            out.append("| " + " | ".join(b.columns) + " |")
+            out.append("|" + "---|" * len(b.columns))
+            for row in b.rows:
+                for cell in row:
+                    if "|" in cell.text or "\n" in cell.text:
+                        raise BuildError(RESULTS, f"cell text {cell.text!r} cannot go in a "
+                                         "Markdown table")
+                out.append("| " + " | ".join(cell.text for cell in row) + " |")
+            out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+@dataclass
+class PCell:
+    text: str
+    line: int
+
+
+@dataclass
+class PTab:
+    name: str
+    line: int
+    columns: list
+    rows: list          # list of list[PCell]
+
+
+@dataclass
+class PSection:
+    number: int
+    title: str
+    line: int
+    blocks: list = field(default_factory=list)   # (line, str) | PTab
+
+
+@dataclass
+class Parsed:
+    head: list          # (line, text) before the first section
+    sections: list
+
+
+def _split(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def parse(text: str, name: str = RESULTS) -> Parsed:
+    """The results file's structure: sections, prose lines, tables with line numbers."""
+    head, sections = [], []
+    lines = text.split("\n")
+    i = 0
+    cur_tab = None
+    while i < len(lines):
+        ln, line = i + 1, lines[i]
+        i += 1
+        if line.startswith("## "):
+            title = line[3:]
+            num, _, rest = title.partition(". ")
+            if not num.isdigit():
+                raise BuildError(f"{name}:{ln}", f"section heading {line!r} needs a number")
+            sections.append(PSection(int(num), rest, ln))
+            cur_tab = None
+            continue
+        if line.startswith("### "):
+            if not sections:
+                raise BuildError(f"{name}:{ln}", "table heading before the first section")
+            cur_tab = PTab(line[4:], ln, [], [])
+            sections[-1].blocks.append(cur_tab)
+            continue
+        if line.startswith("|"):
+            if cur_tab is None:
+                raise BuildError(f"{name}:{ln}", "table row outside a table")
+            cells = _split(line)
+            if not cur_tab.columns:
+                cur_tab.columns = cells
+            elif all(set(c) <= set("-:") and c for c in cells):
+                pass
+            else:
+                cur_tab.rows.append([PCell(c, ln) for c in cells])
+            continue
+        if not line.strip():
+            continue
+        cur_tab = None
+        (sections[-1].blocks if sections else head).append((ln, line))
+    return Parsed(head, sections)
+
+
+def compare(recorded: str, recomputed: str, name: str = RESULTS) -> int:
+    """Compare the recorded file with the recomputed one; return the number of table
+    cells compared; raise BuildError at the first difference (section, row, column and
+    both strings)."""
+    a, b = parse(recorded, name), parse(recomputed, name)
+
+    def differ(where, what, got, want):
+        raise BuildError(where, f"{what}: recorded {got!r}, recomputed {want!r}")
+
+    for (la, ta), (_, tb) in zip(a.head, b.head):
+        if ta != tb:
+            differ(f"{name}:{la}", "text before the first section", ta, tb)
+    if len(a.head) != len(b.head):
+        differ(f"{name}:1", "lines before the first section", len(a.head), len(b.head))
+    if [(s.number, s.title) for s in a.sections] != [(s.number, s.title) for s in b.sections]:
+        differ(f"{name}:1", "sections", [f"{s.number}. {s.title}" for s in a.sections],
+               [f"{s.number}. {s.title}" for s in b.sections])
+    cells = 0
+    for sa, sb in zip(a.sections, b.sections):
+        sec = f"§{sa.number}"
+        if len(sa.blocks) != len(sb.blocks):
+            differ(f"{name}:{sa.line}", f"{sec}: number of paragraphs and tables",
+                   len(sa.blocks), len(sb.blocks))
+        for ba, bb in zip(sa.blocks, sb.blocks):
+            if isinstance(ba, tuple) or isinstance(bb, tuple):
+                if not (isinstance(ba, tuple) and isinstance(bb, tuple)):
+                    line = ba[0] if isinstance(ba, tuple) else ba.line
+                    differ(f"{name}:{line}", f"{sec}: block", "prose" if isinstance(ba, tuple)
+                           else f"table {ba.name!r}",
+                           "prose" if isinstance(bb, tuple) else f"table {bb.name!r}")
+                if ba[1] != bb[1]:
+                    differ(f"{name}:{ba[0]}", f"{sec} prose", ba[1], bb[1])
+                continue
+            tab = f"{sec}, table {ba.name!r}"
+            if ba.name != bb.name:
+                differ(f"{name}:{ba.line}", f"{sec} table name", ba.name, bb.name)
+            if ba.columns != bb.columns:
+                differ(f"{name}:{ba.line + 2}", f"{tab}: header", ba.columns, bb.columns)
+            keys_a = [r[0].text if r else "" for r in ba.rows]
+            keys_b = [r[0].text if r else "" for r in bb.rows]
+            for ra, rb in zip(ba.rows, bb.rows):
+                key = rb[0].text if rb else ""
+                if len(ra) != len(rb):
+                    differ(f"{name}:{ra[0].line if ra else ba.line}",
+                           f"{tab}, row {key!r}: number of cells", len(ra), len(rb))
+                for col, ca, cb in zip(bb.columns, ra, rb):
+                    cells += 1
+                    if ca.text != cb.text:
+                        differ(f"{name}:{ca.line}",
+                               f"{tab}, row {key!r}, column {col!r}", ca.text, cb.text)
+            if len(ba.rows) != len(bb.rows):
+                differ(f"{name}:{ba.line}", f"{tab}: rows", keys_a, keys_b)
+    return cells
+
+
+def check_results(computed: Computed, path: Path, name: str = RESULTS) -> int:
+    """Recompute data/sim/results.md from `computed` and compare it, cell by cell, with
+    the recorded file at `path`. Returns the number of cells compared. Never writes."""
+    try:
+        recorded = Path(path).read_text()
+    except FileNotFoundError:
+        raise BuildError(name, "recorded simulator results missing; generate them with "
+                         "`python -m cit.sim`") from None
+    return compare(recorded, render(build_doc(computed)), name)
+
+
+def write_results(computed: Computed, path: Path) -> str:
+    """Write data/sim/results.md (the explicit regeneration command calls this)."""
+    text = render(build_doc(computed))
+    Path(path).write_text(text)
+    return text
