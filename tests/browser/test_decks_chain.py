@@ -619,8 +619,8 @@ def test_a_page_without_number_or_term_json_loads_without_errors(make_page, demo
     num.click()
     card = page.locator("#cit-prov-card")
     assert card.is_visible()
-    assert card.locator("[data-field='kind']").inner_text() == num.get_attribute("data-kind")
-    assert card.locator("[data-field='value']").inner_text() == num.get_attribute("value")
+    assert card.locator("[data-field='kind']").text_content() == num.get_attribute("data-kind")
+    assert card.locator("[data-field='value']").text_content() == num.get_attribute("value")
     page.locator("a.term").hover()
     assert page.locator("[role='tooltip']:visible").count() == 0
     make_page.guard(page).assert_clean()
