@@ -1,0 +1,272 @@
+"""The render stage over a tiny content tree: pages, embedded JSON, blocks, charts,
+glossary, number index, determinism and errors."""
+
+import json
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from cit.errors import BuildError
+from cit.render import plotly_js
+
+PAGES = ("index.html", "optics/index.html", "method/index.html", "tested/index.html",
+         "glossary/index.html", "decks/01-sources/index.html", "decks/02-traffic/index.html")
+
+
+def _text(site, path):
+    return site.files[path].decode("utf-8")
+
+
+def _script_json(html, script_id):
+    m = re.search(rf'<script type="application/json" id="{script_id}">(.*?)</script>', html, re.S)
+    assert m, script_id
+    return json.loads(m.group(1))
+
+
+class _Elements(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.found = []
+
+    def handle_starttag(self, tag, attrs):
+        self.found.append((tag, dict(attrs)))
+
+
+def _elements(html):
+    p = _Elements()
+    p.feed(html)
+    return p.found
+
+
+@pytest.fixture
+def site(render_content, render_tiny):
+    return render_tiny(render_content())
+
+
+def test_pages_are_folders_with_an_index_file(site):
+    assert set(PAGES) <= set(site.files)
+    assert site.pages == {"/": "Can an optical link compress gradients?", "/optics/": "Optics",
+                          "/method/": "Method", "/tested/": "Tested", "/glossary/": "Glossary",
+                          "/decks/01-sources/": "Sources", "/decks/02-traffic/": "Training traffic"}
+
+
+def test_every_link_and_asset_reference_is_relative(site):
+    for path in PAGES:
+        for tag, attrs in _elements(_text(site, path)):
+            for key in ("href", "src"):
+                url = attrs.get(key)
+                if url is None or url.startswith(("http://", "https://", "mailto:")):
+                    continue
+                assert not url.startswith("/"), (path, url)
+                assert not url.split("#")[0].endswith("/"), (path, url)
+
+
+def test_each_page_embeds_the_numbers_it_shows_with_their_provenance(site, render_registry):
+    for path in PAGES:
+        html = _text(site, path)
+        shown = set(re.findall(r'<data class="num" value="[^"]*" data-id="([^"]+)"', html))
+        embedded = _script_json(html, "cit-numbers")
+        assert set(embedded) == shown, path
+        for i, entry in embedded.items():
+            n = render_registry.numbers[i]
+            assert entry == {"kind": n.kind, "value": n.as_json([])["value"], "text": n.text,
+                             "unit": n.unit, "provenance": n.provenance()}
+
+
+def test_each_page_embeds_the_terms_it_links(site):
+    for path in PAGES:
+        html = _text(site, path)
+        linked = set(re.findall(r'<a class="term" href="[^"]*" data-term="([^"]+)"', html))
+        embedded = _script_json(html, "cit-terms")
+        assert set(embedded) == linked, path
+        for entry in embedded.values():
+            assert set(entry) == {"term", "definition"} and entry["definition"]
+
+
+def test_appears_lists_the_pages_where_each_number_is_shown(site, render_registry):
+    assert set(site.appears) == set(render_registry.numbers)
+    assert site.appears["final_loss.A"] == ["/", "/optics/"]
+    # the glossary definition of DeMo shows final_loss.B; the index listing is not an appearance
+    assert site.appears["final_loss.B"] == ["/glossary/", "/optics/"]
+    assert site.appears["runs.completed"] == ["/decks/01-sources/"]
+    assert site.appears["build.checked"] == ["/tested/"]
+
+
+def test_the_number_index_lists_every_number_with_where_it_appears(site, render_registry):
+    html = _text(site, "method/index.html")
+    rows = re.findall(r'<tr id="n-([^"]+)">(.*?)</tr>', html, re.S)
+    assert [r[0] for r in rows] == sorted(render_registry.numbers)
+    row = dict(rows)["final_loss.A"]
+    assert '<a href="../index.html">' in row and '<a href="../optics/index.html">Optics</a>' in row
+    assert render_registry.numbers["final_loss.A"].locator in row
+
+
+def test_the_glossary_lists_every_term_and_the_pages_that_use_it(site):
+    html = _text(site, "glossary/index.html")
+    assert re.findall(r'<dt id="term-([^"]+)">', html) == ["adamw", "demo", "unused-term"]
+    entry = html[html.index('id="term-adamw"'):html.index('id="term-demo"')]
+    used = re.search(r'<p class="used-on">(.*?)</p>', entry).group(1)
+    assert re.findall(r'href="([^"]+)"', used) == ["../decks/02-traffic/index.html", "../optics/index.html"]
+    assert 'class="see-also"' in entry and 'data-term="demo"' in entry
+    assert site.unused_terms == ["unused-term"]
+
+
+def test_deck_slides_are_sections_inside_a_deck_main(site):
+    html = _text(site, "decks/01-sources/index.html")
+    assert '<main id="main" class="deck"' in html
+    slides = re.findall(r'<section class="slide" id="(slide-\d+)"[^>]*aria-labelledby="([^"]+)"', html)
+    assert [s[0] for s in slides] == ["slide-1", "slide-2"]
+    for _, heading in slides:
+        assert f'id="{heading}"' in html
+    assert ('src="../../static/deck.js"' in html) == ("static/deck.js" in site.files)
+    assert 'href="../../decks/02-traffic/index.html" rel="next"' in html
+
+
+def test_charts_only_load_plotly_on_chart_pages(site):
+    chart_pages = set()
+    for path in PAGES:
+        html = _text(site, path)
+        has_chart = 'class="chart"' in html
+        loads = [a.get("src", "") for t, a in _elements(html) if t == "script"]
+        loads_plotly = any(s.endswith("static/plotly.min.js") for s in loads)
+        assert has_chart == loads_plotly, path
+        assert has_chart == any(s.endswith("static/charts.js") for s in loads), path
+        if has_chart:
+            chart_pages.add(path)
+    assert chart_pages == {"index.html", "decks/01-sources/index.html"}
+    assert site.files["static/plotly.min.js"] == plotly_js()
+    assert "cdn" not in "".join(_text(site, p) for p in PAGES).lower()
+
+
+def test_no_plotly_file_is_copied_when_no_page_has_a_chart(render_content, render_tiny):
+    hub = _hub_without_charts()
+    deck = "---\ntitle: Sources\ndescription: D.\nlayout: deck\norder: 1\n---\n# Sources\n"
+    site = render_tiny(render_content({"hub.md": hub, "decks/01-sources.md": deck}))
+    assert "static/plotly.min.js" not in site.files
+
+
+def _hub_without_charts():
+    from conftest import RENDER_CONTENT
+    return RENDER_CONTENT["hub.md"].replace("@[chart:loss-curves]\n", "")
+
+
+def test_a_chart_embeds_its_figure_and_a_fallback_of_registry_values(site, render_registry):
+    html = _text(site, "index.html")
+    fig = _script_json(html, "fig-loss-curves-json")
+    hub_series = sorted(i for i in render_registry.series if i.startswith("curve."))
+    lines = [t for t in fig["data"] if t.get("mode") == "lines"]
+    assert [list(t["y"]) for t in lines] == [list(render_registry.series[i].y) for i in hub_series]
+    values = re.findall(r'<data class="series-value" value="([^"]*)" data-series="([^"]+)" '
+                        r'data-index="(\d+)" data-axis="(\w+)">', html)
+    assert values
+    for raw, sid, idx, axis in values:
+        s = render_registry.series[sid]
+        seq = {"x": s.x, "y": s.y}.get(axis) or s.extra[axis]
+        v = seq[int(idx)]
+        assert raw == (repr(v) if isinstance(v, float) else str(v)), (sid, axis, idx)
+
+
+def test_variant_colours_are_the_same_in_every_chart(site):
+    from cit.charts import VARIANT_COLOURS
+    hub = _script_json(_text(site, "index.html"), "fig-loss-curves-json")
+    sweep = _script_json(_text(site, "decks/01-sources/index.html"), "fig-sweep-json")
+    colour = {}
+    for fig in (hub, sweep):
+        for t in fig["data"]:
+            if t.get("mode") == "lines" and t["line"]["dash"] == "solid":
+                colour.setdefault(t["name"][0], set()).add(t["line"]["color"])
+    assert colour["A"] == {VARIANT_COLOURS["A"]}
+
+
+def test_the_sweep_marks_float_break_evens_and_skips_text_ones(site, render_registry):
+    html = _text(site, "decks/01-sources/index.html")
+    fig = _script_json(html, "fig-sweep-json")
+    assert fig["layout"]["xaxis"]["type"] == "log"
+    assert [s["x0"] for s in fig["layout"]["shapes"]] == [render_registry.numbers["sim.breakeven.E_vs_A"].value]
+    assert 'data-id="sim.breakeven.E_vs_A"' in html and 'data-id="sim.breakeven.B_vs_A"' not in html
+
+
+def test_a_chart_block_whose_series_are_absent_fails(render_content, render_tiny, render_registry):
+    for sid in [i for i in render_registry.series if i.startswith("sim.sweep.")]:
+        del render_registry.series[sid]
+    with pytest.raises(BuildError) as e:
+        render_tiny(render_content(), render_registry)
+    assert e.value.where.startswith("content/decks/01-sources.md:")
+    assert "sim.sweep" in e.value.message
+
+
+def test_a_registry_table_renders_with_scoped_headers_and_right_aligned_numbers(site, render_registry):
+    html = _text(site, "optics/index.html")
+    table = html[html.index('<table class="data" id="table-final-loss"'):]
+    table = table[:table.index("</table>")]
+    t = render_registry.tables["final-loss"]
+    assert "<caption>" + t.caption in table
+    assert table.count('<th scope="row">') == len(t.rows)
+    assert table.count('<td class="n"><data class="num"') == len(t.rows)
+    assert '<th scope="col" class="n">' in table
+
+
+def test_the_tested_table_shows_each_verification_figure(site, render_registry):
+    html = _text(site, "tested/index.html")
+    assert '<th scope="row">Things checked</th>' in html
+    assert f'data-id="build.checked" data-kind="derived">{render_registry.numbers["build.checked"].text}<' in html
+
+
+def test_the_build_stamp_shows_the_commit_and_its_date(site):
+    from conftest import RENDER_BUILD_INFO
+    html = _text(site, "index.html")
+    stamp = re.search(r'<p class="build-stamp">(.*?)</p>', html, re.S).group(1)
+    assert RENDER_BUILD_INFO["commit"][:12] in stamp and RENDER_BUILD_INFO["commit_date"] in stamp
+
+
+def test_the_hub_findings_become_cards(site):
+    html = _text(site, "index.html")
+    section = html[html.index('<section class="section section-findings"'):]
+    section = section[:section.index("</section>")]
+    assert section.count('<article class="card finding"') == 1
+
+
+def test_every_page_has_the_shell_a_reader_needs(site):
+    for path in PAGES:
+        html = _text(site, path)
+        assert '<html lang="en">' in html and 'name="viewport"' in html
+        assert '<a class="skip-link" href="#main">' in html and 'id="main"' in html
+        for label in ("Hub", "Decks", "Optics", "Method", "Tested", "Glossary"):
+            assert f">{label}</a>" in html, (path, label)
+
+
+def test_rendering_twice_gives_identical_bytes(render_content, render_tiny):
+    content = render_content()
+    assert render_tiny(content).files == render_tiny(content).files
+
+
+def test_an_undefined_template_variable_is_an_error(render_content, render_tiny, tmp_path):
+    tdir = tmp_path / "templates"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "templates", tdir)
+    (tdir / "page.html").write_text("{{ no_such_variable }}")
+    with pytest.raises(BuildError) as e:
+        render_tiny(render_content(), templates_dir=tdir)
+    assert "no_such_variable" in e.value.message
+
+
+def test_terms_linked_without_a_glossary_page_fail(render_content, render_tiny):
+    with pytest.raises(BuildError) as e:
+        render_tiny(render_content(drop=("pages/glossary.md",)))
+    assert "@[glossary]" in e.value.message
+
+
+def test_a_deck_whose_order_differs_from_its_file_name_fails(render_content, render_tiny):
+    deck = "---\ntitle: T\ndescription: D.\nlayout: deck\norder: 3\n---\n# T\n"
+    with pytest.raises(BuildError) as e:
+        render_tiny(render_content({"decks/04-late.md": deck}))
+    assert e.value.where == "content/decks/04-late.md:1"
+
+
+def test_a_page_with_the_wrong_layout_fails(render_content, render_tiny):
+    page = "---\ntitle: T\ndescription: D.\nlayout: hub\n---\nText\n"
+    with pytest.raises(BuildError) as e:
+        render_tiny(render_content({"pages/extra.md": page}))
+    assert e.value.where == "content/pages/extra.md:1"
