@@ -223,11 +223,4 @@ def render_tiny():
     return run
 
 
-def write_site(files: dict, out: Path) -> Path:
-    """Write Site.files into a folder (as the build does, without the atomic swap)."""
-    for rel, data in files.items():
-        p = out / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_bytes(data)
-    return out
 # ---- end render fixtures ---------------------------------------------------------------

@@ -1,0 +1,124 @@
+"""The no-naked-numbers check: literal digits fail, registered numbers and allow-listed
+structural names pass, and the allow-list stays short."""
+
+import re
+
+import pytest
+import yaml
+
+from cit.errors import BuildError
+from cit.naked import ALLOWLIST_PATH, MAX_ENTRIES, check_pages, load_allowlist, scan_page
+
+
+def _page(body: str) -> dict:
+    return {"p/index.html": f"<html><body><main>{body}</main></body></html>".encode()}
+
+
+def test_a_literal_number_in_content_fails_the_naked_check(render_content, render_tiny):
+    from conftest import RENDER_CONTENT
+    optics = RENDER_CONTENT["pages/optics.md"] + "\nWe trained 12 models for this.\n"
+    site = render_tiny(render_content({"pages/optics.md": optics}))
+    fails = site.naked_report.failures
+    assert len(fails) == 1
+    assert fails[0].startswith("optics/index.html: naked number '12'")
+    assert "We trained 12 models" in fails[0]
+
+
+def test_the_tiny_site_has_no_naked_numbers(render_content, render_tiny):
+    rep = render_tiny(render_content()).naked_report
+    assert rep.failures == () and rep.pages_checked == 7
+
+
+def test_the_allow_list_has_at_most_forty_entries_each_with_a_reason():
+    entries = load_allowlist()
+    raw = yaml.safe_load(ALLOWLIST_PATH.read_text())["entries"]
+    assert len(entries) == len(raw) <= MAX_ENTRIES
+    assert all(e.reason.strip() for e in entries)
+
+
+def test_an_allow_list_over_forty_entries_is_an_error(tmp_path):
+    path = tmp_path / "allow.yaml"
+    path.write_text(yaml.safe_dump({"entries": [{"pattern": f"x{i}", "reason": "r"}
+                                                for i in range(MAX_ENTRIES + 1)]}))
+    with pytest.raises(BuildError) as e:
+        load_allowlist(path)
+    assert "at most" in e.value.message
+
+
+def test_a_bad_allow_list_regex_names_its_line(tmp_path):
+    path = tmp_path / "allow.yaml"
+    path.write_text("entries:\n  - pattern: 'ok'\n    reason: fine\n  - pattern: '(unclosed'\n    reason: bad\n")
+    with pytest.raises(BuildError) as e:
+        load_allowlist(path)
+    assert e.value.where == f"{path}:4"
+
+
+@pytest.mark.parametrize("text", [
+    "B uses 2-D 64x64 chunks and C 1-D 256-point chunks.",
+    "The run at ENOB 8 with 4 planes re-set its full scale every 100 steps.",
+    "Values are BF16; the reference sends int64 indices.",
+    "See arXiv:2411.19870 (Peng et al., 2024).",
+])
+def test_allow_listed_structural_names_pass(text):
+    assert check_pages(_page(f"<p>{text}</p>")) == []
+
+
+@pytest.mark.parametrize("text", [
+    "We ran 32 runs.",
+    "The 64x64 grid is small.",            # a shape, but not naming chunks
+    "A loss of 1.646 was reached.",
+    "It took 2024 steps.",                 # a year only counts inside a citation
+])
+def test_digits_outside_structural_names_fail(text):
+    fails = check_pages(_page(f"<p>{text}</p>"))
+    assert fails and all(f.startswith("p/index.html: naked number") for f in fails)
+
+
+def test_a_number_element_passes_and_its_text_must_match_the_registry(render_registry):
+    n = render_registry.numbers["final_loss.A"]
+    good = (f'<p>Loss <data class="num" value="{n.raw()}" data-id="{n.id}" '
+            f'data-kind="{n.kind}">{n.text}</data>.</p>')
+    assert check_pages(_page(good), numbers=render_registry.numbers) == []
+    bad = good.replace(f">{n.text}<", f">{n.text}0<")
+    fails = check_pages(_page(bad), numbers=render_registry.numbers)
+    assert len(fails) == 1 and "final_loss.A" in fails[0]
+
+
+def test_digits_in_alt_title_and_aria_label_fail():
+    for attr in ("alt", "title", "aria-label"):
+        html = f'<img {attr}="figure 3 of the results" src="x.png">'
+        assert len(check_pages(_page(html))) == 1, attr
+
+
+def test_digits_in_the_meta_description_fail():
+    html = '<html><head><meta name="description" content="We ran 9 runs."></head><body></body></html>'
+    assert len(check_pages({"x.html": html.encode()})) == 1
+
+
+def test_scripts_and_styles_are_not_page_text():
+    html = '<script type="application/json">{"a": 12}</script><style>p{width:70ch}</style><p>No digits.</p>'
+    assert check_pages(_page(html)) == []
+
+
+def test_a_chart_value_must_point_at_its_registry_series(render_registry):
+    s = render_registry.series["curve.A"]
+    good = (f'<td><data class="series-value" value="{s.y[1]!r}" data-series="curve.A" '
+            f'data-index="1" data-axis="y">{s.y[1]}</data></td>')
+    assert check_pages(_page(good), series=render_registry.series) == []
+    wrong_index = good.replace('data-index="1"', 'data-index="2"')
+    assert len(check_pages(_page(wrong_index), series=render_registry.series)) == 1
+    unmarked = good.replace(' data-series="curve.A"', "")
+    assert len(check_pages(_page(unmarked), series=render_registry.series)) == 1
+
+
+def test_a_within_entry_applies_only_inside_its_element():
+    entries = load_allowlist()
+    stamp = '<footer><p class="build-stamp">commit <code>0123abc4567</code></p></footer>'
+    assert scan_page("x.html", stamp, entries) == []
+    outside = "<p>commit <code>0123abc4567</code></p>"
+    assert scan_page("x.html", outside, entries)
+
+
+def test_the_failure_shows_the_text_around_the_digit():
+    fails = check_pages(_page("<p>Some words before the 42 and some words after.</p>"))
+    assert re.search(r"“.*before the 42 and some.*”", fails[0])
