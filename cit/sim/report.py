@@ -177,6 +177,9 @@ def _scenario_section(c: Computed) -> Section:
         else:
             shown = raw if e.same_as is None else c.scenario.raw(e.same_as)
             text = f_typed(shown)
+            if key.endswith("_link_type"):
+                # shown by the name of the link type's energy entry, not its key
+                text = c.scenario.entries[f"{shown}_pj_per_bit"].label.split(",")[0]
             comp = f"scenario input ({e.cite})"
             if e.same_as is not None:
                 comp = f"scenario input, the same as {e.same_as} ({e.cite})"

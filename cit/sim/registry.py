@@ -1,0 +1,219 @@
+"""Enter the simulator's figures into the number registry.
+
+Every figure of data/sim/results.md becomes a number whose text is exactly its cell and
+whose locator is the cell (section, table, row, column); the sweep also becomes one
+series per variant for the chart; the transit page's tables are registered from the
+same cells. The original page's quoted figures (data/sim/quoted.yaml) are entered as
+kind `quoted`; they never appear in results.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..errors import BuildError
+from ..fmt import fmt
+from ..registry import Ref, Registry, Source
+from . import closed
+from .closed import VARIANTS
+from .compute import BREAKEVENS, Computed
+from .report import RESULTS, Doc, Tab, build_doc, f_be, locator
+from .closed import BreakEven
+
+QUOTED = "data/sim/quoted.yaml"
+SCENARIO = "data/sim/scenario.yaml"
+
+
+def _upstream(lock_path: Path | None) -> dict:
+    """rel path -> Source with commit and blob SHA-1, from vendored/lock.yaml."""
+    if lock_path is None or not Path(lock_path).exists():
+        return {}
+    from ..vendor import read_lock
+    return {f.path: Source(f.path, f.commit, f.blob_sha1) for f in read_lock(lock_path).files}
+
+
+def register_cells(reg: Registry, doc: Doc, results_path: str = RESULTS,
+                   lock_path: Path | None = None) -> int:
+    """Every cell of `doc` that carries an id (and its aliases) -> a registry number."""
+    up = _upstream(lock_path)
+    n = 0
+    for sec, tab, row, col, cell in doc.cells():
+        if cell.id is None:
+            continue
+        sources = [Source(results_path)]
+        if sec.number == 1:
+            sources.append(Source(SCENARIO))
+        for rel in cell.logs:
+            sources.append(up.get(rel, Source(rel)))
+        loc = locator(sec, tab.name, row, col).replace(RESULTS, results_path, 1)
+        for nid in (cell.id,) + tuple(cell.aliases):
+            reg.add(nid, cell.value, cell.text, unit=cell.unit, kind=cell.kind,
+                    sources=tuple(sources), locator=loc, computation=cell.computation)
+            n += 1
+    return n
+
+
+# ---- quoted figures ---------------------------------------------------------------------
+
+
+class QuotedFigure(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    value: float | None = None
+    decimals: int | None = Field(None, ge=0)
+    kind: Literal["below", "above", "whole", "none"] | None = None
+    unit: str
+    what: str = Field(min_length=1)
+    ours: str | None = None
+    why: str | None = None
+
+    @field_validator("what", "why")
+    @classmethod
+    def _no_digits(cls, v):
+        if v is not None and any(ch.isdigit() for ch in v):
+            raise ValueError("must not contain digits (it is shown as text on the site)")
+        return v
+
+    def text(self) -> str:
+        if self.kind in ("whole", "none"):
+            return f_be(BreakEven(self.kind, None))
+        if self.value is None or self.decimals is None:
+            raise ValueError("needs value and decimals")
+        shown = fmt(self.value, self.decimals)
+        return f"{self.kind} {shown} GB/s" if self.kind else shown
+
+
+class QuotedFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    citation: str = Field(min_length=1)
+    figures: dict[str, QuotedFigure]
+
+
+def load_quoted(path: Path, display: str = QUOTED) -> QuotedFile:
+    try:
+        text = Path(path).read_text()
+    except FileNotFoundError:
+        raise BuildError(display, "quoted figures file missing") from None
+    try:
+        data = QuotedFile.model_validate(yaml.safe_load(text))
+    except (yaml.YAMLError, ValidationError) as e:
+        # name the line of the offending figure when we can find it
+        line = 1
+        if isinstance(e, ValidationError):
+            loc = [str(x) for x in e.errors()[0]["loc"]]
+            key = loc[1] if len(loc) > 1 and loc[0] == "figures" else loc[0] if loc else ""
+            for i, l in enumerate(text.split("\n"), 1):
+                if l.strip().startswith(f"{key}:"):
+                    line = i
+                    break
+            raise BuildError(f"{display}:{line}", f"{'.'.join(loc)}: {e.errors()[0]['msg']}") \
+                from None
+        raise BuildError(f"{display}:{line}", f"not valid YAML: {e}") from None
+    for key, f in data.figures.items():
+        try:
+            f.text()
+        except ValueError as e:
+            raise BuildError(display, f"figures.{key}: {e}") from None
+    return data
+
+
+def register_quoted(reg: Registry, path: Path, display: str = QUOTED) -> QuotedFile:
+    q = load_quoted(path, display)
+    for key, f in sorted(q.figures.items()):
+        reg.add(f"quoted.{key}", f.value, f.text(), unit=f.unit, kind="quoted",
+                sources=(Source(display),), locator=f"{display}: figures.{key}",
+                computation=f"quoted, not recomputed: {f.what}; {q.citation}")
+    return q
+
+
+# ---- series and tables ------------------------------------------------------------------
+
+
+def register_series(reg: Registry, c: Computed, results_path: str = RESULTS) -> None:
+    doc_tab = build_doc(c).table(6, "Time to target against WAN bandwidth")
+    xs = tuple(bw / 1e9 for bw in c.grid)
+    x_ids = tuple(row[0].id for row in doc_tab.rows)
+    for j, var in enumerate(VARIANTS, start=1):
+        if c.steps[var.key] is None:
+            continue            # never reaches the target: nothing to draw
+        ys = tuple(row[j].value for row in doc_tab.rows)
+        y_ids = tuple(row[j].id for row in doc_tab.rows)
+        reg.add_series(
+            f"sim.sweep.{var.key}", xs, ys,
+            kind="hypothetical" if var.hypothetical else "simulated",
+            sources=(Source(results_path),),
+            locator=f"{results_path} §6, table {doc_tab.name!r}, column {var.label!r}",
+            computation="steps to target x simulated step time at each WAN bandwidth",
+            label=var.label, variant=var.key[0], x_ids=x_ids, y_ids=y_ids,
+            x_unit="GB/s", y_unit="s")
+
+
+def _rows(tab: Tab, keep: list[int]):
+    """Registry rows from a results.md table: cells with ids become Refs, others labels."""
+    out = []
+    for row in tab.rows:
+        out.append([Ref(row[i].id) if row[i].id else row[i].text for i in keep])
+    return out
+
+
+def register_tables(reg: Registry, c: Computed, quoted: QuotedFile | None,
+                    results_path: str = RESULTS) -> None:
+    doc = build_doc(c)
+    sc = doc.table(1, "Inputs")
+    reg.add_table("scenario", "Every input of the simulation, with its unit and source",
+                  ("Input", "Value", "Unit", "Source"), _rows(sc, [1, 2, 3, 4]),
+                  source=f"{results_path} §1 and {SCENARIO}")
+    st = doc.table(2, "Steps and bytes per variant")
+    reg.add_table("sim-steps", "Steps to target and bytes per worker per step, per variant",
+                  st.columns[:6], _rows(st, [0, 1, 2, 3, 4, 5]), source=f"{results_path} §2")
+    tt = doc.table(3, "Step time and time to target")
+    reg.add_table("sim-time", "Step time by phase, time and energy to target at the default "
+                  "WAN", tt.columns, _rows(tt, list(range(len(tt.columns)))),
+                  source=f"{results_path} §3")
+    be = doc.table(4, "Break-evens")
+    reg.add_table("breakeven", "Break-even WAN bandwidths: below it, the first variant is "
+                  "faster", be.columns, _rows(be, [0, 1, 2]), source=f"{results_path} §4")
+    en = doc.table(5, "Repaired optics runs")
+    reg.add_table("enob", "Repaired optics runs: steps to target and break-evens against "
+                  "AdamW", en.columns[1:], _rows(en, list(range(1, len(en.columns)))),
+                  source=f"{results_path} §5")
+    summary = []
+    for var in VARIANTS:
+        summary.append([var.label, Ref(f"sim.steps.{var.key}"), Ref(f"sim.time.{var.key}"),
+                        Ref(f"sim.energy.{var.key}"),
+                        "hypothetical" if var.hypothetical else "trained"])
+    reg.add_table("sim-summary", "Time and energy to the target loss per variant at the "
+                  "default WAN", ("Variant", "Steps to target", "Time to target (s)",
+                                  "Energy to target (kJ)", "Steps"), summary,
+                  source=f"{results_path} §2 and §3")
+    if quoted is not None:
+        rows = []
+        for key, f in quoted.figures.items():
+            if f.ours is None:
+                continue
+            ours, theirs = reg.get(f.ours, QUOTED), reg.get(f"quoted.{key}", QUOTED)
+            why = "the same" if ours.text == theirs.text else (f.why or "")
+            if ours.text != theirs.text and not f.why:
+                raise BuildError(QUOTED, f"figures.{key}: ours ({ours.text}) differs from the "
+                                 f"quoted figure ({theirs.text}); give a `why`")
+            rows.append([f.what, Ref(f.ours), Ref(f"quoted.{key}"), why])
+        reg.add_table("quoted-vs-ours", "Our simulator's figures beside the original page's "
+                      "quoted ones", ("Figure", "Ours", "Original (quoted)",
+                                      "What drives the difference"), rows,
+                      source=f"{results_path} and {QUOTED}")
+
+
+def register_sim(registry: Registry, computed: Computed, results_path: str = RESULTS,
+                 root: Path | None = None) -> int:
+    """Enter every figure of results.md, the sweep series, the quoted figures and the
+    transit tables. Returns the number of numbers entered from results.md."""
+    root = Path(root) if root is not None else Path(__file__).resolve().parents[2]
+    doc = build_doc(computed)
+    n = register_cells(registry, doc, results_path, root / "vendored" / "lock.yaml")
+    register_series(registry, computed, results_path)
+    quoted = register_quoted(registry, root / QUOTED)
+    register_tables(registry, computed, quoted, results_path)
+    return n
