@@ -96,7 +96,7 @@ def _sources_html(n) -> str:
 def _pages_links(ctx, urls) -> str:
     if not urls:
         return "only here"
-    return ", ".join(f'<a href="{e(ctx.link(u))}">{e(ctx.site.title(u))}</a>' for u in urls)
+    return ", ".join(f'<a href="{e(ctx.link(u))}">{e(ctx.site.label(u))}</a>' for u in urls)
 
 
 @late(1)

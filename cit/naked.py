@@ -13,12 +13,15 @@ aria-label / placeholder attributes and the meta description) must be either
   element with a class or tag).
 
 Text inside `<script>` and `<style>` is not visible and is not checked (the JSON there
-is generated from the registry). Anything else that contains a digit is a failure that
+is generated from the registry), except a chart's words: the legend names, axis and
+legend titles and annotations in each `<script id="fig-...">` figure are checked like
+page text. Anything else that contains a digit is a failure that
 names the page and shows the text around it.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -113,6 +116,7 @@ class _Scanner(HTMLParser):
         self.exempt = 0           # depth inside an exempt data element
         self.exempt_text: list[str] = []
         self.exempt_attrs: dict = {}
+        self.figure: list[str] | None = None
 
     def _selectors(self, extra=()) -> frozenset[str]:
         s: set[str] = set(extra)
@@ -140,6 +144,9 @@ class _Scanner(HTMLParser):
         self.stack.append((tag, sel))
         if tag in ("script", "style"):
             self.skip += 1
+            if tag == "script" and a.get("type") == "application/json" and \
+                    (a.get("id") or "").startswith("fig-"):
+                self.figure = []
         elif tag == "data" and ("num" in classes or "series-value" in classes):
             self.exempt = len(self.stack)
             self.exempt_text = []
@@ -161,6 +168,9 @@ class _Scanner(HTMLParser):
                     self._close_exempt()
                 if tag in ("script", "style"):
                     self.skip = max(0, self.skip - 1)
+                    if self.figure is not None:
+                        self._figure_labels("".join(self.figure))
+                        self.figure = None
                 del self.stack[i:]
                 break
         if tag not in INLINE:
@@ -168,11 +178,33 @@ class _Scanner(HTMLParser):
 
     def handle_data(self, data):
         if self.skip:
+            if self.figure is not None:
+                self.figure.append(data)
             return
         if self.exempt:
             self.exempt_text.append(data)
             return
         self.parts.append((data, self._selectors()))
+
+    def _figure_labels(self, text: str) -> None:
+        """A chart's visible words (legend names, axis and legend titles, annotations)
+        are page text too, though they sit in the figure's JSON."""
+        try:
+            fig = json.loads(text)
+        except ValueError:
+            self.problems.append(f"{self.page}: a chart's figure JSON does not parse")
+            return
+        labels = [t.get("name") for t in fig.get("data", ()) if t.get("showlegend", True)]
+        layout = fig.get("layout", {})
+        for key, axis in sorted(layout.items()):
+            if key.startswith(("xaxis", "yaxis")) or key in ("title", "legend"):
+                title = axis.get("title") if isinstance(axis, dict) else None
+                labels.append(title.get("text") if isinstance(title, dict) else title)
+        labels += [a.get("text") for a in layout.get("annotations", ())]
+        sel = self._selectors({".chart-label"})
+        for label in labels:
+            if isinstance(label, str) and label:
+                self.parts.extend([SEP, (re.sub(r"<br\s*/?>", " ", label), sel), SEP])
 
     def _close_exempt(self):
         a = self.exempt_attrs

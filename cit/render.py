@@ -84,6 +84,13 @@ class SiteState:
     def title(self, url: str) -> str:
         return self.page(url).title
 
+    def label(self, url: str) -> str:
+        """A short name for links to a page: the navigation label, or a deck's title."""
+        for u, lab in NAV:
+            if u == url:
+                return lab
+        return self.title(url)
+
     def decks(self) -> list[Page]:
         return [p for p in self.pages if p.layout == "deck"]
 

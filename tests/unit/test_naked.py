@@ -122,3 +122,12 @@ def test_a_within_entry_applies_only_inside_its_element():
 def test_the_failure_shows_the_text_around_the_digit():
     fails = check_pages(_page("<p>Some words before the 42 and some words after.</p>"))
     assert re.search(r"“.*before the 42 and some.*”", fails[0])
+
+
+def test_a_digit_in_a_chart_legend_fails_but_the_plotted_values_do_not():
+    fig = ('{"data":[{"name":"A run of 7 seeds","x":[1,2],"y":[3.5,4.25]}],'
+           '"layout":{"xaxis":{"title":{"text":"Training step"}}}}')
+    html = f'<script type="application/json" id="fig-x-json">{fig}</script>'
+    fails = check_pages(_page(html))
+    assert len(fails) == 1 and "naked number '7'" in fails[0] and "A run of 7 seeds" in fails[0]
+    assert check_pages(_page(html.replace("of 7 seeds", "of every seed"))) == []
