@@ -567,3 +567,16 @@ def render_chain(registry, chain_yaml_path, num: Callable[[str], str]) -> str:
     out.append('</ol>')
     out.append('</figure>')
     return "\n".join(out)
+
+
+def blocks(registry, root=None) -> dict[str, Callable]:
+    """The generated blocks this module provides, by name (the build collects them):
+    `chain`, the hub's chain animation from content/chain.yaml."""
+    chain_yaml = Path(root or Path(__file__).resolve().parent.parent) / "content" / "chain.yaml"
+
+    def chain_block(ctx) -> str:
+        if hasattr(ctx, "add_script"):
+            ctx.add_script("chain.js")
+        return render_chain(registry, chain_yaml, ctx.num)
+
+    return {"chain": chain_block}
