@@ -152,6 +152,10 @@ def _validate(vals: dict, scen_like) -> Values:
     except ValidationError as e:
         err = e.errors()[0]
         key = str(err["loc"][0]) if err["loc"] else ""
+        if not key:
+            # a rule across inputs: point at the first input its message names
+            named = [k for k in Values.model_fields if k in err["msg"]]
+            key = named[0] if named else ""
         where = scen_like.line_of(key) if key else scen_like.line_of("")
         what = f"inputs.{key}" if key else "inputs"
         if err["type"] == "missing":
