@@ -225,7 +225,7 @@ def _number_json(registry: Registry, ids) -> dict:
     return out
 
 
-def _render_page_body(state: SiteState, page: Page, blocks) -> None:
+def _render_page_body(state: SiteState, page: Page) -> None:
     md = state.md
     ctx = page.ctx
     if page.layout == "deck":
@@ -289,24 +289,25 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
 
     for p in pages:
         p.ctx = PageContext(registry, p.url, p.root, p.doc.path, terms, blocks, state)
-        _render_page_body(state, p, blocks)
+        _render_page_body(state, p)
 
     # late blocks, in their declared order, each seeing the usage so far
     late_names = sorted({n for p in pages for n in p.ctx.late.values()},
                         key=lambda n: (_late_order(blocks, n), n))
-    for name in [None] + late_names:
-        state.appears = {i: [] for i in sorted(registry.numbers)}
+    def tally() -> None:
+        appears: dict[str, set[str]] = {i: set() for i in registry.numbers}
         used: dict[str, set[str]] = {k: set() for k in terms}
         for p in pages:
             for i in p.ctx.recorded:
-                state.appears[i].append(p.url)
+                appears[i].add(p.url)
             if p.url != GLOSSARY_URL:
                 for k in p.ctx.terms_used:
                     used[k].add(p.url)
-        state.appears = {i: sorted(u) for i, u in state.appears.items()}
-        state.term_pages = {k: sorted(u) for k, u in used.items()}
-        if name is None:
-            continue
+        state.appears = {i: sorted(appears[i]) for i in sorted(appears)}
+        state.term_pages = {k: sorted(used[k]) for k in sorted(used)}
+
+    for name in late_names:
+        tally()
         for p in pages:
             p.ctx.defer_late = False
             for marker, n in list(p.ctx.late.items()):
@@ -321,6 +322,7 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
                         s["html"] = s["html"].replace(marker, out)
                 else:
                     p.body = p.body.replace(marker, out)
+    tally()
 
     if any(p.ctx.terms for p in pages):
         if not any(p.url == GLOSSARY_URL and "glossary" in p.ctx.late.values() for p in pages):

@@ -270,3 +270,8 @@ def test_a_page_with_the_wrong_layout_fails(render_content, render_tiny):
     with pytest.raises(BuildError) as e:
         render_tiny(render_content({"pages/extra.md": page}))
     assert e.value.where == "content/pages/extra.md:1"
+
+
+def test_numbers_in_glossary_definitions_appear_even_without_a_number_index(render_content, render_tiny):
+    site = render_tiny(render_content(drop=("pages/method.md",)))
+    assert "/glossary/" in site.appears["final_loss.B"]
