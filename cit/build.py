@@ -87,6 +87,18 @@ def compute(root: Path = ROOT, vendor_from=None) -> BuildResult:
     if sim_cells is not None:
         figures["sim_cells"] = (sim_cells, "Simulator cells verified",
                                 "cells of data/sim/results.md recomputed and compared")
+    from .markdown import load_glossary
+    from .naked import load_allowlist
+    glossary_path = root / "content" / "glossary.yaml"
+    figures["glossary_terms"] = (
+        len(load_glossary(glossary_path.read_text(), "content/glossary.yaml")),
+        "Glossary terms", "terms defined in content/glossary.yaml")
+    figures["allowlist_size"] = (
+        len(load_allowlist(root / "data" / "allowlist.yaml")),
+        "Entries in the allow-list of structural numerals", "entries of data/allowlist.yaml")
+    # The build fails below unless the check finds nothing, so a published 0 is true.
+    figures["naked_numbers"] = (0, "Naked numbers found on the site",
+                                "digits outside number elements found by this build's check")
     build_info = dict(git_stamp(root))
     blocks = generic_blocks(reg)
     for mod_name in ("charts", "chain", "explorer"):
@@ -102,7 +114,13 @@ def compute(root: Path = ROOT, vendor_from=None) -> BuildResult:
                                "entries of the number registry, every one shown on the site")
     figures["site_numbers"] = (len(reg) + len(figures), *figures["site_numbers"][1:])
     build_info["verification"] = _register_build_figures(reg, figures)
-    site = render.render_site(reg, root / "content", root / "templates", blocks, build_info)
+    site = render.render_site(reg, root / "content", root / "templates", blocks, build_info,
+                              allowlist_path=root / "data" / "allowlist.yaml")
+    if site.naked_report.failures:
+        raise BuildError("naked-number check", "digits outside number elements:\n  "
+                         + "\n  ".join(site.naked_report.failures[:20]))
+    if site.unused_terms:
+        print("glossary terms no page uses: " + ", ".join(site.unused_terms), file=sys.stderr)
     files = dict(site.files)
     numbers = {"numbers": [reg.numbers[i].as_json(sorted(site.appears.get(i, [])))
                            for i in sorted(reg.numbers)],

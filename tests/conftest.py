@@ -38,6 +38,29 @@ def project_copy(tmp_path, vendored_files) -> Path:
                             ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "build.py", dst / "build.py") if (ROOT / "build.py").exists() else None
     return dst
+
+
+def run_build(out: Path, root: Path = ROOT, env: dict | None = None):
+    """`python build.py --out OUT` in a fresh process, as a user runs it."""
+    import os
+    import subprocess
+    import sys
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([sys.executable, str(root / "build.py"), "--out", str(out)],
+                          cwd=root, capture_output=True, text=True, env=e)
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory, vendored_files) -> Path:
+    """The real site, built once per test session (CIT_SITE_DIR points at a ready one)."""
+    import os
+    if os.environ.get("CIT_SITE_DIR"):
+        return Path(os.environ["CIT_SITE_DIR"])
+    out = tmp_path_factory.mktemp("built") / "site"
+    r = run_build(out)
+    assert r.returncode == 0, r.stderr
+    return out
 # ---- end foundation fixtures --------------------------------------------------------
 
 

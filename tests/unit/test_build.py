@@ -1,0 +1,123 @@
+"""The whole build: output, determinism, atomicity, and every number traced to its source."""
+
+import hashlib
+import json
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from cit import resultsmd
+from tests.conftest import ROOT, run_build
+
+
+def tree_digest(d: Path) -> dict[str, str]:
+    return {p.relative_to(d).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+class NumberElements(HTMLParser):
+    """Collects every <data class="num"> element: (data-id, value, kind, text)."""
+
+    def __init__(self):
+        super().__init__()
+        self.found, self._open = [], None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "data" and "num" in (a.get("class") or "").split():
+            self._open = [a.get("data-id"), a.get("value"), a.get("data-kind"), ""]
+
+    def handle_data(self, data):
+        if self._open is not None:
+            self._open[3] += data
+
+    def handle_endtag(self, tag):
+        if tag == "data" and self._open is not None:
+            self.found.append(tuple(self._open))
+            self._open = None
+
+
+def number_elements(html: str):
+    p = NumberElements()
+    p.feed(html)
+    return p.found
+
+
+def test_the_build_writes_the_hub_and_numbers_json(built_site):
+    assert (built_site / "index.html").is_file()
+    data = json.loads((built_site / "numbers.json").read_text())
+    assert data["numbers"] and data["build"]
+    assert len(data["numbers"]) == data["build"]["site_numbers"]
+
+
+def test_two_builds_are_byte_identical(built_site, tmp_path):
+    again = tmp_path / "again"
+    r = run_build(again)
+    assert r.returncode == 0, r.stderr
+    assert tree_digest(again) == tree_digest(built_site)
+
+
+def test_a_failed_build_leaves_the_previous_site_untouched(project_copy, tmp_path):
+    out = tmp_path / "site"
+    assert run_build(out, root=project_copy).returncode == 0
+    before = tree_digest(out)
+    hub = project_copy / "content" / "hub.md"
+    hub.write_text(hub.read_text() + "\nA reference to :n[no.such.id] here.\n")
+    r = run_build(out, root=project_copy)
+    assert r.returncode != 0
+    lines = hub.read_text().splitlines()
+    assert f"content/hub.md:{len(lines)}: unknown number id 'no.such.id'" in r.stderr
+    assert tree_digest(out) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".site-")]
+
+
+def test_every_number_element_matches_its_registry_entry(built_site):
+    numbers = {n["id"]: n for n in json.loads((built_site / "numbers.json").read_text())["numbers"]}
+    count = 0
+    for page in sorted(built_site.rglob("index.html")):
+        for id_, value, kind, text in number_elements(page.read_text()):
+            n = numbers[id_]
+            assert text == n["text"] and kind == n["kind"], (page, id_)
+            assert n["provenance"]["sources"] and n["provenance"]["locator"]
+            assert n["provenance"]["computation"]
+            count += 1
+    print(f"{count} number elements checked against numbers.json")
+    assert count > 0
+
+
+def test_every_upstream_source_carries_commit_and_blob(built_site):
+    lock = {f["path"]: f for f in __import__("yaml").safe_load(
+        (ROOT / "vendored" / "lock.yaml").read_text())["files"]}
+    for n in json.loads((built_site / "numbers.json").read_text())["numbers"]:
+        for s in n["provenance"]["sources"]:
+            if s["path"].startswith("results/"):
+                assert (s["commit"], s["blob_sha1"]) == (lock[s["path"]]["commit"],
+                                                         lock[s["path"]]["blob_sha1"])
+
+
+CELL = re.compile(r'^(?P<file>\S+results\.md) (?P<section>§\d+|top), row "(?P<row>.*)", '
+                  r'column "(?P<col>.*)" \(line (?P<line>\d+)\)$')
+
+
+def test_every_hub_number_that_is_a_results_md_cell_equals_that_cell(built_site, vendored_root):
+    numbers = {n["id"]: n for n in json.loads((built_site / "numbers.json").read_text())["numbers"]}
+    compared = 0
+    for id_, value, kind, text in number_elements((built_site / "index.html").read_text()):
+        m = CELL.match(numbers[id_]["provenance"]["locator"])
+        if not m:
+            continue
+        parsed = resultsmd.parse((vendored_root / m["file"]).read_text())
+        table = next(t for t in parsed.tables if any(l == int(m["line"]) for l, _ in t[3]))
+        cells = next(c for l, c in table[3] if l == int(m["line"]))
+        assert text == cells[table[2].index(m["col"])], id_
+        compared += 1
+    print(f"{compared} hub numbers compared with their results.md cells")
+    assert compared > 0
+
+
+def test_no_internal_link_or_anchor_is_broken(built_site):
+    from cit.links import broken_links
+    assert broken_links(built_site) == []
