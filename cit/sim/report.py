@@ -300,6 +300,8 @@ def _time_section(c: Computed) -> Section:
         ("Module rate", rate / 1e9, fmt(rate / 1e9, 3), "billion values/s",
          "sim.module_rate", "min(port rate, budget / (cost per value x operations per "
          "multiply-add)) when the transform counts, else the port rate"),
+        ("WAN latency, one way", p.alpha_wan * 1e6, fmt(p.alpha_wan * 1e6, 1), "µs",
+         "sim.wan_latency", "fibre length x fibre delay per km"),
         ("Ring's slowest hop, latency", alpha * 1e6, fmt(alpha * 1e6, 1), "µs",
          "sim.ring_alpha", "two worker links plus the WAN"),
         ("Ring's slowest hop, bandwidth", bw / 1e9, fmt(bw / 1e9, 1), "GB/s",

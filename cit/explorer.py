@@ -1,0 +1,149 @@
+"""The `@[explorer]` block of the transit page: controls, output tables, the model's
+inputs as JSON, and the closed-form port (templates/static/explorer.js).
+
+The port is an ES module. It is written into the page inline, as
+`<script type="module">`, rather than loaded by `src`: Chromium refuses module scripts
+loaded from file:// URLs, and the site must work from file://. The same file is copied
+to static/ with the other scripts (the browser test imports it from there).
+
+Before any control moves, every output is the registered number (with its provenance),
+so the block reads correctly without JavaScript; once a reader moves a control, the
+module replaces the outputs with its own figures for those settings.
+"""
+
+from __future__ import annotations
+
+import math
+from html import escape as e
+from pathlib import Path
+
+from .errors import BuildError
+from .markdown import json_for_script
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "templates" / "static" / "explorer.js"
+
+
+def explorer_data(c) -> dict:
+    """The model's inputs at the recorded settings, for explorer.js (plain JSON)."""
+    from .sim import closed
+    from .sim.compute import BREAKEVENS
+    v = c.values
+    return {
+        "base": c.params.as_json(),
+        "controls": dict(c.controls),
+        "gpu_peak_tflops": v.gpu_peak_flops,
+        "variants": [{"key": x.key, "label": x.label, "mech": x.mech,
+                      "collective": x.collective, "steps_from": x.steps_from,
+                      "hypothetical": x.hypothetical} for x in closed.VARIANTS],
+        "steps": dict(c.steps),
+        "breakevens": [{"id": bid, "label": label, "a": a, "b": b}
+                       for bid, label, a, b in BREAKEVENS],
+        "grid": list(c.grid),
+        "lo": c.grid[0],
+        "hi": c.grid[-1],
+        "iterations": v.bisection_iterations,
+        "enob": [{"slug": r.run.slug, "enob": r.run.enob, "planes": r.run.planes,
+                  "fs_every": r.run.fs_every, "steps": r.run.steps.mean} for r in c.enob],
+        "e_planes": v.e_planes,
+    }
+
+
+def _script_text() -> str:
+    try:
+        js = SCRIPT.read_text()
+    except FileNotFoundError:
+        raise BuildError("templates/static/explorer.js", "the explorer's script is missing") \
+            from None
+    if "</script" in js.lower():
+        raise BuildError("templates/static/explorer.js", "contains '</script', which would "
+                         "end the inline script early")
+    return js
+
+
+def _slider(ctx, name, label, num_id, *, lo, hi, step, value, hint) -> str:
+    cid = ctx.unique_id(f"explorer-{name}")
+    return (f'<div class="explorer-control">'
+            f'<label for="{cid}">{e(label)}</label>'
+            f'<input id="{cid}" name="{name}" type="range" min="{lo!r}" max="{hi!r}" '
+            f'step="{step!r}" value="{value!r}" aria-describedby="{cid}-hint">'
+            f'<output for="{cid}" data-out="{name}">{ctx.num(num_id)}</output>'
+            f'<span class="explorer-hint" id="{cid}-hint">{e(hint)}</span></div>')
+
+
+def explorer_html(ctx, c) -> str:
+    """The block's HTML for page context `ctx` and the simulator's computation `c`."""
+    from .sim import closed
+    from .sim.compute import BREAKEVENS
+    data = explorer_data(c)
+    ctl = c.controls
+    wan_log = math.log10(ctl["wan_gbps"])
+    budget_log = math.log10(ctl["module_budget_gflops"])
+    lo_log, hi_log = math.log10(c.values.sweep_min), math.log10(c.values.sweep_max)
+    counts_id = ctx.unique_id("explorer-counts")
+    controls = "".join([
+        _slider(ctx, "wan", "WAN bandwidth (GB/s)", "sim.wan_default", lo=lo_log, hi=hi_log,
+                step=0.01, value=wan_log, hint="logarithmic, across the sweep's range"),
+        _slider(ctx, "latency", "WAN latency, one way (µs)", "sim.wan_latency", lo=0.0,
+                hi=ctl["wan_latency_us"] * 200, step=1.0, value=ctl["wan_latency_us"],
+                hint="set by the length of fibre between the two data centres"),
+        _slider(ctx, "budget", "Module compute budget (GFLOP/s)", "scenario.module_budget",
+                lo=0.0, hi=budget_log * 2, step=0.01, value=budget_log,
+                hint="logarithmic; the paper's range is marked in the scenario table"),
+        _slider(ctx, "utilisation", "GPU utilisation (fraction of peak)",
+                "scenario.utilisation", lo=0.05, hi=1.0, step=0.01,
+                value=ctl["utilisation"], hint="the share of peak FLOP/s the GPU sustains"),
+        f'<div class="explorer-control explorer-switch"><input id="{counts_id}" '
+        f'name="counts" type="checkbox"{" checked" if ctl["transform_counts"] else ""}>'
+        f'<label for="{counts_id}">The optical transform counts against the module\'s '
+        f'budget</label></div>',
+        '<div class="explorer-actions"><button type="button" data-action="reset">'
+        'Back to the recorded settings</button></div>',
+    ])
+    times = []
+    for var in closed.VARIANTS:
+        k = var.key
+        hyp = ' <span class="kind-label">hypothetical</span>' if var.hypothetical else ""
+        times.append(
+            f'<tr data-variant="{e(k)}"><th scope="row">{e(var.label)}{hyp}</th>'
+            f'<td class="n" data-out="step">{ctx.num(f"sim.step_time.{k}")}</td>'
+            f'<td class="n" data-out="time">{ctx.num(f"sim.time.{k}")}</td>'
+            f'<td class="n" data-out="energy">{ctx.num(f"sim.energy.{k}")}</td></tr>')
+    bes = []
+    for bid, label, _, _ in BREAKEVENS:
+        bes.append(f'<tr><th scope="row">{e(label)}</th><td class="n" data-out="be" '
+                   f'data-breakeven="{e(bid)}">{ctx.num(f"sim.breakeven.{bid}")}</td></tr>')
+    root_id = ctx.unique_id("explorer")
+    return (
+        f'<div class="explorer" id="{root_id}" data-explorer>'
+        f'<p class="explorer-note">The explorer needs JavaScript. Without it, the figures '
+        f'below are the recorded ones, each with its provenance.</p>'
+        f'<form class="explorer-controls" hidden aria-label="Explorer settings">{controls}'
+        f'</form>'
+        f'<div class="explorer-outputs" aria-live="polite">'
+        f'<div class="table-wrap"><table class="data explorer-times">'
+        f'<caption>Time and energy to the target loss at these settings '
+        f'(closed form, no contention)</caption>'
+        f'<thead><tr><th scope="col">Variant</th><th scope="col" class="n">Step time (ms)'
+        f'</th><th scope="col" class="n">Time to target (s)</th><th scope="col" class="n">'
+        f'Energy to target (kJ)</th></tr></thead><tbody>{"".join(times)}</tbody></table>'
+        f'</div>'
+        f'<div class="table-wrap"><table class="data explorer-breakevens">'
+        f'<caption>Break-even WAN bandwidths at these settings</caption>'
+        f'<thead><tr><th scope="col">Comparison</th><th scope="col" class="n">Break-even'
+        f'</th></tr></thead><tbody>{"".join(bes)}</tbody></table></div>'
+        f'<p class="explorer-enob">Break-even ENOB at these settings: '
+        f'<span data-out="enob">{ctx.num("sim.enob.breakeven")}</span></p>'
+        f'</div>'
+        f'<script type="application/json" class="explorer-data" id="explorer-data">'
+        f'{json_for_script(data)}</script>'
+        f'<script type="module">\n{_script_text()}</script>'
+        f'</div>')
+
+
+def blocks(registry, root=None) -> dict:
+    """`@[explorer]`, for the build's block table."""
+    def explorer(ctx) -> str:
+        from .sim import last_computed
+        return explorer_html(ctx, last_computed(Path(root) if root else ROOT))
+    return {"explorer": explorer}

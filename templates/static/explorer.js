@@ -1,0 +1,501 @@
+// The transit explorer: the simulator's closed-form (alpha-beta) model in the browser.
+//
+// A port of cit/sim/closed.py and of the formatting in cit/fmt.py and cit/sim/report.py.
+// Every expression repeats the Python one in the same order, so at the recorded settings
+// the two give the same floating-point results and the same strings; a browser test
+// (tests/browser/test_explorer.py) checks that against every cell of
+// data/sim/results.md that the closed form covers. No build step: an ES module.
+//
+// The page embeds the model's inputs as JSON in <script id="explorer-data">, written by
+// cit/explorer.py; nothing here holds a number of the study.
+
+// ---- formatting (cit/fmt.py) ------------------------------------------------------------
+
+function missing(x) {
+  return x === null || x === undefined || Number.isNaN(x);
+}
+
+// The exact decimal expansion of |x| (every double below 1e21 has a finite one, and
+// toFixed computes it exactly): [integer digits, fraction digits].
+function exactDigits(x) {
+  const s = Math.abs(x).toFixed(100);
+  const dot = s.indexOf(".");
+  return [s.slice(0, dot), s.slice(dot + 1)];
+}
+
+function incremented(digits) {
+  const out = digits.split("");
+  let i = out.length - 1;
+  while (i >= 0) {
+    if (out[i] === "9") {
+      out[i] = "0";
+      i -= 1;
+    } else {
+      out[i] = String(Number(out[i]) + 1);
+      return out.join("");
+    }
+  }
+  return "1" + out.join("");
+}
+
+// |x| rounded to d decimals (d may be negative) as Python rounds: to the nearest, ties to
+// even, on the exact binary value. Returns [integer digits, fraction digits (d of them)].
+function roundedDigits(x, d) {
+  if (Math.abs(x) >= 1e21) throw new Error("number too large to format: " + x);
+  const [i, f] = exactDigits(x);
+  let all = i + f;
+  let point = i.length;
+  let cut = point + d;
+  if (cut < 1) {
+    all = "0".repeat(1 - cut) + all;
+    point += 1 - cut;
+    cut = 1;
+  }
+  let keep = all.slice(0, cut);
+  const rest = all.slice(cut);
+  let up = false;
+  if (rest.length > 0) {
+    if (rest[0] > "5") up = true;
+    else if (rest[0] === "5") {
+      up = /[1-9]/.test(rest.slice(1)) || Number(keep[keep.length - 1]) % 2 === 1;
+    }
+  }
+  if (up) {
+    const bumped = incremented(keep);
+    if (bumped.length > keep.length) point += 1;
+    keep = bumped;
+  }
+  let intPart;
+  let frac;
+  if (d >= 0) {
+    intPart = keep.slice(0, keep.length - d);
+    frac = keep.slice(keep.length - d);
+  } else {
+    intPart = keep + "0".repeat(-d);
+    frac = "";
+  }
+  intPart = intPart.replace(/^0+(?=\d)/, "");
+  if (intPart === "") intPart = "0";
+  return [intPart, frac];
+}
+
+function grouped(intPart) {
+  return intPart.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+// fmt(x, d): thousands separators and exactly d decimals; "n/a" when missing.
+export function fmt(x, d) {
+  if (missing(x)) return "n/a";
+  const neg = x < 0 || Object.is(x, -0);
+  const [intPart, frac] = roundedDigits(x, d);
+  return (neg ? "-" : "") + grouped(intPart) + (d > 0 ? "." + frac : "");
+}
+
+export function fmtInt(x) {
+  return fmt(x, 0);
+}
+
+// Python's round(x, n) for a float: the double nearest the decimal rounding of x.
+function pyRound(x, n) {
+  const [intPart, frac] = roundedDigits(x, n);
+  const v = Number(intPart + (frac ? "." + frac : ""));
+  return x < 0 ? -v : v;
+}
+
+// fmt_sig(x, sig): x to sig significant figures, thousands separators, no exponent.
+export function fmtSig(x, sig = 3) {
+  if (missing(x)) return "n/a";
+  if (x === 0) return fmt(0, sig - 1);
+  let digits = sig - 1 - Math.floor(Math.log10(Math.abs(x)));
+  const r = pyRound(x, digits);
+  if (r !== 0) digits = sig - 1 - Math.floor(Math.log10(Math.abs(r)));
+  return fmt(r, Math.max(digits, 0));
+}
+
+// fmt_general(x): Python's format(x, "g"): six significant digits, trailing zeros cut,
+// scientific form when the exponent is below -4 or from 6 up.
+export function fmtGeneral(x) {
+  if (missing(x)) return "nan";
+  if (x === 0) return Object.is(x, -0) ? "-0" : "0";
+  let exp = Math.floor(Math.log10(Math.abs(x)));
+  if (Math.abs(pyRound(x, 5 - exp)) >= 10 ** (exp + 1)) exp += 1; // carried a decade
+  const neg = x < 0 ? "-" : "";
+  if (exp >= -4 && exp < 6) {
+    const [i, f] = roundedDigits(x, 5 - exp);
+    const s = f ? i + "." + f : i;
+    return neg + (s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s);
+  }
+  const [i, f] = roundedDigits(x, 5 - exp);
+  const digits = (i + f).replace(/^0+/, "").slice(0, 6);
+  const mant = (digits[0] + "." + digits.slice(1)).replace(/0+$/, "").replace(/\.$/, "");
+  return neg + mant + "e" + (exp < 0 ? "-" : "+") + String(Math.abs(exp)).padStart(2, "0");
+}
+
+// cit/sim/report.py's cell formats
+const fMs = (s) => fmt(s * 1e3, 3);
+const fS = (s) => (s === null ? "never" : fmt(s, 2));
+const fKj = (j) => (j === null ? "never" : fmt(j / 1e3, 2));
+const fJ = (j) => fmt(j, 3);
+const fSteps = (x) => (x === null ? "never" : fmt(x, 0));
+export const fGbps = (bw) => fmtSig(bw / 1e9, 3);
+
+export function fBreakEven(be) {
+  if (be.kind === "whole") return "whole range";
+  if (be.kind === "none") return "none in range";
+  return be.kind + " " + fGbps(be.at) + " GB/s";
+}
+
+// ---- the closed-form model (cit/sim/closed.py) -------------------------------------------
+
+// Params from the embedded base (SI units) and the explorer's knobs, built with the same
+// operations in the same order as cit/sim/compute.py's build_params.
+export function paramsFrom(data, controls) {
+  const c = Object.assign({}, data.controls, controls || {});
+  return Object.assign({}, data.base, {
+    bw_wan: c.wan_gbps * 1e9,
+    alpha_wan: c.wan_latency_us * 1e-6,
+    gpu_rate: data.gpu_peak_tflops * 1e12 * c.utilisation,
+    module_budget: c.module_budget_gflops * 1e9,
+    transform_counts: c.transform_counts,
+  });
+}
+
+function withBw(p, bw) {
+  return Object.assign({}, p, { bw_wan: bw });
+}
+
+export function moduleRate(p) {
+  if (!p.transform_counts) return p.module_port_rate;
+  const cost = p.module_uses_fft ? p.fft_macs : p.band_macs;
+  return Math.min(p.module_port_rate, p.module_budget / (cost * p.module_ops_per_mac));
+}
+
+export function ringPath(p) {
+  if (p.dcs > 1) return [2 * p.alpha_intra + p.alpha_wan, Math.min(p.bw_nic, p.bw_wan)];
+  return [2 * p.alpha_intra, p.bw_nic];
+}
+
+function ringAllreduce(p, size) {
+  const [alpha, bw] = ringPath(p);
+  return 2 * (p.workers - 1) * (alpha + size / p.workers / bw);
+}
+
+function ringAllgather(p, payload) {
+  const [alpha, bw] = ringPath(p);
+  return (p.workers - 1) * (alpha + payload / bw);
+}
+
+function innetSum(p, up, across, down) {
+  if (p.dcs > 1) {
+    return (p.alpha_intra + p.alpha_wan + p.alpha_intra
+      + Math.max(up / p.bw_nic, across / p.bw_wan, down / p.bw_nic));
+  }
+  return p.alpha_intra + p.alpha_intra + Math.max(up / p.bw_nic, down / p.bw_nic);
+}
+
+function gpuMacs(p, mech) {
+  if (mech === "A") return 0.0;
+  if (mech === "B") return 2 * p.dct2d_macs;
+  if (mech === "C" || mech === "Cprime") return 2 * p.band_macs;
+  return p.band_macs;
+}
+
+// One training step of one mechanism: times (s), energies (J), bytes.
+export function step(p, mech) {
+  const n = p.workers;
+  const wanHops = p.dcs > 1 ? 2 : 0;
+  const compute = p.flops_per_param_token * p.n_params * p.tokens / p.gpu_rate;
+  const gpu = p.gpu_flops_per_mac * gpuMacs(p, mech) * p.n_params / p.gpu_rate;
+  const module = (mech === "E" || mech === "Eprime") ? p.n_params / moduleRate(p) : 0.0;
+  let comm;
+  let linkBits;
+  let wanBytes;
+  let wire;
+  if (mech === "Eprime") {
+    comm = innetSum(p, p.dense_bytes, p.band_bytes, p.band_bytes);
+    linkBits = (n * p.dense_bytes * 8 * p.j_per_bit_intra
+      + wanHops * p.band_bytes * 8 * p.j_per_bit_wan
+      + n * p.band_bytes * 8 * p.j_per_bit_intra);
+    wanBytes = wanHops * p.band_bytes;
+    wire = p.dense_bytes;
+  } else {
+    let k;
+    let chunk;
+    if (mech === "A" || mech === "Cprime") {
+      const size = mech === "A" ? p.dense_bytes : p.band_bytes;
+      comm = ringAllreduce(p, size);
+      k = 2 * (n - 1);
+      chunk = size / n;
+    } else {
+      const payload = mech === "B" ? p.topk_bytes : p.band_bytes;
+      comm = ringAllgather(p, payload);
+      k = n - 1;
+      chunk = payload;
+    }
+    linkBits = k * chunk * 8 * (2 * n * p.j_per_bit_intra + wanHops * p.j_per_bit_wan);
+    wanBytes = k * chunk * wanHops;
+    wire = k * chunk;
+  }
+  const gpuJ = n * p.gpu_power * (compute + gpu);
+  const moduleJ = n * p.module_power * module;
+  return {
+    compute, gpu, module, comm, gpu_j: gpuJ, link_j: linkBits, module_j: moduleJ,
+    wan_bytes: wanBytes, wire,
+    total: compute + gpu + module + comm,
+    energy: gpuJ + linkBits + moduleJ,
+  };
+}
+
+// Bisection in log-bandwidth (geometric midpoints) on timeA(bw) < timeB(bw).
+export function breakEven(timeA, timeB, lo, hi, iterations) {
+  const wins = (bw) => {
+    const ta = timeA(bw);
+    const tb = timeB(bw);
+    if (ta === null) return false;
+    if (tb === null) return true;
+    return ta < tb;
+  };
+  const wLo = wins(lo);
+  const wHi = wins(hi);
+  if (wLo && wHi) return { kind: "whole", at: null };
+  if (!wLo && !wHi) return { kind: "none", at: null };
+  let a = lo;
+  let b = hi;
+  for (let i = 0; i < iterations; i += 1) {
+    const mid = Math.sqrt(a * b);
+    if (wins(mid) === wLo) a = mid;
+    else b = mid;
+  }
+  return { kind: wLo ? "below" : "above", at: Math.sqrt(a * b) };
+}
+
+function variant(data, key) {
+  return data.variants.find((v) => v.key === key);
+}
+
+function timeFn(data, p, steps, key) {
+  const mech = variant(data, key).mech;
+  const s = steps[key];
+  return (bw) => (s === null ? null : s * step(withBw(p, bw), mech).total);
+}
+
+function breakEvenPair(data, p, steps, a, b) {
+  return breakEven(timeFn(data, p, steps, a), timeFn(data, p, steps, b),
+    data.lo, data.hi, data.iterations);
+}
+
+// Everything the explorer shows, at the given settings.
+export function evaluate(data, controls) {
+  const p = paramsFrom(data, controls);
+  const steps = data.steps;
+  const byMech = {};
+  for (const v of data.variants) {
+    if (!(v.mech in byMech)) byMech[v.mech] = step(p, v.mech);
+  }
+  const variants = data.variants.map((v) => {
+    const st = byMech[v.mech];
+    const s = steps[v.key];
+    return {
+      key: v.key, label: v.label, step: st, steps: s,
+      time: s === null ? null : s * st.total,
+      energy: s === null ? null : s * st.energy,
+    };
+  });
+  const breakevens = data.breakevens.map((b) => ({
+    id: b.id, label: b.label, a: b.a, b: b.b,
+    be: breakEvenPair(data, p, steps, b.a, b.b),
+  }));
+  const enob = data.enob.map((run) => {
+    const s = Object.assign({}, steps, { E: run.steps, Eprime_Esteps: run.steps });
+    return {
+      run,
+      eVsA: breakEvenPair(data, p, s, "E", "A"),
+      eprimeVsA: breakEvenPair(data, p, s, "Eprime_Esteps", "A"),
+    };
+  });
+  let enobBreakEven = null;
+  const candidates = enob.filter((r) => r.run.planes === data.e_planes)
+    .sort((x, y) => x.run.enob - y.run.enob);
+  for (const r of candidates) {
+    if (r.run.steps === null) continue;
+    if (r.eVsA.kind !== "none") { enobBreakEven = { run: r.run, via: "E" }; break; }
+    if (r.eprimeVsA.kind !== "none") { enobBreakEven = { run: r.run, via: "E′" }; break; }
+  }
+  return { p, byMech, variants, breakevens, enob, enobBreakEven };
+}
+
+function faster(data, res, a, b) {
+  const va = res.variants.find((v) => v.key === a);
+  const vb = res.variants.find((v) => v.key === b);
+  const ta = va.time;
+  const tb = vb.time;
+  if (ta === null && tb === null) return "neither";
+  if (tb === null || (ta !== null && ta < tb)) return variant(data, a).label;
+  if (ta === null || tb < ta) return variant(data, b).label;
+  return "neither";
+}
+
+// The cells of data/sim/results.md §3-§6 as the closed form gives them, keyed
+// "section|table|row|column" (the browser test compares them with the recorded file).
+export function computeCells(data, controls) {
+  const res = evaluate(data, controls);
+  const out = {};
+  const put = (sec, table, row, col, text) => {
+    out[sec + "|" + table + "|" + row + "|" + col] = text;
+  };
+  let t = "Step time and time to target";
+  for (const v of res.variants) {
+    const st = v.step;
+    put(3, t, v.label, "Variant", v.label);
+    put(3, t, v.label, "Compute (ms)", fMs(st.compute));
+    put(3, t, v.label, "Compression, GPU (ms)", fMs(st.gpu));
+    put(3, t, v.label, "Compression, module (ms)", fMs(st.module));
+    put(3, t, v.label, "Communication (ms)", fMs(st.comm));
+    put(3, t, v.label, "Step time (ms)", fMs(st.total));
+    put(3, t, v.label, "Time to target (s)", fS(v.time));
+    put(3, t, v.label, "Energy to target (kJ)", fKj(v.energy));
+  }
+  t = "Energy per step";
+  for (const v of res.variants) {
+    const st = v.step;
+    put(3, t, v.label, "Variant", v.label);
+    put(3, t, v.label, "GPU (J)", fJ(st.gpu_j));
+    put(3, t, v.label, "Links (J)", fJ(st.link_j));
+    put(3, t, v.label, "Module (J)", fJ(st.module_j));
+    put(3, t, v.label, "Total (J)", fJ(st.energy));
+  }
+  t = "Derived rates";
+  const p = res.p;
+  const [alpha, bw] = ringPath(p);
+  const derived = [
+    ["GPU rate", fmt(p.gpu_rate / 1e12, 1), "TFLOP/s"],
+    ["Module rate", fmt(moduleRate(p) / 1e9, 3), "billion values/s"],
+    ["WAN latency, one way", fmt(p.alpha_wan * 1e6, 1), "µs"],
+    ["Ring's slowest hop, latency", fmt(alpha * 1e6, 1), "µs"],
+    ["Ring's slowest hop, bandwidth", fmt(bw / 1e9, 1), "GB/s"],
+  ];
+  for (const [name, text, unit] of derived) {
+    put(3, t, name, "Quantity", name);
+    put(3, t, name, "Value", text);
+    put(3, t, name, "Unit", unit);
+  }
+  t = "Break-evens";
+  for (const b of res.breakevens) {
+    put(4, t, b.label, "Comparison", b.label);
+    put(4, t, b.label, "Break-even WAN bandwidth", fBreakEven(b.be));
+    put(4, t, b.label, "Faster at the default WAN", faster(data, res, b.a, b.b));
+  }
+  t = "Repaired optics runs";
+  for (const r of res.enob) {
+    const row = r.run.slug;
+    put(5, t, row, "Run", row);
+    put(5, t, row, "ENOB", fmtGeneral(r.run.enob));
+    put(5, t, row, "Planes", fmtInt(r.run.planes));
+    put(5, t, row, "Full scale re-set every (steps)", fmtInt(r.run.fs_every));
+    put(5, t, row, "Steps to target", fSteps(r.run.steps));
+    put(5, t, row, "E vs A", fBreakEven(r.eVsA));
+    put(5, t, row, "E′ vs A", fBreakEven(r.eprimeVsA));
+  }
+  t = "Break-even ENOB";
+  const be = res.enobBreakEven;
+  put(5, t, "Break-even ENOB", "Figure", "Break-even ENOB");
+  put(5, t, "Break-even ENOB", "Value", be === null ? "none" : fmtGeneral(be.run.enob));
+  put(5, t, "Beats A as", "Figure", "Beats A as");
+  put(5, t, "Beats A as", "Value", be === null ? "neither" : be.via);
+  t = "Time to target against WAN bandwidth";
+  for (const g of data.grid) {
+    const row = fGbps(g);
+    put(6, t, row, "WAN bandwidth (GB/s)", row);
+    const pg = withBw(p, g);
+    const cache = {};
+    for (const v of data.variants) {
+      if (!(v.mech in cache)) cache[v.mech] = step(pg, v.mech);
+      const s = data.steps[v.key];
+      put(6, t, row, v.label, fS(s === null ? null : s * cache[v.mech].total));
+    }
+  }
+  return out;
+}
+
+// ---- the page ------------------------------------------------------------------------------
+
+function readControls(form, data) {
+  const c = Object.assign({}, data.controls);
+  const wan = form.querySelector('[name="wan"]');
+  if (wan && wan.dataset.moved) c.wan_gbps = 10 ** Number(wan.value);
+  const lat = form.querySelector('[name="latency"]');
+  if (lat && lat.dataset.moved) c.wan_latency_us = Number(lat.value);
+  const budget = form.querySelector('[name="budget"]');
+  if (budget && budget.dataset.moved) c.module_budget_gflops = 10 ** Number(budget.value);
+  const util = form.querySelector('[name="utilisation"]');
+  if (util && util.dataset.moved) c.utilisation = Number(util.value);
+  const counts = form.querySelector('[name="counts"]');
+  if (counts) c.transform_counts = counts.checked;
+  return c;
+}
+
+function setText(el, text) {
+  if (el.textContent !== text || !el.classList.contains("live")) {
+    el.textContent = text;
+    el.classList.add("live");
+  }
+}
+
+export function mount(root) {
+  const script = root.querySelector("script.explorer-data");
+  if (!script) return null;
+  const data = JSON.parse(script.textContent);
+  const form = root.querySelector("form.explorer-controls");
+  const saved = new Map();
+  root.querySelectorAll("[data-out]").forEach((el) => saved.set(el, el.innerHTML));
+
+  const show = () => {
+    const c = readControls(form, data);
+    const res = evaluate(data, c);
+    const out = (sel) => root.querySelector(sel);
+    const o = (name) => out('[data-out="' + name + '"]');
+    if (o("wan")) setText(o("wan"), fmtSig(c.wan_gbps, 3));
+    if (o("latency")) setText(o("latency"), fmt(c.wan_latency_us, 1));
+    if (o("budget")) setText(o("budget"), fmtSig(c.module_budget_gflops, 3));
+    if (o("utilisation")) setText(o("utilisation"), fmt(c.utilisation, 2));
+    for (const v of res.variants) {
+      const row = out('[data-variant="' + v.key + '"]');
+      if (!row) continue;
+      setText(row.querySelector('[data-out="step"]'), fMs(v.step.total));
+      setText(row.querySelector('[data-out="time"]'), fS(v.time));
+      setText(row.querySelector('[data-out="energy"]'), fKj(v.energy));
+    }
+    for (const b of res.breakevens) {
+      const cell = out('[data-breakeven="' + b.id + '"]');
+      if (cell) setText(cell, fBreakEven(b.be));
+    }
+    const e = o("enob");
+    if (e) setText(e, res.enobBreakEven === null ? "none" : fmtGeneral(res.enobBreakEven.run.enob));
+    return res;
+  };
+
+  const reset = () => {
+    form.reset();
+    form.querySelectorAll("input").forEach((i) => { delete i.dataset.moved; });
+    saved.forEach((html, el) => { el.innerHTML = html; el.classList.remove("live"); });
+  };
+
+  form.addEventListener("input", (ev) => {
+    if (ev.target && ev.target.name) ev.target.dataset.moved = "1";
+    show();
+  });
+  form.addEventListener("change", () => show());
+  form.addEventListener("submit", (ev) => ev.preventDefault());
+  const resetButton = form.querySelector('[data-action="reset"]');
+  if (resetButton) resetButton.addEventListener("click", (ev) => { ev.preventDefault(); reset(); });
+  form.hidden = false;
+  root.classList.add("explorer-ready");
+  root.explorer = { data, show, reset, evaluate: (c) => evaluate(data, c) };
+  return root.explorer;
+}
+
+if (typeof document !== "undefined") {
+  const start = () => document.querySelectorAll("[data-explorer]").forEach((r) => mount(r));
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+}

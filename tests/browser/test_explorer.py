@@ -1,0 +1,193 @@
+"""The transit explorer's JavaScript port, in Chromium: it reproduces, character for
+character, every cell of data/sim/results.md §3-§6 that the closed form covers; its
+formatting matches cit.fmt; moving a control changes the results; it runs from file://.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cit.fmt import fmt, fmt_general, fmt_sig
+from cit.markdown import PageContext, json_for_script
+from cit.registry import Registry
+from cit.runs import load_folder
+from cit.sim.compute import compute_from_paths
+from cit.sim.registry import register_sim
+from cit.sim.report import RESULTS, parse
+from cit.explorer import explorer_data, explorer_html
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "templates" / "static" / "explorer.js"
+HEADLINE = "results/tinystories-gpu"
+PORTED_SECTIONS = (3, 4, 5, 6)
+
+
+@pytest.fixture(scope="module")
+def computed(vendored_root):
+    return compute_from_paths(ROOT, load_folder(vendored_root / HEADLINE, HEADLINE))
+
+
+@pytest.fixture(scope="module")
+def harness(computed, tmp_path_factory, serve_dir):
+    """A page that imports explorer.js as a module and holds the embedded data."""
+    d = tmp_path_factory.mktemp("explorer-harness")
+    shutil.copy(SCRIPT, d / "explorer.js")
+    (d / "index.html").write_text(
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>harness</title>'
+        '</head><body><script type="application/json" id="explorer-data">'
+        + json_for_script(explorer_data(computed)) + "</script>"
+        '<script type="module">import * as X from "./explorer.js"; window.X = X; '
+        "window.ready = true;</script></body></html>", encoding="utf-8")
+    return serve_dir(d)
+
+
+def open_harness(make_page, url):
+    page = make_page()
+    page.goto(url + "index.html")
+    page.wait_for_function("window.ready === true")
+    return page
+
+
+def recorded_cells():
+    text = (ROOT / RESULTS).read_text()
+    out = []
+    for sec in parse(text).sections:
+        if sec.number not in PORTED_SECTIONS:
+            continue
+        for b in sec.blocks:
+            if isinstance(b, tuple):
+                continue
+            for row in b.rows:
+                for col, c in zip(b.columns, row):
+                    out.append((f"{sec.number}|{b.name}|{row[0].text}|{col}", c.text))
+    return out
+
+
+def test_the_port_reproduces_every_closed_form_cell_of_sections_three_to_six(
+        make_page, harness, record_property):
+    page = open_harness(make_page, harness)
+    cells = page.evaluate(
+        "() => X.computeCells(JSON.parse(document.getElementById('explorer-data')"
+        ".textContent))")
+    recorded = recorded_cells()
+    compared, mismatches, uncovered = 0, [], []
+    for key, text in recorded:
+        if key not in cells:
+            uncovered.append(key)
+            continue
+        compared += 1
+        if cells[key] != text:
+            mismatches.append(f"{key}: results.md {text!r}, explorer.js {cells[key]!r}")
+    extra = sorted(set(cells) - {k for k, _ in recorded})
+    record_property("cells_compared", compared)
+    record_property("cells_not_covered", len(uncovered))
+    print(f"\nexplorer.js: {compared} cells of {RESULTS} §3-§6 compared, "
+          f"{len(mismatches)} mismatches, {len(uncovered)} not covered")
+    assert recorded, "no cells in sections 3-6"
+    assert not mismatches, "\n".join(mismatches)
+    assert not uncovered, "cells the port does not produce:\n" + "\n".join(uncovered)
+    assert not extra, "cells the port produces that results.md lacks:\n" + "\n".join(extra)
+    assert compared == len(recorded)
+
+
+FORMAT_CASES = [0.0, 0.125, 0.375, 2.5, 3.5, 1234.5, 0.0005, 0.0015, 999.95, 9.995,
+                99.95, 0.1, 1e-7, 12.5, 1000.0, 999.9999999, 123456789.123, 2.675,
+                1.005, 5e-5, 0.00049999, 31666944.0, 2666.6666666666665, 0.8055661998]
+
+
+def test_the_port_formats_numbers_as_cit_fmt_does(make_page, harness):
+    page = open_harness(make_page, harness)
+    for x in FORMAT_CASES:
+        for d in (0, 1, 2, 3):
+            got = page.evaluate("([x, d]) => X.fmt(x, d)", [x, d])
+            assert got == fmt(x, d), (x, d)
+        for sig in (1, 2, 3, 4):
+            if x == 0.0 and sig < 1:
+                continue
+            got = page.evaluate("([x, s]) => X.fmtSig(x, s)", [x, sig])
+            assert got == fmt_sig(x, sig), (x, sig)
+        assert page.evaluate("(x) => X.fmtGeneral(x)", x) == fmt_general(x), x
+    assert page.evaluate("() => X.fmt(null, 2)") == fmt(None, 2)
+
+
+@pytest.fixture(scope="module")
+def block_page(computed, tmp_path_factory):
+    """The real @[explorer] block, rendered with the registry, in a bare page."""
+    reg = Registry()
+    register_sim(reg, computed, RESULTS, ROOT)
+    ctx = PageContext(registry=reg, url="/transit/", root="", path="content/pages/transit.md",
+                      terms_def={}, blocks={})
+    html = explorer_html(ctx, computed)
+    d = tmp_path_factory.mktemp("explorer-block")
+    (d / "index.html").write_text(
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>explorer</title>'
+        f"</head><body>{html}</body></html>", encoding="utf-8")
+    return d, reg
+
+
+def test_moving_a_control_changes_the_results_and_reset_restores_them(make_page, block_page,
+                                                                      serve_dir):
+    d, reg = block_page
+    page = make_page()
+    page.goto(serve_dir(d) + "index.html")
+    page.wait_for_selector(".explorer.explorer-ready")
+    assert page.locator("form.explorer-controls").is_visible()
+    time_a = page.locator('tr[data-variant="A"] [data-out="time"]')
+    be = page.locator('[data-breakeven="Eprime_Esteps_vs_A"]')
+    recorded_time, recorded_be = reg.get("sim.time.A").text, reg.get(
+        "sim.breakeven.Eprime_Esteps_vs_A").text
+    assert time_a.inner_text() == recorded_time
+    assert time_a.locator("data.num").count() == 1      # provenance before any move
+    # a tenth of the default WAN bandwidth: AdamW slows, the break-evens do not move
+    wan = page.locator('input[name="wan"]')
+    default = float(wan.get_attribute("value"))
+    wan.fill(repr(default - 1.0))
+    page.wait_for_function(
+        "(t) => document.querySelector('tr[data-variant=\"A\"] [data-out=\"time\"]')"
+        ".textContent !== t", arg=recorded_time)
+    slower = time_a.inner_text()
+    # the slider snaps to its step, so read back the value it took
+    expect = page.evaluate(
+        "() => { const r = document.querySelector('.explorer').explorer; "
+        "const v = Number(document.querySelector('input[name=\"wan\"]').value); "
+        "const c = Object.assign({}, r.data.controls, {wan_gbps: 10 ** v}); "
+        "const res = r.evaluate(c); const a = res.variants.find(x => x.key === 'A'); "
+        "return a.time; }")
+    assert slower == fmt(expect, 2)
+    assert float(slower.replace(",", "")) > float(recorded_time.replace(",", ""))
+    # the module's budget moves E′'s break-even
+    budget = page.locator('input[name="budget"]')
+    budget.fill(repr(float(budget.get_attribute("value")) / 2))
+    page.wait_for_function(
+        "(t) => document.querySelector('[data-breakeven=\"Eprime_Esteps_vs_A\"]')"
+        ".textContent !== t", arg=recorded_be)
+    assert be.inner_text() != recorded_be
+    page.locator('[data-action="reset"]').click()
+    assert time_a.inner_text() == recorded_time
+    assert time_a.locator("data.num").count() == 1
+
+
+def test_the_explorer_runs_from_a_file_url(browser, block_page):
+    """Opened as a file (the shared guard allows only the local server, so this page has
+    its own watch on errors and requests)."""
+    d, reg = block_page
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    problems = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: problems.append(str(exc)))
+    page.on("request", lambda r: None if r.url.startswith("file:") else problems.append(r.url))
+    page.goto((d / "index.html").as_uri())
+    page.wait_for_selector(".explorer.explorer-ready")
+    util = page.locator('input[name="utilisation"]')
+    util.fill("1")
+    page.wait_for_function(
+        "() => document.querySelector('tr[data-variant=\"A\"] [data-out=\"step\"]')"
+        ".classList.contains('live')")
+    assert page.locator('[data-out="utilisation"]').inner_text() == fmt(1.0, 2)
+    ctx.close()
+    assert not problems, problems
