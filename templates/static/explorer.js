@@ -489,6 +489,10 @@ export function mount(root) {
   const resetButton = form.querySelector('[data-action="reset"]');
   if (resetButton) resetButton.addEventListener("click", (ev) => { ev.preventDefault(); reset(); });
   form.hidden = false;
+  const note = root.querySelector(".explorer-note");
+  if (note) note.hidden = true;
+  const liveNote = root.querySelector(".explorer-live-note");
+  if (liveNote) liveNote.hidden = false;
   root.classList.add("explorer-ready");
   root.explorer = { data, show, reset, evaluate: (c) => evaluate(data, c) };
   return root.explorer;

@@ -136,6 +136,8 @@ def test_moving_a_control_changes_the_results_and_reset_restores_them(make_page,
     page.goto(serve_dir(d) + "index.html")
     page.wait_for_selector(".explorer.explorer-ready")
     assert page.locator("form.explorer-controls").is_visible()
+    assert page.locator(".explorer-note").is_hidden()
+    assert page.locator(".explorer-live-note").is_visible()
     time_a = page.locator('tr[data-variant="A"] [data-out="time"]')
     be = page.locator('[data-breakeven="Eprime_Esteps_vs_A"]')
     recorded_time, recorded_be = reg.get("sim.time.A").text, reg.get(
