@@ -147,6 +147,15 @@ def compute(folder: Folder, scenario: Scenario, target_group: str) -> Computed:
         _agree(st, cl, f"mechanism {mech} at the default WAN")
         default[mech], closed_default[mech] = st, cl
 
+    # the model's collectives must send what the experiment counted on the wire
+    for mech in ("A", "B", "C"):
+        if default[mech].wire != inputs.log_wire[mech]:
+            raise BuildError(inputs.payload_files["dense" if mech == "A" else
+                                                  "topk" if mech == "B" else "band"] + ":1",
+                             f"the model's wire bytes for {mech} ({default[mech].wire!r}) "
+                             f"differ from the log's wire_bytes_per_step "
+                             f"({inputs.log_wire[mech]!r})")
+
     lo, hi = values.sweep_min * 1e9, values.sweep_max * 1e9
     grid = closed.sweep_grid(lo, hi, values.sweep_points_per_decade)
     sweep = {m: [] for m in closed.MECHS}
