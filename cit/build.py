@@ -17,7 +17,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
+
+from . import yamlio
 
 from . import experiment, vendor
 from .errors import BuildError
@@ -59,7 +60,7 @@ def compute(root: Path = ROOT, vendor_from=None) -> BuildResult:
     """Run every stage in memory; nothing is written except verified vendored files."""
     t0 = time.perf_counter()
     vendored = vendor.materialise(vendor_from, root)
-    study = yaml.safe_load((root / "data" / "study.yaml").read_text())
+    study = yamlio.load((root / "data" / "study.yaml").read_text())
     reg = Registry()
     exp = experiment.load(vendored, root, study, reg)
 

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Literal
 
 import yaml
+
+from . import yamlio
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
@@ -79,7 +81,7 @@ class Document:
 def _key_lines(text: str) -> dict[str, int]:
     """Line (0-based, within `text`) of each top-level key of a YAML mapping."""
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yamlio.compose(text)
     except yaml.YAMLError:
         return {}
     if not isinstance(node, yaml.MappingNode):
@@ -100,7 +102,7 @@ def parse_document(text: str, path: str) -> Document:
         raise BuildError(f"{path}:1", "front matter not closed: no second `---` line")
     fm_text = "".join(lines[1:end])
     try:
-        data = yaml.safe_load(fm_text)
+        data = yamlio.load(fm_text)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = 2 + mark.line if mark is not None else 1
@@ -163,8 +165,8 @@ def load_glossary(text: str, path: str) -> dict[str, Term]:
 
     Errors name `path` and the line of the offending entry."""
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        node = yamlio.compose(text)
+        data = yamlio.load(text)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = 1 + mark.line if mark is not None else 1

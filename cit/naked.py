@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Mapping
 
 import yaml
+
+from . import yamlio
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import BuildError
@@ -67,8 +69,8 @@ def load_allowlist(path: Path | str = ALLOWLIST_PATH) -> list[AllowEntry]:
     text = path.read_text(encoding="utf-8")
     name = str(path)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        node = yamlio.compose(text)
+        data = yamlio.load(text)
     except yaml.YAMLError as e:
         raise BuildError(f"{name}:1", f"not valid YAML: {e}") from None
     if not isinstance(data, dict) or set(data) != {"entries"} or not isinstance(data["entries"], list):

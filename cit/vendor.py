@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+
+from . import yamlio
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import BuildError
@@ -64,7 +66,7 @@ def git_blob_sha1(data: bytes) -> str:
 
 def read_lock(path: Path = LOCK) -> Lock:
     try:
-        raw = yaml.safe_load(path.read_text())
+        raw = yamlio.load(path.read_text())
         return Lock.model_validate(raw)
     except FileNotFoundError:
         raise BuildError(str(path), "lock file missing; run `python -m cit.vendor lock`") from None

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
+
+from .. import yamlio
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import BuildError
@@ -98,7 +100,7 @@ def load_quoted(path: Path, display: str = QUOTED) -> QuotedFile:
     except FileNotFoundError:
         raise BuildError(display, "quoted figures file missing") from None
     try:
-        data = QuotedFile.model_validate(yaml.safe_load(text))
+        data = QuotedFile.model_validate(yamlio.load(text))
     except (yaml.YAMLError, ValidationError) as e:
         # name the line of the offending figure when we can find it
         line = 1

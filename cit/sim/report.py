@@ -404,7 +404,9 @@ def _sweep_section(c: Computed) -> Section:
     sec.blocks.append(
         "Time to target (s) per variant at each WAN bandwidth of the fixed logarithmic grid "
         "(sweep_min to sweep_max, sweep_points_per_decade points a decade: section 1), "
-        "simulated; never where the variant's steps never reach the target.")
+        "simulated (one training step per grid point: section 3's runs of simulated_steps "
+        "steps show the first step is already the steady state); never where the variant's "
+        "steps never reach the target.")
     rows = []
     for i, bw in enumerate(c.grid):
         row = [Cell(f_gbps(bw), f"sim.sweep.bw.{i}", bw / 1e9, "GB/s", "assumption",

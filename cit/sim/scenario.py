@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
+
+from .. import yamlio
 from pydantic import (BaseModel, ConfigDict, Field, StrictBool, ValidationError,
                       field_validator, model_validator)
 
@@ -168,7 +170,7 @@ def _validate(vals: dict, scen_like) -> Values:
 def _key_lines(text: str, path: str) -> tuple[int, dict[str, int], dict[str, dict[str, int]]]:
     """Line numbers (1-based) of `inputs:`, of each key under it, and of each field."""
     try:
-        root = yaml.compose(text)
+        root = yamlio.compose(text)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = mark.line + 1 if mark else 1
@@ -199,7 +201,7 @@ def load_scenario(path: Path, display: str = "data/sim/scenario.yaml") -> Scenar
     except FileNotFoundError:
         raise BuildError(display, "scenario file missing") from None
     inputs_line, key_lines, field_lines = _key_lines(text, display)
-    raw = yaml.safe_load(text)
+    raw = yamlio.load(text)
     if set(raw) != {"inputs"}:
         extra = sorted(set(raw) - {"inputs"})
         raise BuildError(f"{display}:1", f"unknown top-level key(s) {extra}; only `inputs`")
