@@ -121,3 +121,25 @@ def test_every_hub_number_that_is_a_results_md_cell_equals_that_cell(built_site,
 def test_no_internal_link_or_anchor_is_broken(built_site):
     from cit.links import broken_links
     assert broken_links(built_site) == []
+
+
+def test_a_build_under_another_clock_and_time_zone_is_byte_identical(built_site, tmp_path):
+    """faketime moves the whole process's clock (libc and Python alike) years ahead; the
+    time zone moves too. The output must not change by one byte."""
+    import os
+    import subprocess
+    import sys
+    if not shutil.which("faketime"):
+        pytest.fail("faketime is missing: apt-get install -y faketime (the README's test "
+                    "command installs it)")
+    out = tmp_path / "shifted"
+    env = dict(os.environ, TZ="Pacific/Kiritimati", FAKETIME_DONT_FAKE_MONOTONIC="1")
+    r = subprocess.run(["faketime", "2031-02-03 04:05:06", sys.executable,
+                        str(ROOT / "build.py"), "--out", str(out)],
+                       cwd=ROOT, capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    probe = subprocess.run(["faketime", "2031-02-03 04:05:06", sys.executable, "-c",
+                            "import time; print(time.strftime('%Y'))"],
+                           capture_output=True, text=True, env=env).stdout.strip()
+    assert probe == "2031"   # the clock really was moved
+    assert tree_digest(out) == tree_digest(built_site)
