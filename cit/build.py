@@ -7,8 +7,10 @@ output folder untouched.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -56,21 +58,49 @@ def _register_build_figures(reg: Registry, figures: dict[str, tuple]) -> list[tu
     return pairs
 
 
-def compute(root: Path = ROOT, vendor_from=None) -> BuildResult:
-    """Run every stage in memory; nothing is written except verified vendored files."""
-    t0 = time.perf_counter()
-    vendored = vendor.materialise(vendor_from, root)
+def data_stage_key(root: Path) -> str:
+    """Hash of everything the data stages read: the lock (which pins every vendored
+    byte, re-verified on each build), our data files, and the code itself."""
+    h = hashlib.sha256()
+    files = [root / "vendored" / "lock.yaml", *(root / "data").rglob("*"),
+             *(root / "cit").rglob("*.py")]
+    for p in sorted(f for f in files if f.is_file()):
+        h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def data_stages(root: Path, vendored, use_cache: bool):
+    """Experiment and simulator stages: load, recompute, check, register. Their result is
+    cached under the hash of their inputs, so a content-only edit or a no-op rebuild skips
+    them (and the pandas and simpy imports); a cold build always runs every check."""
+    cache = root / ".cache" / f"data-stages-{data_stage_key(root)}.pickle"
+    if use_cache and cache.exists():
+        reg, verification, sim_cells, computed = pickle.loads(cache.read_bytes())
+        from . import sim
+        sim.remember(root, computed)
+        return reg, verification, sim_cells
+    from . import experiment, sim
     study = yamlio.load((root / "data" / "study.yaml").read_text())
     reg = Registry()
     exp = experiment.load(vendored, root, study, reg)
+    sim_cells = sim.build_stage(reg, exp, root)
+    if use_cache:
+        cache.parent.mkdir(exist_ok=True)
+        for old in cache.parent.glob("data-stages-*.pickle"):
+            old.unlink()
+        tmp = cache.with_suffix(".part")
+        tmp.write_bytes(pickle.dumps((reg, exp.verification, sim_cells,
+                                      sim.last_computed(root))))
+        tmp.replace(cache)
+    return reg, exp.verification, sim_cells
 
-    sim_cells = None
-    try:
-        from . import sim
-    except ImportError:
-        sim = None
-    if sim is not None and hasattr(sim, "build_stage"):
-        sim_cells = sim.build_stage(reg, exp, root)
+
+def compute(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> BuildResult:
+    """Run every stage in memory; nothing is written except verified vendored files
+    (and the data-stage cache)."""
+    t0 = time.perf_counter()
+    vendored = vendor.materialise(vendor_from, root)
+    reg, verification, sim_cells = data_stages(root, vendored, use_cache)
 
     from . import render
     from .blocks import generic_blocks
@@ -78,16 +108,15 @@ def compute(root: Path = ROOT, vendor_from=None) -> BuildResult:
         "upstream_files": (len(vendored), "Upstream files verified against the lock (git blob SHA-1)",
                            "files in vendored/lock.yaml whose bytes matched"),
     }
-    for key, checked in exp.verification.items():
+    for key, checked in verification.items():
         figures[f"results_md_numbers.{key}"] = (
             checked.verified, f"Numbers verified in {key} results.md",
             "digit runs of the upstream results.md compared with our recomputation")
         figures[f"results_md_total.{key}"] = (
             checked.total, f"Numbers in {key} results.md",
             "digit runs in the upstream results.md")
-    if sim_cells is not None:
-        figures["sim_cells"] = (sim_cells, "Simulator cells verified",
-                                "cells of data/sim/results.md recomputed and compared")
+    figures["sim_cells"] = (sim_cells, "Simulator cells verified",
+                            "cells of data/sim/results.md recomputed and compared")
     from .markdown import load_glossary
     from .naked import load_allowlist
     glossary_path = root / "content" / "glossary.yaml"
@@ -163,10 +192,13 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true",
                     help="run every stage and check, write nothing")
     ap.add_argument("--vendor-from", help="folder holding the upstream files (a mirror)")
+    ap.add_argument("--no-cache", action="store_true",
+                    help="cold build: ignore and write no .cache/ (CI's clean clone has none)")
     ap.add_argument("--root", default=str(ROOT), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     try:
-        result = compute(Path(a.root), a.vendor_from)
+        use_cache = not (a.no_cache or os.environ.get("CIT_NO_CACHE"))
+        result = compute(Path(a.root), a.vendor_from, use_cache)
         if not a.check:
             write_atomically(result.files, Path(a.out))
     except BuildError as e:
@@ -177,8 +209,7 @@ def main(argv=None) -> int:
         name = key.split(".", 1)[1]
         print(f"{name} results.md: {f[key][0]} of {f[f'results_md_total.{name}'][0]} "
               "numbers verified")
-    if "sim_cells" in f:
-        print(f"data/sim/results.md: {f['sim_cells'][0]} cells verified")
+    print(f"data/sim/results.md: {f['sim_cells'][0]} cells verified")
     print(f"{len(result.registry)} numbers in the registry; "
           f"{len(result.files)} files; {result.seconds:.2f} s"
           + ("" if a.check else f" -> {a.out}"))

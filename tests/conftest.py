@@ -40,14 +40,16 @@ def project_copy(tmp_path, vendored_files) -> Path:
     return dst
 
 
-def run_build(out: Path, root: Path = ROOT, env: dict | None = None):
-    """`python build.py --out OUT` in a fresh process, as a user runs it."""
+def run_build(out: Path, root: Path = ROOT, env: dict | None = None, cold: bool = True):
+    """`python build.py --out OUT` in a fresh process, as a user runs it; cold (no
+    data-stage cache) unless asked otherwise, so every check runs."""
     import os
     import subprocess
     import sys
     e = dict(os.environ)
     e.update(env or {})
-    return subprocess.run([sys.executable, str(root / "build.py"), "--out", str(out)],
+    args = [sys.executable, str(root / "build.py"), "--out", str(out)]
+    return subprocess.run(args + (["--no-cache"] if cold else []),
                           cwd=root, capture_output=True, text=True, env=e)
 
 

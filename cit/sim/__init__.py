@@ -37,6 +37,12 @@ def build_stage(registry, experiment, root: Path) -> int:
     return cells
 
 
+def remember(root: Path, computed: Computed) -> None:
+    """Hand a cached computation to the blocks that read `last_computed` (the build's
+    data-stage cache restores it without re-running the simulator)."""
+    _last[str(Path(root).resolve())] = computed
+
+
 def last_computed(root: Path) -> Computed:
     """The computation the last build_stage made for `root` (or a fresh one)."""
     key = str(Path(root).resolve())
@@ -46,4 +52,4 @@ def last_computed(root: Path) -> Computed:
 
 
 __all__ = ["Computed", "build_stage", "check_results", "compute", "compute_from_paths",
-           "last_computed", "register_sim", "write_results", "RESULTS"]
+           "last_computed", "register_sim", "remember", "write_results", "RESULTS"]

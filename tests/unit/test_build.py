@@ -135,7 +135,7 @@ def test_a_build_under_another_clock_and_time_zone_is_byte_identical(built_site,
     out = tmp_path / "shifted"
     env = dict(os.environ, TZ="Pacific/Kiritimati", FAKETIME_DONT_FAKE_MONOTONIC="1")
     r = subprocess.run(["faketime", "2031-02-03 04:05:06", sys.executable,
-                        str(ROOT / "build.py"), "--out", str(out)],
+                        str(ROOT / "build.py"), "--out", str(out), "--no-cache"],
                        cwd=ROOT, capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
     probe = subprocess.run(["faketime", "2031-02-03 04:05:06", sys.executable, "-c",
@@ -143,3 +143,27 @@ def test_a_build_under_another_clock_and_time_zone_is_byte_identical(built_site,
                            capture_output=True, text=True, env=env).stdout.strip()
     assert probe == "2031"   # the clock really was moved
     assert tree_digest(out) == tree_digest(built_site)
+
+
+def test_a_rebuild_from_the_data_stage_cache_is_byte_identical_to_a_cold_build(
+        project_copy, tmp_path):
+    cold, first, second = tmp_path / "cold", tmp_path / "first", tmp_path / "second"
+    assert run_build(cold, root=project_copy).returncode == 0
+    assert not (project_copy / ".cache").exists()
+    assert run_build(first, root=project_copy, cold=False).returncode == 0
+    assert list((project_copy / ".cache").glob("data-stages-*.pickle"))
+    r = run_build(second, root=project_copy, cold=False)
+    assert r.returncode == 0, r.stderr
+    assert tree_digest(second) == tree_digest(first) == tree_digest(cold)
+
+
+def test_a_changed_data_file_misses_the_cache_and_runs_every_check(project_copy, tmp_path):
+    assert run_build(tmp_path / "a", root=project_copy, cold=False).returncode == 0
+    p = project_copy / "data" / "sim" / "results.md"
+    text = p.read_text()
+    i = text.index("## 3.")
+    j = i + next(k for k, ch in enumerate(text[i:]) if ch.isdigit() and text[i + k - 1] == " "
+                 and text[i + k - 2] == "|")
+    p.write_text(text[:j] + str((int(text[j]) + 1) % 10) + text[j + 1:])
+    r = run_build(tmp_path / "b", root=project_copy, cold=False)
+    assert r.returncode != 0 and "build failed: data/sim/results.md:" in r.stderr
