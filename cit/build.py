@@ -101,6 +101,8 @@ def compute(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> Buil
     t0 = time.perf_counter()
     vendored = vendor.materialise(vendor_from, root)
     reg, verification, sim_cells = data_stages(root, vendored, use_cache)
+    from . import benchfigures
+    benchfigures.register(reg, root)
 
     from . import render
     from .blocks import generic_blocks

@@ -1,0 +1,80 @@
+"""The benchmark's recorded figures (data/benchmarks.yaml, written by
+benchmarks/bench_build.py) and our budgets (data/budgets.yaml) as registry entries and
+tables for /tested. Kind `measured` for the timings and weights, `assumption` for the
+budgets; both files are ours, so the source is our own path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import yamlio
+from .errors import BuildError
+from .fmt import fmt, fmt_int
+from .registry import Ref, Registry, Source
+
+BENCH = "data/benchmarks.yaml"
+BUDGETS = "data/budgets.yaml"
+TIMINGS = (("cold_build_s", "Cold build (no cache), median", 2),
+           ("noop_rebuild_s", "No-op rebuild (data stages cached), median", 2),
+           ("sim_regen_s", "Simulator regeneration, full sweep, median", 2),
+           ("mkdocs_build_s", "mkdocs build of the same Markdown, median", 2),
+           ("ratio_to_mkdocs", "Our cold build ÷ mkdocs build", 2))
+
+
+def _read(root: Path, rel: str) -> dict:
+    try:
+        data = yamlio.load((root / rel).read_text())
+    except FileNotFoundError:
+        raise BuildError(rel, "missing; run python benchmarks/bench_build.py") from None
+    if not isinstance(data, dict):
+        raise BuildError(rel, "expected a mapping")
+    return data
+
+
+def register(reg: Registry, root: Path) -> None:
+    bench, budgets = _read(root, BENCH), _read(root, BUDGETS)
+    src_b, src_g = (Source(BENCH),), (Source(BUDGETS),)
+    figs = bench.get("figures") or {}
+    runs = bench.get("runs")
+    reg.add("bench.runs", runs, str(runs), unit="runs", kind="measured", sources=src_b,
+            locator=f"{BENCH}, runs", computation="runs of each measurement (median taken)")
+    reg.add("bench.machine", bench.get("machine", ""), bench.get("machine", ""), kind="measured",
+            sources=src_b, locator=f"{BENCH}, machine", computation="the machine measured on")
+    rows = []
+    for key, label, d in TIMINGS:
+        if key not in figs:
+            raise BuildError(BENCH, f"figures.{key} missing")
+        v = figs[key]
+        unit = "" if key.startswith("ratio") else "s"
+        reg.add(f"bench.{key}", v, fmt(v, d), unit=unit, kind="measured", sources=src_b,
+                locator=f"{BENCH}, figures.{key}", computation=label)
+        rows.append([label, Ref(f"bench.{key}")])
+    for key, b in sorted(budgets.items()):
+        v = b["value"]
+        text = fmt_int(v) if b["unit"] == "bytes" else fmt(v, 0)
+        reg.add(f"budget.{key}", v, text, unit=b["unit"], kind="assumption", sources=src_g,
+                locator=f"{BUDGETS}, {key}", computation=f"our budget: {b['what']}")
+    reg.add_table("bench", "This build's speed, from the benchmark script (medians on the "
+                  "machine named above)", ["Measurement", "Seconds or ratio"], rows,
+                  source=BENCH)
+    wrows = []
+    for url, w in sorted((bench.get("page_weights") or {}).items()):
+        slug = url.strip("/").replace("/", ".") or "hub"
+        budget = ("hub_bytes" if slug == "hub" else
+                  "deck_bytes" if slug.startswith("decks.") else None)
+        cells = []
+        for k in ("own_bytes", "plotly_bytes"):
+            reg.add(f"bench.weight.{slug}.{k}", w[k], fmt_int(w[k]), unit="bytes",
+                    kind="measured", sources=src_b, locator=f"{BENCH}, page_weights {url} {k}",
+                    computation="bytes of the page's HTML, CSS and own scripts" if k == "own_bytes"
+                    else "bytes of plotly.min.js, loaded only on chart pages")
+            cells.append(Ref(f"bench.weight.{slug}.{k}"))
+        if budget:
+            met = w["own_bytes"] <= budgets[budget]["value"]
+            cells += [Ref(f"budget.{budget}"), "met" if met else "not met"]
+        else:
+            cells += ["no budget", ""]
+        wrows.append([url] + cells)
+    reg.add_table("bench-weights", "Page weights: HTML + CSS + own scripts, and plotly apart",
+                  ["Page", "Own bytes", "Plotly bytes", "Budget (bytes)", "Budget met"], wrows,
+                  source=BENCH)
