@@ -5,6 +5,7 @@ budgets; both files are ours, so the source is our own path."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from . import yamlio
@@ -29,6 +30,13 @@ def _read(root: Path, rel: str) -> dict:
     if not isinstance(data, dict):
         raise BuildError(rel, "expected a mapping")
     return data
+
+
+def _page_name(slug: str) -> str:
+    """A page's name without the deck ordinal (digits there would be naked numbers)."""
+    if slug.startswith("decks."):
+        return "Deck: " + re.sub(r"^\d+-", "", slug.split(".", 1)[1]).replace("-", " ")
+    return "Hub" if slug == "hub" else slug.capitalize()
 
 
 def register(reg: Registry, root: Path) -> None:
@@ -74,7 +82,7 @@ def register(reg: Registry, root: Path) -> None:
             cells += [Ref(f"budget.{budget}"), "met" if met else "not met"]
         else:
             cells += ["no budget", ""]
-        wrows.append([url] + cells)
+        wrows.append([_page_name(slug)] + cells)
     reg.add_table("bench-weights", "Page weights: HTML + CSS + own scripts, and plotly apart",
                   ["Page", "Own bytes", "Plotly bytes", "Budget (bytes)", "Budget met"], wrows,
                   source=BENCH)
