@@ -63,6 +63,22 @@ def built_site(tmp_path_factory, vendored_files) -> Path:
     r = run_build(out)
     assert r.returncode == 0, r.stderr
     return out
+
+
+def edit_cell(text: str, table_index: int, row_index: int, col_index: int):
+    """Bump the last digit of one cell of a results.md table. Returns the new text, the
+    row's cells, the column header, the old cell and the new cell."""
+    from cit import resultsmd
+    _, _, header, body = resultsmd.parse(text).tables[table_index]
+    line, cells = body[row_index]
+    old = cells[col_index]
+    pos = max(i for i, ch in enumerate(old) if ch.isdigit())
+    new = old[:pos] + str((int(old[pos]) + 1) % 10) + old[pos + 1:]
+    lines = text.split("\n")
+    parts = lines[line - 1].split("|")
+    parts[col_index + 1] = parts[col_index + 1].replace(old, new)
+    lines[line - 1] = "|".join(parts)
+    return "\n".join(lines), cells, header[col_index], old, new
 # ---- end foundation fixtures --------------------------------------------------------
 
 

@@ -11,9 +11,8 @@ import shutil
 import pytest
 import yaml
 
-from cit import resultsmd
 from cit.vendor import git_blob_sha1
-from tests.conftest import run_build
+from tests.conftest import edit_cell, run_build
 from tests.unit.test_build import tree_digest
 
 HEADLINE = "results/tinystories-gpu"
@@ -146,23 +145,9 @@ def test_a_missing_vendored_file_with_no_mirror(case):
     assert f"build failed: {rel}: not vendored, no mirror found, and the download of " in err
 
 
-def _edit_cell(text, table_index, row_index, col_index):
-    parsed = resultsmd.parse(text)
-    _, _, header, body = parsed.tables[table_index]
-    line, cells = body[row_index]
-    old = cells[col_index]
-    pos = max(i for i, ch in enumerate(old) if ch.isdigit())
-    new = old[:pos] + str((int(old[pos]) + 1) % 10) + old[pos + 1:]
-    lines = text.split("\n")
-    parts = lines[line - 1].split("|")
-    parts[col_index + 1] = parts[col_index + 1].replace(old, new)
-    lines[line - 1] = "|".join(parts)
-    return "\n".join(lines), cells, header[col_index], old, new
-
-
 def test_an_edited_cell_of_the_tinystories_results_md(case):
     rel = f"{HEADLINE}/results.md"
-    text, cells, col, old, new = _edit_cell((case.root / "vendored" / rel).read_text(), 0, 2, 2)
+    text, cells, col, old, new = edit_cell((case.root / "vendored" / rel).read_text(), 0, 2, 2)
     case.repin(rel, text.encode())
     assert (f"build failed: {rel} §1 row \"{cells[0]}\" col \"{col}\": expected \"{new}\", "
             f"recomputed \"{old}\"") in case.run().stderr
@@ -170,7 +155,7 @@ def test_an_edited_cell_of_the_tinystories_results_md(case):
 
 def test_an_edited_cell_of_the_shakespeare_results_md(case):
     rel = "results/shakespeare-optics-check/results.md"
-    text, cells, col, old, new = _edit_cell((case.root / "vendored" / rel).read_text(), 0, 1, 3)
+    text, cells, col, old, new = edit_cell((case.root / "vendored" / rel).read_text(), 0, 1, 3)
     case.repin(rel, text.encode())
     assert (f"build failed: {rel} top row \"{cells[0]}\" col \"{col}\": expected \"{new}\", "
             f"recomputed \"{old}\"") in case.run().stderr

@@ -7,6 +7,7 @@ import pytest
 from cit import resultsmd, tables
 from cit.errors import BuildError
 from cit.runs import load_folder
+from tests.conftest import edit_cell
 
 TS = "results/tinystories-gpu"
 SH = "results/shakespeare-optics-check"
@@ -44,26 +45,12 @@ def test_shakespeare_results_md_is_recomputed_n_of_n(sh_doc, vendored_root):
     assert checked.verified == checked.total == n > 0
 
 
-def _edit_cell(text, section_index, row_index, col_index):
-    """Change the last digit of one table cell; return new text, label, old and new cell."""
-    parsed = resultsmd.parse(text)
-    _, _, header, body = parsed.tables[section_index]
-    line, cells = body[row_index]
-    old = cells[col_index]
-    pos = max(i for i, ch in enumerate(old) if ch.isdigit())
-    new = old[:pos] + str((int(old[pos]) + 1) % 10) + old[pos + 1:]
-    lines = text.split("\n")
-    parts = lines[line - 1].split("|")
-    parts[col_index + 1] = parts[col_index + 1].replace(old, new)
-    lines[line - 1] = "|".join(parts)
-    return "\n".join(lines), cells[0], header[col_index], old, new
-
-
 @pytest.mark.parametrize("section_index,row_index,col_index", [(0, 1, 2), (1, 5, 4), (2, 3, 2)])
 def test_an_edited_tinystories_cell_names_section_row_column_and_both_strings(
         ts_doc, vendored_root, section_index, row_index, col_index):
-    text, label, col, old, new = _edit_cell(_text(vendored_root, TS), section_index,
-                                            row_index, col_index)
+    text, cells, col, old, new = edit_cell(_text(vendored_root, TS), section_index,
+                                           row_index, col_index)
+    label = cells[0]
     with pytest.raises(BuildError) as e:
         resultsmd.check(ts_doc, text, "results.md")
     msg = str(e.value)
@@ -72,7 +59,7 @@ def test_an_edited_tinystories_cell_names_section_row_column_and_both_strings(
 
 
 def test_an_edited_shakespeare_cell_names_row_column_and_both_strings(sh_doc, vendored_root):
-    text, label, col, old, new = _edit_cell(_text(vendored_root, SH), 0, 3, 4)
+    text, _, col, old, new = edit_cell(_text(vendored_root, SH), 0, 3, 4)
     with pytest.raises(BuildError) as e:
         resultsmd.check(sh_doc, text, "results.md")
     msg = str(e.value)
