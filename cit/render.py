@@ -13,6 +13,7 @@ is known which page shows which number and term.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,9 +24,8 @@ from markupsafe import Markup
 
 from . import naked
 from .errors import BuildError
-from .markdown import (Document, PageContext, Term, json_for_script, load_glossary,
-                       make_markdown, parse_document, plain_text, render_chunk,
-                       render_inline)
+from .markdown import (Document, PageContext, Term, load_glossary, make_markdown,
+                       parse_document, plain_text, render_chunk, render_inline)
 from .registry import Registry
 
 SITE_TITLE = "Compute in Transit"
@@ -38,6 +38,7 @@ NAV = (("/", "Hub"), ("decks", "Decks"), ("/optics/", "Optics"), ("/transit/", "
        ("/glossary/", "Glossary"))
 GLOSSARY_URL = "/glossary/"
 PLOTLY = "plotly.min.js"
+PROV_DIR = "static/prov"
 
 
 @dataclass
@@ -207,22 +208,56 @@ def plotly_js() -> bytes:
     return path.read_bytes()
 
 
-def _term_json(state: SiteState, keys) -> dict:
-    out = {}
-    for k in sorted(keys):
-        t = state.terms[k]
-        out[k] = {"term": t.term, "definition": state.definitions[k]}
-    return out
+def prov_path(url: str) -> str:
+    """The provenance script of the page at `url`, relative to the site root:
+    "/" -> "static/prov/index.js", "/decks/01-sources/" -> "static/prov/decks/01-sources.js"."""
+    return f"{PROV_DIR}/{url.strip('/') or 'index'}.js"
 
 
-def _number_json(registry: Registry, ids) -> dict:
-    out = {}
-    for i in sorted(ids):
-        n = registry.numbers[i]
-        j = n.as_json([])
-        out[i] = {"kind": j["kind"], "value": j["value"], "text": j["text"],
-                  "unit": j["unit"], "provenance": j["provenance"]}
-    return out
+def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]]) -> dict:
+    """The provenance of numbers `ids` and the definitions of `terms` (key -> (term,
+    definition)), compacted for a page's lazily loaded script.
+
+    `t`: every string once (kinds, units, paths, commits, blob SHA-1s, locators,
+    computations), sorted; `s`: the sources, each [path] or [path, commit, blob] as
+    indices into `t` (null where a part is absent), sorted; `n`: id -> [kind, value, text,
+    unit, [source indices], locator, computation], with kind, unit, locator and
+    computation as indices into `t` and value (JSON number, string or null) and text
+    as they are; `g`: term key -> [term, definition]. site.js and the tests decode it."""
+    numbers = [registry.numbers[i] for i in sorted(ids)]
+    strings: set[str] = set()
+    for n in numbers:
+        strings |= {n.kind, n.unit, n.locator, n.computation}
+        for src in n.sources:
+            strings |= {x for x in (src.path, src.commit, src.blob_sha1) if x}
+    table = sorted(strings)
+    at = {x: k for k, x in enumerate(table)}
+
+    def source(src) -> tuple:
+        if not src.commit and not src.blob_sha1:
+            return (at[src.path],)
+        return (at[src.path], at.get(src.commit), at.get(src.blob_sha1))
+
+    sources = sorted({source(src) for n in numbers for src in n.sources},
+                     key=lambda t: tuple(-1 if x is None else x for x in t))
+    sat = {s: k for k, s in enumerate(sources)}
+    entries = {}
+    for n in numbers:
+        value = n.as_json([])["value"]
+        entries[n.id] = [at[n.kind], value, n.text, at[n.unit],
+                         [sat[source(src)] for src in n.sources], at[n.locator],
+                         at[n.computation]]
+    return {"t": table, "s": [list(x) for x in sources], "n": entries,
+            "g": {k: list(terms[k]) for k in sorted(terms)}}
+
+
+def prov_script(url: str, payload: Mapping) -> bytes:
+    """The page's provenance script: it files `payload` under the page's URL in
+    window.CIT_PROV (a classic script, so site.js can load it from file:// too)."""
+    body = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return (f"/* Provenance of the numbers and definitions of the terms on {url}; "
+            f"written by the build, read by site.js. */\n"
+            f"(window.CIT_PROV=window.CIT_PROV||{{}})[{json.dumps(url)}]={body};\n").encode("utf-8")
 
 
 def _render_page_body(state: SiteState, page: Page) -> None:
@@ -330,6 +365,9 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
                              "terms are linked but no /glossary/ page shows @[glossary]")
 
     files = _static_files(templates_dir)
+    if any(k.startswith(PROV_DIR + "/") for k in files):
+        raise BuildError(f"templates/{PROV_DIR}", "this folder is the build's own "
+                         "(each page's provenance script); remove it from templates/")
     static_names = {k[len("static/"):] for k in files}
     needs_plotly = any((PLOTLY, False) in p.ctx.scripts for p in pages)
     if needs_plotly:
@@ -354,6 +392,12 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
                 raise BuildError(p.doc.path, f"a block asks for static/{s[0]}, which does not exist")
             if s not in scripts:
                 scripts.append(s)
+        # a page's numbers' provenance and its terms' definitions load on demand
+        has_prov = bool(p.ctx.numbers or p.ctx.terms)
+        if has_prov:
+            terms_shown = {k: (state.terms[k].term, state.definitions[k]) for k in p.ctx.terms}
+            files[prov_path(p.url)] = prov_script(
+                p.url, prov_payload(registry, p.ctx.numbers, terms_shown))
         ctx = {
             "site_title": SITE_TITLE,
             "title": p.title,
@@ -366,8 +410,7 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
             "build": build,
             "stylesheet": "site.css" in static_names,
             "scripts": [{"src": f"{p.root}static/{n}", "module": m} for n, m in scripts],
-            "numbers_json": Markup(json_for_script(_number_json(registry, p.ctx.numbers))),
-            "terms_json": Markup(json_for_script(_term_json(state, p.ctx.terms))),
+            "prov": f"{p.root}{prov_path(p.url)}" if has_prov else "",
             "body": Markup(p.body),
             "show_h1": not p.has_h1,
             "slides": [dict(s, html=Markup(s["html"])) for s in p.slides],

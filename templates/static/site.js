@@ -1,23 +1,16 @@
 /* site.js (every page, no dependencies): a provenance card for every number and a
    definition on hover or focus for every glossary term.
 
-   Numbers are <data class="num" data-id="…"> elements; their provenance comes from the
-   page's <script type="application/json" id="cit-numbers">. Terms are <a class="term"
-   data-term="…"> links; their definitions come from <script … id="cit-terms">. A page
-   without either simply gets no cards or no definitions, and no errors. */
+   Numbers are <data class="num" data-id="…"> elements; terms are <a class="term"
+   data-term="…"> links. Their provenance and definitions are not in the page: the build
+   writes them to a script of the page's own, named by <body data-prov="…">, that files
+   them under the page's URL (<body data-page="…">) in window.CIT_PROV. It is loaded the
+   first time a reader points at, focuses or touches something, as a classic script so
+   that it works from file:// too. Until it has arrived a card shows what the number
+   element itself says (kind, raw value) and "loading…". A page without the attribute
+   gets cards from the elements alone and no definitions, and no errors. */
 (function () {
   "use strict";
-
-  function readJSON(id) {
-    var node = document.getElementById(id);
-    if (!node) return {};
-    try {
-      var value = JSON.parse(node.textContent || "{}");
-      return value && typeof value === "object" ? value : {};
-    } catch (err) {
-      return {};
-    }
-  }
 
   function make(tag, className, text) {
     var node = document.createElement(tag);
@@ -46,8 +39,76 @@
     floating.style.top = top + sy + "px";
   }
 
-  var numbers = readJSON("cit-numbers");
-  var terms = readJSON("cit-terms");
+  /* ------------------------------------------------------------ the page's data */
+
+  /* The compact form (cit/render.py prov_payload): t = strings; s = sources as
+     [path] or [path, commit, blob] indices into t; n = id -> [kind, value, text, unit,
+     [sources], locator, computation] (kind, unit, locator, computation index t);
+     g = term key -> [term, definition]. */
+  var data = null;
+  var state = "idle";          // idle | loading | ready | failed | none
+  var waiting = [];
+
+  function str(i) {
+    return typeof i === "number" && data.t[i] !== undefined ? data.t[i] : "";
+  }
+
+  function numberEntry(id) {
+    var e = data && has(data.n, id) ? data.n[id] : null;
+    if (!e) return null;
+    var sources = (e[4] || []).map(function (k) {
+      var s = data.s[k] || [];
+      var out = { path: str(s[0]) };
+      if (str(s[1])) out.commit = str(s[1]);
+      if (str(s[2])) out.blob_sha1 = str(s[2]);
+      return out;
+    });
+    return { kind: str(e[0]), value: e[1], text: e[2], unit: str(e[3]),
+             provenance: { sources: sources, locator: str(e[5]), computation: str(e[6]) } };
+  }
+
+  function termEntry(key) {
+    var g = data && data.g && has(data.g, key) ? data.g[key] : null;
+    return g ? { term: g[0], definition: g[1] } : null;
+  }
+
+  function settle(next) {
+    state = next;
+    var fns = waiting;
+    waiting = [];
+    fns.forEach(function (fn) { fn(); });
+  }
+
+  /* Ask for the page's data once; `then` runs when it has arrived or failed. */
+  function load(then) {
+    if (then) waiting.push(then);
+    if (state === "idle") {
+      var src = document.body ? document.body.getAttribute("data-prov") : null;
+      var page = document.body ? document.body.getAttribute("data-page") : null;
+      if (!src || page === null) {
+        settle("none");
+        return;
+      }
+      state = "loading";
+      var script = document.createElement("script");
+      script.src = src;
+      script.async = true;
+      script.onload = function () {
+        var all = window.CIT_PROV;
+        var found = all && has(all, page) ? all[page] : null;
+        if (found && typeof found === "object") {
+          data = { t: found.t || [], s: found.s || [], n: found.n || {}, g: found.g || {} };
+          settle("ready");
+        } else {
+          settle("failed");
+        }
+      };
+      script.onerror = function () { settle("failed"); };
+      document.head.appendChild(script);
+    } else if (state !== "loading") {
+      settle(state);
+    }
+  }
 
   /* ------------------------------------------------------------ provenance card */
 
@@ -111,8 +172,10 @@
 
   function fillCard(num) {
     var id = num.getAttribute("data-id") || "";
-    var entry = has(numbers, id) && numbers[id] ? numbers[id] : {};
+    var entry = numberEntry(id) || {};
     var prov = entry.provenance || {};
+    var missing = state === "loading" || state === "idle" ? "loading\u2026"
+      : state === "failed" ? "could not be loaded" : "not recorded";
     var kind = entry.kind || num.getAttribute("data-kind") || "not recorded";
     var raw = entry.value !== undefined && entry.value !== null
       ? String(entry.value) : (num.getAttribute("value") || "");
@@ -148,11 +211,13 @@
       });
       row(dl, "sources", sources.length > 1 ? "Sources" : "Source", ul);
     } else {
-      row(dl, "sources", "Source", "not recorded");
+      row(dl, "sources", "Source", missing);
     }
-    row(dl, "locator", "Where in it", prov.locator || "not recorded");
-    row(dl, "computation", "How", prov.computation || "not recorded");
+    row(dl, "locator", "Where in it", prov.locator || missing);
+    row(dl, "computation", "How", prov.computation || missing);
     card.appendChild(dl);
+    if (state === "loading" || state === "idle") card.setAttribute("aria-busy", "true");
+    else card.removeAttribute("aria-busy");
   }
 
   function openCard(num, moveFocus) {
@@ -164,6 +229,14 @@
     num.setAttribute("aria-expanded", "true");
     place(card, num);
     if (moveFocus) card.focus({ preventScroll: true });
+    if (state === "idle" || state === "loading") {
+      load(function () {
+        if (owner === num && !card.hidden) {
+          fillCard(num);
+          place(card, num);
+        }
+      });
+    }
   }
 
   function closeCard(returnFocus) {
@@ -198,43 +271,56 @@
 
   var tips = {};
   var shownTip = null;
+  var tipLink = null;
 
+  /* Every term link gets its (empty) tooltip at once, so aria-describedby is right
+     from the start; the words go in when the page's data has arrived. */
   function tipFor(key) {
     if (has(tips, key)) return tips[key];
-    var entry = has(terms, key) ? terms[key] : null;
-    if (!entry || !entry.definition) {
-      tips[key] = null;
-      return null;
-    }
     var tip = make("div", "term-tip");
     tip.id = "cit-term-tip-" + key.replace(/[^A-Za-z0-9_-]/g, "_");
     tip.setAttribute("role", "tooltip");
     tip.hidden = true;
-    if (entry.term) tip.appendChild(make("strong", null, entry.term));
-    tip.appendChild(make("span", null, entry.definition));
     document.body.appendChild(tip);
     tips[key] = tip;
     return tip;
   }
 
+  function fillTip(key) {
+    var entry = termEntry(key);
+    if (!entry || !entry.definition) return false;
+    var tip = tips[key];
+    if (!tip.childNodes.length) {
+      if (entry.term) tip.appendChild(make("strong", null, entry.term));
+      tip.appendChild(make("span", null, entry.definition));
+    }
+    return true;
+  }
+
   function setUpTerms() {
+    if (!document.body.getAttribute("data-prov")) return;
     var links = document.querySelectorAll("a.term[data-term]");
     for (var i = 0; i < links.length; i++) {
-      var tip = tipFor(links[i].getAttribute("data-term"));
-      if (tip) links[i].setAttribute("aria-describedby", tip.id);
+      links[i].setAttribute("aria-describedby", tipFor(links[i].getAttribute("data-term")).id);
     }
   }
 
   function showTip(link) {
-    var tip = tipFor(link.getAttribute("data-term"));
-    if (!tip) return;
-    if (shownTip && shownTip !== tip) shownTip.hidden = true;
-    tip.hidden = false;
-    shownTip = tip;
-    place(tip, link);
+    var key = link.getAttribute("data-term");
+    if (!has(tips, key)) return;
+    tipLink = link;
+    load(function () {
+      if (tipLink !== link || !fillTip(key)) return;
+      var tip = tips[key];
+      if (shownTip && shownTip !== tip) shownTip.hidden = true;
+      tip.hidden = false;
+      shownTip = tip;
+      place(tip, link);
+    });
   }
 
   function hideTip() {
+    tipLink = null;
     if (shownTip) shownTip.hidden = true;
     shownTip = null;
   }
@@ -274,6 +360,7 @@
   });
 
   document.addEventListener("focusin", function (e) {
+    load();
     var num = closestFrom(e.target, "data.num");
     if (num && !refocusing && focusVisible(num)) openCard(num, false);
     var link = closestFrom(e.target, "a.term[data-term]");
@@ -292,9 +379,13 @@
   });
 
   document.addEventListener("mouseover", function (e) {
+    if (closestFrom(e.target, "data.num")) load();
     var link = closestFrom(e.target, "a.term[data-term]");
     if (link) showTip(link);
   });
+
+  // A reader on a touch screen may tap a number at any moment: start loading now.
+  document.addEventListener("touchstart", function () { load(); }, { passive: true });
 
   document.addEventListener("mouseout", function (e) {
     var link = closestFrom(e.target, "a.term[data-term]");

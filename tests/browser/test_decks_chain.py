@@ -25,6 +25,7 @@ import pytest
 
 from cit.chain import chain_number_ids, load_chain, render_chain
 from cit.registry import Registry, Source
+from cit.render import prov_path, prov_payload, prov_script
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "templates" / "static"
@@ -96,11 +97,13 @@ class _Page:
         return (f'<data class="num" value="{html.escape(n.raw())}" data-id="{nid}" '
                 f'data-kind="{n.kind}">{html.escape(n.text)}</data>')
 
-    def numbers_json(self) -> str:
-        out = {nid: {"kind": n.kind, "value": n.value, "text": n.text, "unit": n.unit,
-                     "provenance": n.provenance()}
-               for nid, n in sorted(self.used.items())}
-        return json.dumps(out, sort_keys=True, ensure_ascii=False).replace("</", "<\\/")
+    def prov(self, out: Path, url: str, terms: bool) -> str:
+        """Write the page's provenance script as the build does; return its site path."""
+        defs = {k: (v["term"], v["definition"]) for k, v in TERMS.items()} if terms else {}
+        rel = prov_path(url)
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_bytes(prov_script(url, prov_payload(self.reg, self.used, defs)))
+        return rel
 
 
 TERMS = {
@@ -111,15 +114,10 @@ TERMS = {
 }
 
 
-def _page(title: str, depth: int, body: str, *, scripts: list[str], numbers: str | None,
-          terms: bool, main_class: str = "") -> str:
+def _page(title: str, depth: int, body: str, *, scripts: list[str], url: str,
+          prov: str | None, main_class: str = "") -> str:
     up = "../" * depth
-    data = ""
-    if numbers is not None:
-        data += f'<script type="application/json" id="cit-numbers">{numbers}</script>\n'
-    if terms:
-        data += ('<script type="application/json" id="cit-terms">'
-                 f'{json.dumps(TERMS, sort_keys=True)}</script>\n')
+    data = f' data-page="{url}" data-prov="{up}{prov}"' if prov else ""
     js = "".join(f'<script src="{up}static/{s}" defer></script>\n' for s in scripts)
     cls = f' class="{main_class}"' if main_class else ""
     return f"""<!doctype html>
@@ -131,7 +129,7 @@ def _page(title: str, depth: int, body: str, *, scripts: list[str], numbers: str
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="{up}static/site.css">
 </head>
-<body>
+<body{data}>
 <a class="skip-link" href="#main">Skip to the content</a>
 <header><nav aria-label="Site"><ul><li><a href="{up}">Hub</a></li>
 <li><a href="{up}{DECK}">Deck</a></li><li><a href="{up}glossary/">Glossary</a></li></ul></nav></header>
@@ -139,7 +137,7 @@ def _page(title: str, depth: int, body: str, *, scripts: list[str], numbers: str
 {body}
 </main>
 <footer><p>Demo site for the browser tests.</p></footer>
-{data}{js}</body>
+{js}</body>
 </html>
 """
 
@@ -171,8 +169,8 @@ data-term="other-term">other term</a>.</p>
 {render_chain(reg, CHAIN_YAML, hub.num)}
 <p>After the chain.</p>"""
     (out / "index.html").write_text(
-        _page("Demo hub", 0, body, scripts=["site.js", "chain.js"],
-              numbers=hub.numbers_json(), terms=True), encoding="utf-8")
+        _page("Demo hub", 0, body, scripts=["site.js", "chain.js"], url="/",
+              prov=hub.prov(out, "/", terms=True)), encoding="utf-8")
 
     deck = _Page(reg)
     slides = [
@@ -186,8 +184,8 @@ data-term="other-term">other term</a>.</p>
                          f"{s}</section>" for k, s in enumerate(slides, start=1))
     (out / DECK).mkdir(parents=True)
     (out / DECK / "index.html").write_text(
-        _page("Demo deck", 2, sections, scripts=["site.js", "deck.js"],
-              numbers=deck.numbers_json(), terms=True, main_class="deck"),
+        _page("Demo deck", 2, sections, scripts=["site.js", "deck.js"], url="/" + DECK,
+              prov=deck.prov(out, "/" + DECK, terms=True), main_class="deck"),
         encoding="utf-8")
 
     gl = "<h1>Glossary</h1><dl class=\"glossary\">" + "".join(
@@ -195,18 +193,19 @@ data-term="other-term">other term</a>.</p>
         for k, v in sorted(TERMS.items())) + "</dl>"
     (out / "glossary").mkdir()
     (out / "glossary" / "index.html").write_text(
-        _page("Glossary", 1, gl, scripts=["site.js"], numbers="{}", terms=True),
+        _page("Glossary", 1, gl, scripts=["site.js"], url="/glossary/",
+              prov=_Page(reg).prov(out, "/glossary/", terms=True)),
         encoding="utf-8")
 
-    # A page with numbers and terms but neither JSON block: the scripts must cope.
+    # A page with numbers and terms but no provenance script: the scripts must cope.
     bare = _Page(reg)
     plain = (f"<h1>Plain</h1><p>A number {bare.num('demo.x')} and a "
              '<a class="term" href="../glossary/#term-demo-term" data-term="demo-term">'
              "term</a> with no JSON behind them.</p>")
     (out / "plain").mkdir()
     (out / "plain" / "index.html").write_text(
-        _page("Plain", 1, plain, scripts=["site.js", "deck.js", "chain.js"],
-              numbers=None, terms=False), encoding="utf-8")
+        _page("Plain", 1, plain, scripts=["site.js", "deck.js", "chain.js"], url="/plain/",
+              prov=None), encoding="utf-8")
     return out
 
 
@@ -515,18 +514,23 @@ CARD_FIELDS = """(card) => {
             shas: [...li.querySelectorAll('.sha')].map(s => [s.textContent, s.title])}))};
 }"""
 
+# The page's provenance script (cit/render.py prov_payload), decoded here on its own.
 EXPECTED = """(num) => {
-  const all = JSON.parse(document.getElementById('cit-numbers').textContent);
-  const e = all[num.getAttribute('data-id')];
-  return {kind: e.kind, value: String(e.value), locator: e.provenance.locator,
-          computation: e.provenance.computation,
-          sources: e.provenance.sources.map(s => ({path: s.path,
-            shas: [s.commit, s.blob_sha1].filter(Boolean).map(x => [x.slice(0, 7), x])}))};
+  const p = window.CIT_PROV[document.body.getAttribute('data-page')];
+  const e = p.n[num.getAttribute('data-id')];
+  const t = (i) => (i === null || i === undefined ? undefined : p.t[i]);
+  return {kind: t(e[0]), value: String(e[1]), locator: t(e[5]), computation: t(e[6]),
+          sources: e[4].map(k => p.s[k]).map(s => ({path: t(s[0]),
+            shas: [t(s[1]), t(s[2])].filter(Boolean).map(x => [x.slice(0, 7), x])}))};
 }"""
+
+# The card is busy while the page's provenance script is on its way.
+CARD_READY = "#cit-prov-card:not([hidden]):not([aria-busy])"
 
 
 def _check_card(page, num):
     card = page.locator("#cit-prov-card")
+    page.wait_for_selector(CARD_READY)
     assert card.is_visible()
     assert card.get_attribute("role") == "dialog"
     assert card.get_attribute("aria-label")
@@ -590,14 +594,15 @@ def test_a_term_shows_its_definition_on_hover_and_focus_and_still_navigates(page
     page.goto(site.url)
     link = page.locator("main a.term[data-term]").first
     key = link.get_attribute("data-term")
-    definition = page.evaluate(
-        "k => JSON.parse(document.getElementById('cit-terms').textContent)[k].definition", key)
     tip_id = link.get_attribute("aria-describedby")
     assert tip_id
     tip = page.locator(f"#{tip_id}")
     assert tip.get_attribute("role") == "tooltip"
     assert tip.is_hidden()
     link.hover()
+    tip.wait_for(state="visible")  # the definitions arrive with the page's provenance script
+    definition = page.evaluate(
+        "k => window.CIT_PROV[document.body.getAttribute('data-page')].g[k][1]", key)
     assert tip.is_visible() and definition in tip.inner_text()
     page.mouse.move(1, 1)
     assert tip.is_hidden()

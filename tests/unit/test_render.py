@@ -2,6 +2,7 @@
 glossary, number index, determinism and errors."""
 
 import json
+import posixpath
 import re
 import shutil
 from html.parser import HTMLParser
@@ -64,11 +65,43 @@ def test_every_link_and_asset_reference_is_relative(site):
                 assert not url.split("#")[0].endswith("/"), (path, url)
 
 
+def _prov(site, path):
+    """The page's provenance script, decoded here independently of site.js: the
+    numbers (id -> the fields numbers.json gives) and the terms (key -> term, definition)."""
+    html = _text(site, path)
+    m = re.search(r'<body[^>]* data-page="([^"]*)" data-prov="([^"]*)"', html)
+    assert m, path
+    page, src = m.groups()
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(path), src))
+    script = site.files[target].decode("utf-8")
+    m = re.fullmatch(r'/\*[^*]*\*/\n\(window\.CIT_PROV=window\.CIT_PROV\|\|\{\}\)\[(".*?")\]=(.*);\n',
+                     script, re.S)
+    assert m and json.loads(m.group(1)) == page, path
+    p = json.loads(m.group(2))
+    t = p["t"]
+
+    def source(k):
+        path_i, *shas = p["s"][k]
+        out = {"path": t[path_i]}
+        for key, i in zip(("commit", "blob_sha1"), shas):
+            if i is not None:
+                out[key] = t[i]
+        return out
+
+    numbers = {i: {"kind": t[e[0]], "value": e[1], "text": e[2], "unit": t[e[3]],
+                   "provenance": {"sources": [source(k) for k in e[4]], "locator": t[e[5]],
+                                  "computation": t[e[6]]}}
+               for i, e in p["n"].items()}
+    terms = {k: {"term": v[0], "definition": v[1]} for k, v in p["g"].items()}
+    return numbers, terms
+
+
 def test_each_page_embeds_the_numbers_it_shows_with_their_provenance(site, render_registry):
     for path in PAGES:
         html = _text(site, path)
+        assert 'id="cit-numbers"' not in html, "provenance is loaded on demand, not inline"
         shown = set(re.findall(r'<data class="num" value="[^"]*" data-id="([^"]+)"', html))
-        embedded = _script_json(html, "cit-numbers")
+        embedded, _ = _prov(site, path)
         assert set(embedded) == shown, path
         for i, entry in embedded.items():
             n = render_registry.numbers[i]
@@ -80,10 +113,24 @@ def test_each_page_embeds_the_terms_it_links(site):
     for path in PAGES:
         html = _text(site, path)
         linked = set(re.findall(r'<a class="term" href="[^"]*" data-term="([^"]+)"', html))
-        embedded = _script_json(html, "cit-terms")
+        _, embedded = _prov(site, path)
         assert set(embedded) == linked, path
         for entry in embedded.values():
             assert set(entry) == {"term", "definition"} and entry["definition"]
+
+
+def test_a_page_with_no_number_and_no_term_loads_no_provenance(render_content, render_tiny):
+    deck = "---\ntitle: Plain\ndescription: D.\nlayout: deck\norder: 3\n---\n# Plain words\n"
+    site = render_tiny(render_content({"decks/03-plain.md": deck}))
+    html = _text(site, "decks/03-plain/index.html")
+    assert "data-prov" not in html and "static/prov/decks/03-plain.js" not in site.files
+    assert "static/prov/decks/01-sources.js" in site.files
+
+
+def test_provenance_scripts_name_every_string_once(site):
+    script = site.files["static/prov/optics.js"].decode("utf-8")
+    p = json.loads(script[script.index("]=") + 2:-2])
+    assert p["t"] == sorted(set(p["t"])) and len(p["s"]) == len({tuple(s) for s in p["s"]})
 
 
 def test_appears_lists_the_pages_where_each_number_is_shown(site, render_registry):
