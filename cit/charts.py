@@ -7,10 +7,12 @@ bundled plotly.min.js, which a page loads only when it has a chart. Ids are fixe
 output is reproducible.
 
 Every chart also carries its data as a table inside `<details class="chart-data">`,
-for readers without JavaScript and for screen readers. Each value there is a
-`<data class="series-value" value="RAW" data-series="ID" data-index="I" data-axis="x|y|lo|hi">`
-element: no new registry entries, and the naked-number check accepts such a value only
-when it equals the registry series' value at that index and axis.
+for readers without JavaScript and for screen readers: `<table data-fx=F data-fy=F>`
+whose column headers name their series (`data-series`), one row per point, x in the
+row header and y in each cell, with the lowest and highest seed in brackets where they
+differ (`data-range`). No new registry entries: the naked-number check recomputes each
+cell from the registry series with the table's formats (naked.SERIES_FORMATS) and fails
+on any difference.
 
 Variant colours are fixed by variant letter (A-F), the same in every chart; the chain
 animation and the stylesheet can use `VARIANT_COLOURS` too.
@@ -35,9 +37,8 @@ from html import escape as e
 from typing import Callable
 
 from .errors import BuildError
-from .fmt import fmt, fmt_int, fmt_sig
 from .markdown import json_for_script
-from .naked import series_raw
+from .naked import SERIES_FORMATS, series_cell, series_text
 from .registry import Registry, Series
 
 # Okabe-Ito colours: distinguishable with the common colour-vision deficiencies
@@ -55,7 +56,7 @@ DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 @dataclass(frozen=True)
 class Axis:
     title: str
-    fmt: Callable
+    fmt: str            # a key of naked.SERIES_FORMATS: how the fallback table shows values
     log: bool = False
 
 
@@ -68,27 +69,23 @@ class ChartSpec:
     bands: bool = True  # draw lo/hi as a shaded band when the series has them
 
 
-def _loss(v) -> str:
-    return fmt(v, 3)
-
-
 SPECS = {
     "loss-curves": ChartSpec(
         "loss-curves", "Validation loss against training step, per variant: mean over seeds, "
         "shaded from the lowest to the highest seed",
-        Axis("Training step", fmt_int), Axis("Validation loss", _loss)),
+        Axis("Training step", "int"), Axis("Validation loss", "dec3")),
     "optics-curves": ChartSpec(
         "optics-curves", "Validation loss against training step: the diverged first design, "
         "the repaired runs and the exact band",
-        Axis("Training step", fmt_int), Axis("Validation loss (log scale)", _loss, log=True)),
+        Axis("Training step", "int"), Axis("Validation loss (log scale)", "dec3", log=True)),
     "band-energy": ChartSpec(
         "band-energy", "The band's share of the energy of the compressed delta, against step",
-        Axis("Training step", fmt_int), Axis("Share of the delta's energy in the band", fmt_sig)),
+        Axis("Training step", "int"), Axis("Share of the delta's energy in the band", "sig3")),
     "sweep": ChartSpec(
         "sweep", "Time to the target loss against WAN bandwidth, per variant, with the break-even "
         "bandwidths marked",
-        Axis("WAN bandwidth (GB/s, log scale)", fmt_sig, log=True),
-        Axis("Time to target (s, log scale)", fmt_sig, log=True), bands=False),
+        Axis("WAN bandwidth (GB/s, log scale)", "sig3", log=True),
+        Axis("Time to target (s, log scale)", "sig3", log=True), bands=False),
 }
 
 
@@ -227,9 +224,12 @@ def build_figure(spec: ChartSpec, series: list[Series], markers: list[tuple[str,
         if spec.bands and "lo" in s.extra and "hi" in s.extra:
             pts = [(x, lo, hi) for x, lo, hi in zip(s.x, s.extra["lo"], s.extra["hi"])
                    if _finite(lo) is not None and _finite(hi) is not None]
-            if pts:
-                xs = [p[0] for p in pts]
-                fig.add_scatter(x=xs + xs[::-1], y=[p[2] for p in pts] + [p[1] for p in pts][::-1],
+            # A single seed (lo == hi everywhere) has no band to shade. The band is sent
+            # once: x, y = hi and customdata = lo; charts.js closes the outline
+            # (x then x reversed, hi then lo reversed), as fill "toself" needs.
+            if any(lo != hi for _, lo, hi in pts):
+                fig.add_scatter(x=[p[0] for p in pts], y=[p[2] for p in pts],
+                                customdata=[p[1] for p in pts], meta="band",
                                 fill="toself", fillcolor=_rgba(colour, 0.18),
                                 line=dict(width=0), hoverinfo="skip", showlegend=False,
                                 legendgroup=s.id, name=f"{label}: range")
@@ -258,58 +258,51 @@ def build_figure(spec: ChartSpec, series: list[Series], markers: list[tuple[str,
     return fig
 
 
-def _value(s: Series, axis: str, i: int, f: Callable) -> str:
-    seq = {"x": s.x, "y": s.y}.get(axis) or s.extra[axis]
-    v = seq[i]
-    if _finite(v) is None:
-        return "n/a"
-    return (f'<data class="series-value" value="{e(series_raw(v))}" data-series="{e(s.id)}" '
-            f'data-index="{i}" data-axis="{axis}">{e(f(v))}</data>')
-
-
-def _cell(spec: ChartSpec, s: Series, i: int) -> str:
-    y = _value(s, "y", i, spec.y.fmt)
-    if spec.bands and "lo" in s.extra and "hi" in s.extra:
-        return (f"{y} <span class=\"range\">({_value(s, 'lo', i, spec.y.fmt)} to "
-                f"{_value(s, 'hi', i, spec.y.fmt)})</span>")
-    return y
+def _ranged(spec: ChartSpec, series: list[Series]) -> bool:
+    """Whether the table shows seed ranges: the chart draws bands and a series has one
+    that is not a single seed."""
+    return spec.bands and any(
+        "lo" in s.extra and "hi" in s.extra and any(lo != hi for lo, hi in zip(s.extra["lo"], s.extra["hi"]))
+        for s in series)
 
 
 def fallback_html(spec: ChartSpec, series: list[Series]) -> str:
     """The chart's data as tables: one wide table when every series shares its x values,
-    else one table per series."""
-    def head(cols):
-        cells = [f'<th scope="col" class="n">{e(c)}</th>' if k else f'<th scope="col">{e(c)}</th>'
-                 for k, c in enumerate(cols)]
-        return "<thead><tr>" + "".join(cells) + "</tr></thead>"
+    else one table per series. The naked-number check reads this layout back
+    (cit/naked.py): keep the two in step."""
+    ranged = _ranged(spec, series)
 
-    ranged = spec.bands and any("lo" in s.extra for s in series)
-    note = " Values are means; the lowest and highest seed follow in brackets." if ranged else ""
+    def table(caption: str, cols: list[tuple[str, str]], rows) -> str:
+        attrs = f' data-fx="{spec.x.fmt}" data-fy="{spec.y.fmt}"' + (" data-range" if ranged else "")
+        head = "".join(f'<th scope="col" data-series="{e(sid)}">{e(label)}</th>' for sid, label in cols)
+        return (f'<div class="table-wrap"><table class="data chart-table"{attrs}><caption>{e(caption)}</caption>'
+                f'<thead><tr><th scope="col">{e(spec.x.title)}</th>{head}</tr></thead><tbody>\n'
+                + "".join(rows) + "</tbody></table></div>")
+
+    def rows(group: list[Series]):
+        for i, x in enumerate(group[0].x):
+            cells = "".join(f"<td>{e(series_cell(s, i, spec.y.fmt, ranged))}</td>" for s in group)
+            yield f'<tr><th scope="row">{e(series_text(x, spec.x.fmt))}</th>{cells}</tr>\n'
+
+    note = (" Values are means; where the seeds differ, the lowest and highest follow in brackets."
+            if ranged else "")
     out = [f'<details class="chart-data"><summary>The data behind this chart</summary>'
            f'<p class="chart-note">Each value is read from the same registry series as the chart.{note}</p>']
-    shared = all(s.x == series[0].x for s in series)
-    if shared:
-        cols = [spec.x.title] + [s.extra["label"] for s in series]
-        out.append(f'<div class="table-wrap"><table class="data"><caption>{e(spec.title)}</caption>{head(cols)}<tbody>')
-        for i in range(len(series[0].x)):
-            out.append(f'<tr><th scope="row" class="n">{_value(series[0], "x", i, spec.x.fmt)}</th>')
-            out.extend(f'<td class="n">{_cell(spec, s, i)}</td>' for s in series)
-            out.append("</tr>\n")
-        out.append("</tbody></table></div>")
+    if all(s.x == series[0].x for s in series):
+        out.append(table(spec.title, [(s.id, s.extra["label"]) for s in series], rows(series)))
     else:
         for s in series:
-            out.append(f'<div class="table-wrap"><table class="data"><caption>{e(s.extra["label"])}</caption>'
-                       f'{head([spec.x.title, spec.y.title])}<tbody>')
-            for i in range(len(s.x)):
-                out.append(f'<tr><th scope="row" class="n">{_value(s, "x", i, spec.x.fmt)}</th>'
-                           f'<td class="n">{_cell(spec, s, i)}</td></tr>\n')
-            out.append("</tbody></table></div>")
+            out.append(table(s.extra["label"], [(s.id, spec.y.title)], rows([s])))
     out.append("</details>")
     return "".join(out)
 
 
 def chart_html(ctx, spec: ChartSpec, series: list[Series], *, markers=(), extra_html: str = "") -> str:
     """The figure element: chart div, its JSON, caption, extra HTML and the data fallback."""
+    for axis in (spec.x, spec.y):
+        if axis.fmt not in SERIES_FORMATS:
+            raise BuildError(f"chart:{spec.name}", f"axis format {axis.fmt!r} is not one of "
+                                                   f"{sorted(SERIES_FORMATS)}")
     fig = build_figure(spec, series, list(markers))
     fid = f"fig-{spec.name}"
     if fid in ctx.slugs:

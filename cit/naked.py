@@ -5,9 +5,12 @@ aria-label / placeholder attributes and the meta description) must be either
 
 - inside a `<data class="num">` element, i.e. a registered number (when the registry's
   numbers are given, its value, kind and text are checked against the entry), or
-- inside a `<data class="series-value">` element of a chart's fallback table, carrying
-  `data-series`, `data-index` and `data-axis` that point at a registry series value
-  (checked against the registry's series when given), or
+- a value cell of a chart's fallback table (a `<table data-fx=… data-fy=…>`: its column
+  headers name their series with `data-series`, row i holds point i, the row header
+  shows x and each cell y, followed by the lowest and highest seed in brackets when the
+  table has `data-range` and they differ); each cell's text must equal the registry
+  series' value formatted as the table says (checked when the registry's series are
+  given), or
 - matched by an entry of the one allow-list file, `data/allowlist.yaml` (structural
   numerals such as "2-D" or "ENOB 8"; an entry may be limited to text inside an
   element with a class or tag).
@@ -35,6 +38,7 @@ from . import yamlio
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import BuildError
+from .fmt import fmt, fmt_int, fmt_sig
 
 ALLOWLIST_PATH = Path(__file__).resolve().parent.parent / "data" / "allowlist.yaml"
 MAX_ENTRIES = 40
@@ -46,7 +50,9 @@ INLINE = {"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "
           "var", "del", "ins"}
 SEP = "\n"          # between block elements, so patterns never join two blocks
 HOLE = "\ufffc"     # where an exempt element's text was
-AXES = ("x", "y", "lo", "hi")
+# How a chart's fallback table formats its values, by the name the table gives in
+# data-fx / data-fy; cit/charts.py formats with these too.
+SERIES_FORMATS = {"int": fmt_int, "dec3": lambda v: fmt(v, 3), "sig3": fmt_sig}
 
 
 @dataclass(frozen=True)
@@ -95,12 +101,36 @@ def load_allowlist(path: Path | str = ALLOWLIST_PATH) -> list[AllowEntry]:
     return out
 
 
-def series_raw(v) -> str:
-    """A series value as its fallback element's `value` attribute shows it
-    (the same convention as Number.raw)."""
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return ""
-    return repr(v) if isinstance(v, float) else str(v)
+def series_text(v, name: str) -> str:
+    """A series value as a chart's fallback table shows it: format `name` of
+    SERIES_FORMATS, or "n/a" for a missing or non-finite value."""
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "n/a"
+    return SERIES_FORMATS[name](v)
+
+
+def series_cell(s, i: int, name: str, ranged: bool) -> str:
+    """Cell i of series `s` in a fallback table: y, and when `ranged` and the series
+    has lo/hi that differ there, the lowest and highest seed in brackets (a single
+    seed, lo == hi, needs none)."""
+    y = series_text(s.y[i], name)
+    lo, hi = s.extra.get("lo"), s.extra.get("hi")
+    if not ranged or lo is None or hi is None or lo[i] == hi[i]:
+        return y
+    return f"{y} ({series_text(lo[i], name)} to {series_text(hi[i], name)})"
+
+
+@dataclass
+class _ChartTable:
+    """Where the scanner is inside a chart's fallback table."""
+    fx: str
+    fy: str
+    ranged: bool
+    columns: list = None      # series id per value column
+    section: str = ""         # thead | tbody
+    row: int = -1
+    col: int = -1
+    cell: list | None = None  # text of the open cell
 
 
 class _Scanner(HTMLParser):
@@ -119,6 +149,7 @@ class _Scanner(HTMLParser):
         self.exempt_text: list[str] = []
         self.exempt_attrs: dict = {}
         self.figure: list[str] | None = None
+        self.chart: _ChartTable | None = None
 
     def _selectors(self, extra=()) -> frozenset[str]:
         s: set[str] = set(extra)
@@ -144,15 +175,19 @@ class _Scanner(HTMLParser):
         if tag in VOID:
             return
         self.stack.append((tag, sel))
+        if tag == "table" and "data-fx" in a:
+            self._open_chart_table(a)
+        elif self.chart is not None:
+            self._chart_tag(tag, a)
         if tag in ("script", "style"):
             self.skip += 1
             if tag == "script" and a.get("type") == "application/json" and \
                     (a.get("id") or "").startswith("fig-"):
                 self.figure = []
-        elif tag == "data" and ("num" in classes or "series-value" in classes):
+        elif tag == "data" and "num" in classes:
             self.exempt = len(self.stack)
             self.exempt_text = []
-            self.exempt_attrs = dict(a, _cls="num" if "num" in classes else "series-value")
+            self.exempt_attrs = dict(a)
 
     def handle_startendtag(self, tag, attrs):
         self.handle_starttag(tag, attrs)
@@ -168,6 +203,10 @@ class _Scanner(HTMLParser):
                 depth = i + 1
                 if self.exempt and depth == self.exempt:
                     self._close_exempt()
+                if self.chart is not None and tag in ("th", "td", "tr", "table"):
+                    self._close_cell()
+                    if tag == "table":
+                        self._close_chart_table()
                 if tag in ("script", "style"):
                     self.skip = max(0, self.skip - 1)
                     if self.figure is not None:
@@ -185,6 +224,9 @@ class _Scanner(HTMLParser):
             return
         if self.exempt:
             self.exempt_text.append(data)
+            return
+        if self.chart is not None and self.chart.cell is not None:
+            self.chart.cell.append(data)
             return
         self.parts.append((data, self._selectors()))
 
@@ -213,10 +255,7 @@ class _Scanner(HTMLParser):
         text = "".join(self.exempt_text)
         self.exempt = 0
         self.parts.append(HOLE)
-        if a["_cls"] == "num":
-            self._check_num(a, text)
-        else:
-            self._check_series(a, text)
+        self._check_num(a, text)
 
     def _check_num(self, a, text):
         nid = a.get("data-id")
@@ -234,23 +273,69 @@ class _Scanner(HTMLParser):
                 f"kind {a.get('data-kind')!r}); the registry has {n.text!r} "
                 f"(value {n.raw()!r}, kind {n.kind!r})")
 
-    def _check_series(self, a, text):
-        sid, idx, axis = a.get("data-series"), a.get("data-index"), a.get("data-axis")
-        if not sid or idx is None or not idx.isdigit() or axis not in AXES or "value" not in a:
-            self.problems.append(f"{self.page}: chart value {text!r} lacks data-series, "
-                                 f"data-index, data-axis or value")
+    # ---- a chart's fallback table
+
+    def _open_chart_table(self, a):
+        fx, fy = a.get("data-fx"), a.get("data-fy")
+        for name in (fx, fy):
+            if name not in SERIES_FORMATS:
+                self.problems.append(f"{self.page}: chart table format {name!r} is not one of "
+                                     f"{sorted(SERIES_FORMATS)}")
+        self.chart = _ChartTable(fx, fy, "data-range" in a, [])
+
+    def _chart_tag(self, tag, a):
+        t = self.chart
+        if tag in ("thead", "tbody"):
+            t.section = tag
+        elif tag == "tr" and t.section == "tbody":
+            self._close_cell()
+            t.row, t.col = t.row + 1, -1
+        elif tag == "th" and t.section == "thead" and a.get("data-series") is not None:
+            sid = a["data-series"]
+            if self.series is not None and sid not in self.series:
+                self.problems.append(f"{self.page}: chart table column for unknown series {sid!r}")
+            t.columns.append(sid)
+        elif tag in ("th", "td") and t.section == "tbody":
+            self._close_cell()
+            t.col += 1
+            t.cell = []
+
+    def _close_cell(self):
+        t = self.chart
+        if t.cell is None:
+            return
+        text, t.cell = "".join(t.cell).strip(), None
+        self.parts.append(HOLE)
+        where = f"{self.page}: chart table row {t.row + 1}"
+        if t.col > len(t.columns) or not t.columns:
+            self.problems.append(f"{where}: value {text!r} in a column that names no series")
             return
         if self.series is None:
             return
-        s = self.series.get(sid)
-        if s is None:
-            self.problems.append(f"{self.page}: chart value for unknown series {sid!r}")
+        sids = t.columns if t.col == 0 else [t.columns[t.col - 1]]
+        for sid in sids:
+            s = self.series.get(sid)
+            if s is None or t.fx not in SERIES_FORMATS or t.fy not in SERIES_FORMATS:
+                continue  # reported when the column or table opened
+            if t.row >= len(s.x):
+                self.problems.append(f"{where}: series {sid!r} has only {len(s.x)} points")
+                continue
+            want = (series_text(s.x[t.row], t.fx) if t.col == 0
+                    else series_cell(s, t.row, t.fy, t.ranged))
+            if text != want:
+                axis = "x" if t.col == 0 else "y"
+                self.problems.append(f"{where}: {text!r} is not series {sid!r} at point "
+                                     f"{t.row} ({axis}), which shows as {want!r}")
+
+    def _close_chart_table(self):
+        t, self.chart = self.chart, None
+        if self.series is None:
             return
-        seq = {"x": s.x, "y": s.y}.get(axis) or s.extra.get(axis) or ()
-        i = int(idx)
-        if i >= len(seq) or series_raw(seq[i]) != a["value"]:
-            self.problems.append(f"{self.page}: chart value {sid}[{axis}][{i}] = {a['value']!r} "
-                                 f"does not match the registry series")
+        for sid in t.columns:
+            s = self.series.get(sid)
+            if s is not None and t.row + 1 != len(s.x):
+                self.problems.append(f"{self.page}: chart table shows {t.row + 1} of the "
+                                     f"{len(s.x)} points of series {sid!r}")
 
 
 def _matches(entry: AllowEntry, selectors: frozenset[str]) -> bool:

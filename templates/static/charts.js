@@ -19,6 +19,18 @@
     return layout;
   }
 
+  /* A seed band arrives as its upper edge (y) with the lower edge in customdata
+     (cit/charts.py); Plotly's fill "toself" wants the closed outline. */
+  function outline(trace) {
+    if (trace.meta !== "band" || !Array.isArray(trace.customdata)) { return trace; }
+    var x = trace.x.slice(), lo = trace.customdata.slice();
+    trace.x = x.concat(x.slice().reverse());
+    trace.y = trace.y.concat(lo.reverse());
+    delete trace.customdata;
+    delete trace.meta;
+    return trace;
+  }
+
   var drawn = [];
 
   function drawAll() {
@@ -31,7 +43,7 @@
       var reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
       var layout = themed(fig.layout || {});
       if (reduce) { layout.transition = { duration: 0 }; }
-      window.Plotly.newPlot(div, fig.data, layout, {
+      window.Plotly.newPlot(div, (fig.data || []).map(outline), layout, {
         responsive: true,
         displaylogo: false,
         scrollZoom: false

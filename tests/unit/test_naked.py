@@ -7,6 +7,7 @@ import pytest
 import yaml
 
 from cit.errors import BuildError
+from cit.fmt import fmt, fmt_int
 from cit.naked import ALLOWLIST_PATH, MAX_ENTRIES, check_pages, load_allowlist, scan_page
 
 
@@ -100,15 +101,51 @@ def test_scripts_and_styles_are_not_page_text():
     assert check_pages(_page(html)) == []
 
 
+def _chart_table(s, cells: list[str], *, ranged: bool = True, sid: str = "curve.A") -> str:
+    rows = "".join(f'<tr><th scope="row">{fmt_int(x)}</th><td>{c}</td></tr>'
+                   for x, c in zip(s.x, cells))
+    return (f'<table class="data chart-table" data-fx="int" data-fy="dec3"{" data-range" if ranged else ""}>'
+            f'<thead><tr><th scope="col">Training step</th><th scope="col" data-series="{sid}">A</th>'
+            f"</tr></thead><tbody>{rows}</tbody></table>")
+
+
 def test_a_chart_value_must_point_at_its_registry_series(render_registry):
     s = render_registry.series["curve.A"]
-    good = (f'<td><data class="series-value" value="{s.y[1]!r}" data-series="curve.A" '
-            f'data-index="1" data-axis="y">{s.y[1]}</data></td>')
+    lo, hi = s.extra["lo"], s.extra["hi"]
+    cells = [f"{fmt(y, 3)} ({fmt(a, 3)} to {fmt(b, 3)})" for y, a, b in zip(s.y, lo, hi)]
+    good = _chart_table(s, cells)
     assert check_pages(_page(good), series=render_registry.series) == []
-    wrong_index = good.replace('data-index="1"', 'data-index="2"')
-    assert len(check_pages(_page(wrong_index), series=render_registry.series)) == 1
+    wrong_index = _chart_table(s, [cells[0], cells[2], cells[1]] + cells[3:])
+    assert len(check_pages(_page(wrong_index), series=render_registry.series)) == 2
     unmarked = good.replace(' data-series="curve.A"', "")
-    assert len(check_pages(_page(unmarked), series=render_registry.series)) == 1
+    assert len(check_pages(_page(unmarked), series=render_registry.series)) == 2 * len(s.x)
+    other = _chart_table(s, cells, sid="curve.B")
+    assert len(check_pages(_page(other), series=render_registry.series)) == len(s.x)
+
+
+def test_a_chart_table_shows_every_point_and_the_range_where_seeds_differ(render_registry):
+    s = render_registry.series["curve.A"]
+    cells = [f"{fmt(y, 3)} ({fmt(a, 3)} to {fmt(b, 3)})"
+             for y, a, b in zip(s.y, s.extra["lo"], s.extra["hi"])]
+    short = _chart_table(s, cells[:-1])
+    fails = check_pages(_page(short), series=render_registry.series)
+    assert len(fails) == 1 and f"shows {len(s.x) - 1} of the {len(s.x)} points" in fails[0]
+    no_range = _chart_table(s, [fmt(y, 3) for y in s.y])
+    assert len(check_pages(_page(no_range), series=render_registry.series)) == len(s.x)
+    assert check_pages(_page(_chart_table(s, [fmt(y, 3) for y in s.y], ranged=False)),
+                       series=render_registry.series) == []
+    # without the registry's series the digits of a chart table are still not naked
+    assert check_pages(_page(good := _chart_table(s, cells))) == [] and good
+
+
+def test_a_single_seed_needs_no_range(render_registry):
+    from cit.naked import series_cell
+    s = render_registry.series["curve.A"]
+    single = type(s)(s.id, s.x, s.y, dict(s.extra, lo=s.y, hi=s.y), s.kind, s.sources,
+                     s.locator, s.computation)
+    assert series_cell(single, 1, "dec3", True) == fmt(s.y[1], 3)
+    assert series_cell(s, 1, "dec3", True) == (f"{fmt(s.y[1], 3)} ({fmt(s.extra['lo'][1], 3)} "
+                                               f"to {fmt(s.extra['hi'][1], 3)})")
 
 
 def test_a_within_entry_applies_only_inside_its_element():

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from cit.errors import BuildError
+from cit.fmt import fmt, fmt_int
 from cit.render import plotly_js
 
 PAGES = ("index.html", "optics/index.html", "method/index.html", "tested/index.html",
@@ -206,14 +207,41 @@ def test_a_chart_embeds_its_figure_and_a_fallback_of_registry_values(site, rende
     hub_series = sorted(i for i in render_registry.series if i.startswith("curve."))
     lines = [t for t in fig["data"] if t.get("mode") == "lines"]
     assert [list(t["y"]) for t in lines] == [list(render_registry.series[i].y) for i in hub_series]
-    values = re.findall(r'<data class="series-value" value="([^"]*)" data-series="([^"]+)" '
-                        r'data-index="(\d+)" data-axis="(\w+)">', html)
-    assert values
-    for raw, sid, idx, axis in values:
+    # the fallback: a column per series, a row per point (x, then y with the seed range)
+    table = re.search(r'<table class="data chart-table" data-fx="int" data-fy="dec3" data-range>'
+                      r'(.*?)</table>', html, re.S).group(1)
+    sids = re.findall(r'<th scope="col" data-series="([^"]+)">', table)
+    assert sids == hub_series
+    rows = re.findall(r'<tr><th scope="row">([^<]*)</th>(.*?)</tr>', table)
+    values = 0
+    for i, (x, cells) in enumerate(rows):
+        for sid, cell in zip(sids, re.findall(r"<td>([^<]*)</td>", cells), strict=True):
+            s = render_registry.series[sid]
+            assert x == fmt_int(s.x[i]), (sid, i)
+            lo, hi = s.extra["lo"][i], s.extra["hi"][i]
+            assert cell == f"{fmt(s.y[i], 3)} ({fmt(lo, 3)} to {fmt(hi, 3)})", (sid, i)
+            values += 3
+    assert len(rows) == len(render_registry.series[hub_series[0]].x) and values
+
+
+def test_a_seed_band_is_sent_once_and_a_single_seed_has_none(render_content, render_tiny,
+                                                             render_registry):
+    single = render_registry.series["curve.B"]
+    render_registry.series["curve.B"] = type(single)(
+        single.id, single.x, single.y, dict(single.extra, lo=single.y, hi=single.y),
+        single.kind, single.sources, single.locator, single.computation)
+    site = render_tiny(render_content(), render_registry)
+    fig = _script_json(_text(site, "index.html"), "fig-loss-curves-json")
+    bands = {t["legendgroup"]: t for t in fig["data"] if t.get("fill") == "toself"}
+    assert sorted(bands) == ["curve.A", "curve.C.2d64"]
+    for sid, t in bands.items():
         s = render_registry.series[sid]
-        seq = {"x": s.x, "y": s.y}.get(axis) or s.extra[axis]
-        v = seq[int(idx)]
-        assert raw == (repr(v) if isinstance(v, float) else str(v)), (sid, axis, idx)
+        assert t["meta"] == "band" and t["x"] == list(s.x)
+        assert t["y"] == list(s.extra["hi"]) and t["customdata"] == list(s.extra["lo"])
+    html = _text(site, "index.html")
+    row = re.search(r'<tr><th scope="row">[^<]*</th>(.*?)</tr>', html).group(1)
+    cells = dict(zip(re.findall(r'data-series="([^"]+)"', html), re.findall(r"<td>([^<]*)</td>", row)))
+    assert cells["curve.B"] == fmt(single.y[0], 3) and " to " in cells["curve.A"]
 
 
 def test_variant_colours_are_the_same_in_every_chart(site):
