@@ -1,0 +1,376 @@
+"""The whole built site in Chromium, page by page: every page found by crawling the built
+folder for index.html is served on 127.0.0.1 and opened once. On each page:
+
+- no console error and no uncaught script error;
+- every request goes to the local server (a route handler aborts and records any other);
+- every chart (`div.chart[data-figure-id]`, drawn by static/charts.js) holds as many
+  Plotly traces as its embedded figure JSON, and each trace has drawn SVG paths;
+- every number (`data.num`) opens its provenance card, and the card shows the kind,
+  sources, locator, computation and raw value that site/numbers.json records for it
+  (the card may fetch its provenance lazily: the check waits for it).
+
+The hub is also opened from file:// with the same checks. The checks themselves are
+tested: a page that asks another host, a page whose Plotly never loads and a page whose
+provenance was tampered with must each be reported.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+INERT_SCHEMES = {"data", "blob", "about"}
+# How long a card or a chart may take to fill in (lazy provenance, deferred scripts).
+SETTLE_MS = 5_000
+
+
+def site_pages(site: Path) -> list[str]:
+    """Every page of a built site, as a URL path relative to its root ("" for the hub,
+    "decks/01-sources/" for a deck), found by crawling for index.html."""
+    out = []
+    for f in sorted(site.rglob("index.html")):
+        rel = f.parent.relative_to(site).as_posix()
+        out.append("" if rel == "." else rel + "/")
+    return sorted(out)
+
+
+def content_pages(content: Path) -> list[str]:
+    """The pages the content folder asks for: the hub, one per pages/*.md and one per
+    decks/*.md (the render stage's URL scheme)."""
+    out = [""] if (content / "hub.md").is_file() else []
+    out += [f"{p.stem}/" for p in (content / "pages").glob("*.md")]
+    out += [f"decks/{p.stem}/" for p in (content / "decks").glob("*.md")]
+    return sorted(out)
+
+
+# ---------------------------------------------------------------- the watch on a page
+
+@dataclass
+class Watch:
+    """What one page did: every request it made, those that left the allowed origin
+    (aborted), its console errors and its uncaught errors."""
+    allowed: str                      # URL prefix every request must start with
+    requests: list[str] = field(default_factory=list)
+    outside: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+
+    def on_route(self, route):
+        url = route.request.url
+        self.requests.append(url)
+        if urlsplit(url).scheme in INERT_SCHEMES or url.startswith(self.allowed):
+            route.continue_()
+        else:
+            self.outside.append(url)
+            route.abort()
+
+    def on_console(self, msg):
+        if msg.type == "error":
+            loc = msg.location or {}
+            self.console_errors.append(f"{msg.text} ({loc.get('url', '')}:{loc.get('lineNumber', '')})")
+
+    def problems(self) -> list[str]:
+        return ([f"console error: {m}" for m in self.console_errors]
+                + [f"uncaught error: {m}" for m in self.page_errors]
+                + [f"request to another host (aborted): {u}" for u in self.outside])
+
+
+def open_watched(browser, url: str, allowed: str, *, routes=()):
+    """A fresh context and page whose every request is checked against `allowed`;
+    `routes` are extra (pattern, handler) pairs registered before the watch's own.
+    Returns (context, page, watch) once the page has loaded."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    watch = Watch(allowed)
+    ctx.route("**/*", watch.on_route)
+    for pattern, handler in routes:
+        ctx.route(pattern, handler)   # later routes run first
+    page = ctx.new_page()
+    page.set_default_timeout(30_000)
+    page.on("console", watch.on_console)
+    page.on("pageerror", lambda exc: watch.page_errors.append(str(exc)))
+    page.goto(url, wait_until="load")
+    return ctx, page, watch
+
+
+# ---------------------------------------------------------------- checks run in the page
+
+CHECK_CHARTS = """async ({settleMs}) => {
+  const wait = async (ok) => {
+    const t0 = performance.now();
+    while (!ok()) {
+      if (performance.now() - t0 > settleMs) return false;
+      await new Promise(r => setTimeout(r, 20));
+    }
+    return true;
+  };
+  const drawnTraces = (gd) => [...gd.querySelectorAll('svg.main-svg g.trace')];
+  const tracePaths = (g) => [...g.querySelectorAll('path')]
+    .filter(p => /[0-9]/.test(p.getAttribute('d') || '')).length;
+  const failures = [];
+  let traces = 0;
+  const charts = [...document.querySelectorAll('div.chart[data-figure-id]')];
+  for (const gd of charts) {
+    const fid = gd.getAttribute('data-figure-id');
+    const script = document.getElementById(fid + '-json');
+    if (!script) { failures.push(`${fid}: no embedded figure JSON (#${fid}-json)`); continue; }
+    let want;
+    try { want = JSON.parse(script.textContent).data.length; }
+    catch (err) { failures.push(`${fid}: figure JSON does not parse: ${err}`); continue; }
+    gd.scrollIntoView();
+    const ok = await wait(() => gd.data && gd.data.length === want &&
+                                drawnTraces(gd).length === want &&
+                                drawnTraces(gd).every(g => tracePaths(g) > 0));
+    if (!ok) {
+      const drawn = drawnTraces(gd);
+      failures.push(`${fid}: figure has ${want} traces; Plotly holds ` +
+        `${gd.data ? gd.data.length : 'none'}, SVG draws ${drawn.length}, ` +
+        `${drawn.filter(g => tracePaths(g) === 0).length} of them without a path`);
+      continue;
+    }
+    traces += want;
+  }
+  return {charts: charts.length, traces, failures};
+}"""
+
+# For each number in turn: click it, find the card it controls (aria-controls), wait until
+# the card names this number and its fields match numbers.json, then check them.
+CHECK_NUMBERS = """async ({expected, settleMs}) => {
+  const wait = async (ok, ms) => {
+    const t0 = performance.now();
+    while (!ok()) {
+      if (performance.now() - t0 > ms) return false;
+      await new Promise(r => setTimeout(r, 10));
+    }
+    return true;
+  };
+  const field = (card, f) => {
+    const d = card && card.querySelector(`[data-field="${f}"]`);
+    return d ? d.textContent.trim() : null;
+  };
+  const sameRaw = (shown, want) => {
+    if (want === null) return shown !== null && shown !== '';
+    if (typeof want === 'number') return shown !== '' && Number(shown) === want;
+    return shown === String(want);
+  };
+  const sameAttr = (attr, want) => {
+    if (want === null) return attr === '';
+    if (typeof want === 'number') return attr !== '' && Number(attr) === want;
+    if (typeof want === 'string') return attr === want;
+    return true;   // lists and booleans: Python's and JSON's spellings differ
+  };
+  const mismatches = (num, card, id, want) => {
+    const out = [];
+    if (!card) return ['no card: aria-controls names no element'];
+    if (card.hidden || card.getClientRects().length === 0) out.push('card not visible');
+    if (!card.textContent.includes(id)) out.push('card does not name the number');
+    if (num.getAttribute('aria-expanded') !== 'true') out.push('aria-expanded is not true');
+    const kind = field(card, 'kind');
+    if (kind !== want.kind) out.push(`kind ${JSON.stringify(kind)} != ${JSON.stringify(want.kind)}`);
+    const loc = field(card, 'locator');
+    if (loc !== want.provenance.locator) out.push(`locator ${JSON.stringify(loc)} != ${JSON.stringify(want.provenance.locator)}`);
+    const how = field(card, 'computation');
+    if (how !== want.provenance.computation) out.push(`computation ${JSON.stringify(how)} != ${JSON.stringify(want.provenance.computation)}`);
+    const raw = field(card, 'value');
+    if (!sameRaw(raw, want.value)) out.push(`raw value ${JSON.stringify(raw)} != ${JSON.stringify(want.value)}`);
+    const src = field(card, 'sources');
+    const srcs = want.provenance.sources || [];
+    if (src === null || !srcs.length) out.push('no sources');
+    for (const s of srcs) {
+      const parts = typeof s === 'string' ? [s] : [s.path, s.commit && s.commit.slice(0, 7),
+                                                    s.blob_sha1 && s.blob_sha1.slice(0, 7)];
+      for (const p of parts.filter(Boolean)) {
+        if (src === null || !src.includes(p)) out.push(`source ${JSON.stringify(p)} not shown`);
+      }
+    }
+    return out;
+  };
+  const nums = [...document.querySelectorAll('data.num')];
+  const failures = [];
+  let checked = 0, timeouts = 0;
+  for (const [i, num] of nums.entries()) {
+    const id = num.getAttribute('data-id') || '';
+    const where = `${id || '(no data-id)'} (number ${i + 1} of ${nums.length})`;
+    const want = expected[id];
+    if (!want) { failures.push(`${where}: not in numbers.json`); continue; }
+    if (num.getAttribute('data-kind') !== want.kind)
+      failures.push(`${where}: data-kind ${num.getAttribute('data-kind')} != ${want.kind}`);
+    if (!sameAttr(num.getAttribute('value'), want.value))
+      failures.push(`${where}: value attribute ${JSON.stringify(num.getAttribute('value'))} != ${JSON.stringify(want.value)}`);
+    if (num.tabIndex < 0) failures.push(`${where}: not reachable by keyboard (tabindex ${num.tabIndex})`);
+    num.click();
+    const card = () => document.getElementById(num.getAttribute('aria-controls') || '');
+    // After a few cards that never settle, stop waiting so a broken page fails fast.
+    const ok = await wait(() => mismatches(num, card(), id, want).length === 0,
+                          timeouts < 5 ? settleMs : 0);
+    if (!ok) {
+      timeouts += 1;
+      failures.push(`${where}: ${mismatches(num, card(), id, want).join('; ')}`);
+    }
+    checked += 1;
+  }
+  document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}));
+  return {numbers: nums.length, checked, failures};
+}"""
+
+
+@dataclass
+class PageResult:
+    url: str
+    seconds: float
+    requests: int
+    problems: list[str]
+    charts: int
+    traces: int
+    chart_failures: list[str]
+    numbers: int
+    number_failures: list[str]
+
+
+def check_page(browser, url: str, allowed: str, numbers: dict, *, routes=(),
+               settle_ms: int = SETTLE_MS) -> PageResult:
+    """Open `url` watched, run the chart and number checks, and return what was found."""
+    t0 = time.perf_counter()
+    ctx, page, watch = open_watched(browser, url, allowed, routes=routes)
+    try:
+        ids = page.eval_on_selector_all("data.num", "els => els.map(e => e.getAttribute('data-id'))")
+        expected = {i: numbers[i] for i in set(ids) if i in numbers}
+        charts = page.evaluate(CHECK_CHARTS, {"settleMs": settle_ms})
+        nums = page.evaluate(CHECK_NUMBERS, {"expected": expected, "settleMs": settle_ms})
+        # Errors thrown while the checks ran (a card or chart script failing) count too.
+        page.wait_for_timeout(50)
+    finally:
+        ctx.close()
+    return PageResult(url, time.perf_counter() - t0, len(watch.requests), watch.problems(),
+                      charts["charts"], charts["traces"], charts["failures"],
+                      nums["checked"], nums["failures"])
+
+
+# ---------------------------------------------------------------- fixtures
+
+@pytest.fixture(scope="module")
+def site_numbers(built_site) -> dict:
+    """site/numbers.json, by id."""
+    path = Path(built_site) / "numbers.json"
+    assert path.is_file(), f"{path} is missing: the build writes it"
+    return {n["id"]: n for n in json.loads(path.read_text(encoding="utf-8"))["numbers"]}
+
+
+@pytest.fixture(scope="module")
+def served(built_site, serve_dir) -> tuple[Path, str]:
+    return Path(built_site), serve_dir(built_site)
+
+
+@pytest.fixture(scope="module")
+def sweep(browser, served, site_numbers) -> list[PageResult]:
+    """Every page of the built site, opened once over HTTP and checked."""
+    site, base = served
+    pages = site_pages(site)
+    assert pages, f"no index.html under {site}"
+    return [check_page(browser, base + rel, base, site_numbers) for rel in pages]
+
+
+def _summary(results: list[PageResult]) -> str:
+    rows = [f"  {r.url}: {r.numbers} numbers, {r.charts} charts ({r.traces} traces), "
+            f"{r.requests} requests, {r.seconds:.1f} s" for r in results]
+    return "\n".join(rows)
+
+
+# ---------------------------------------------------------------- the sweep
+
+def test_the_crawl_finds_one_page_for_each_content_file(built_site):
+    assert site_pages(Path(built_site)) == content_pages(ROOT / "content")
+
+
+def test_every_page_loads_with_no_console_error_no_script_error_and_no_outside_request(sweep, capsys):
+    bad = [f"{r.url}: {p}" for r in sweep for p in r.problems]
+    outside = sum(1 for r in sweep for p in r.problems if p.startswith("request to another host"))
+    with capsys.disabled():
+        print(f"\nsite sweep: {len(sweep)} pages visited, "
+              f"{sum(r.requests for r in sweep)} requests, {outside} to another host, "
+              f"{sum(r.numbers for r in sweep)} numbers checked, "
+              f"{sum(r.charts for r in sweep)} charts ({sum(r.traces for r in sweep)} traces) drawn\n"
+              + _summary(sweep))
+    # the watch did see the pages' requests (a page and at least its stylesheet or script)
+    assert all(r.requests >= 2 for r in sweep), _summary(sweep)
+    assert not bad, "\n".join(bad)
+
+
+def test_every_chart_draws_every_trace_of_its_embedded_figure(sweep, built_site):
+    bad = [f"{r.url}: {f}" for r in sweep for f in r.chart_failures]
+    assert not bad, "\n".join(bad)
+    # every chart in the built HTML was found and drawn in the browser
+    in_html = sum(f.read_text(encoding="utf-8").count('class="chart" ')
+                  for f in Path(built_site).rglob("index.html"))
+    drawn = sum(r.charts for r in sweep)
+    assert drawn == in_html and drawn > 0, f"{drawn} charts checked, {in_html} in the HTML"
+
+
+def test_every_number_opens_a_card_with_its_kind_sources_locator_computation_and_raw_value(
+        sweep, built_site):
+    bad = [f"{r.url}: {f}" for r in sweep for f in r.number_failures]
+    assert not bad, f"{len(bad)} numbers failed:\n" + "\n".join(bad[:50])
+    in_html = sum(f.read_text(encoding="utf-8").count('<data class="num"')
+                  for f in Path(built_site).rglob("index.html"))
+    checked = sum(r.numbers for r in sweep)
+    assert checked == in_html and checked > 0, f"{checked} numbers checked, {in_html} in the HTML"
+
+
+def test_the_hub_works_from_a_file_url_with_its_charts_and_cards(browser, built_site, site_numbers, capsys):
+    site = Path(built_site).resolve()
+    r = check_page(browser, (site / "index.html").as_uri(), site.as_uri() + "/", site_numbers)
+    with capsys.disabled():
+        print(f"\nhub from file://: {r.numbers} numbers, {r.charts} charts, {r.requests} requests, "
+              f"{len(r.problems)} problems")
+    assert r.problems == []
+    assert r.chart_failures == [] and r.charts > 0
+    assert r.number_failures == [] and r.numbers > 0
+
+
+# ---------------------------------------------------------------- the checks can fail
+
+def test_a_request_to_another_host_is_aborted_and_reported(browser, served, site_numbers):
+    site, base = served
+    ctx, page, watch = open_watched(browser, base, base)
+    try:
+        outcome = page.evaluate("""() => new Promise(done => { const i = new Image();
+            i.onload = () => done('loaded'); i.onerror = () => done('blocked');
+            i.src = 'http://outside.invalid/pixel.png'; })""")
+    finally:
+        ctx.close()
+    assert outcome == "blocked"
+    assert watch.outside == ["http://outside.invalid/pixel.png"]
+    assert any("another host" in p for p in watch.problems())
+
+
+def test_a_chart_that_plotly_never_draws_is_reported(browser, served, site_numbers):
+    site, base = served
+    chart_pages = [rel for rel in site_pages(site)
+                   if 'class="chart" ' in (site / rel / "index.html").read_text(encoding="utf-8")]
+    assert chart_pages, "the built site has no chart to test the check with"
+    r = check_page(browser, base + chart_pages[0], base, site_numbers,
+                   routes=[("**/plotly.min.js", lambda route: route.abort())])
+    assert r.charts > 0 and len(r.chart_failures) == r.charts
+    assert all("Plotly holds none" in f for f in r.chart_failures)
+
+
+def test_a_card_that_shows_a_different_locator_is_reported(browser, served, site_numbers):
+    """Hand the checker a numbers.json whose first number on the hub says something the
+    card does not: exactly that number must fail, on its locator."""
+    site, base = served
+    hub = (site / "index.html").read_text(encoding="utf-8")
+    start = hub.index('<data class="num"')
+    first = hub[hub.index('data-id="', start) + 9:]
+    first = first[:first.index('"')]
+    tampered = json.loads(json.dumps(site_numbers))
+    tampered[first]["provenance"]["locator"] += " (tampered)"
+    count = hub.count(f'data-id="{first}"')
+    r = check_page(browser, base, base, tampered, settle_ms=1_000)
+    assert r.problems == []
+    assert len(r.number_failures) == count
+    assert all(f.startswith(first + " ") and "locator" in f for f in r.number_failures)
