@@ -17,6 +17,7 @@ provenance was tampered with must each be reported.
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 INERT_SCHEMES = {"data", "blob", "about"}
 # How long a card or a chart may take to fill in (lazy provenance, deferred scripts).
 SETTLE_MS = 5_000
+# A chart in the HTML: any element that names its embedded figure (charts.js draws each).
+CHART_DIV = re.compile(r"<div\b[^>]*\bdata-figure-id=")
 
 
 def site_pages(site: Path) -> list[str]:
@@ -305,7 +308,7 @@ def test_every_chart_draws_every_trace_of_its_embedded_figure(sweep, built_site)
     bad = [f"{r.url}: {f}" for r in sweep for f in r.chart_failures]
     assert not bad, "\n".join(bad)
     # every chart in the built HTML was found and drawn in the browser
-    in_html = sum(f.read_text(encoding="utf-8").count('class="chart" ')
+    in_html = sum(len(CHART_DIV.findall(f.read_text(encoding="utf-8")))
                   for f in Path(built_site).rglob("index.html"))
     drawn = sum(r.charts for r in sweep)
     assert drawn == in_html and drawn > 0, f"{drawn} charts checked, {in_html} in the HTML"
@@ -351,7 +354,7 @@ def test_a_request_to_another_host_is_aborted_and_reported(browser, served, site
 def test_a_chart_that_plotly_never_draws_is_reported(browser, served, site_numbers):
     site, base = served
     chart_pages = [rel for rel in site_pages(site)
-                   if 'class="chart" ' in (site / rel / "index.html").read_text(encoding="utf-8")]
+                   if CHART_DIV.search((site / rel / "index.html").read_text(encoding="utf-8"))]
     assert chart_pages, "the built site has no chart to test the check with"
     r = check_page(browser, base + chart_pages[0], base, site_numbers,
                    routes=[("**/plotly.min.js", lambda route: route.abort())])
