@@ -199,6 +199,90 @@ def _static_files(templates_dir: Path) -> dict[str, bytes]:
     return out
 
 
+# ---- stylesheets: a base sheet on every page, feature sheets where the feature is
+
+SHEET_WHEN_RE = re.compile(r"\A/\* when: ([^*]+?) \*/")
+CSS_PARTS_RE = re.compile(r'("(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\')|(/\*.*?\*/)', re.S)
+BASE_SHEET = "site.css"
+
+
+def minify_css(text: str) -> str:
+    """A stylesheet without comments and needless white space; strings stay as written.
+
+    Only spaces that CSS never needs go: runs of white space become one space, and the
+    spaces around `{ } ; , >` and after a property's colon are dropped; spaces that
+    carry meaning (descendant selectors, `a :is(…)`, `calc(1rem - 2px)`) stay."""
+    out = []
+    pos = 0
+    for m in CSS_PARTS_RE.finditer(text):
+        out.append(_squeeze(text[pos:m.start()]))
+        out.append(m.group(1) if m.group(1) is not None else " ")
+        pos = m.end()
+    out.append(_squeeze(text[pos:]))
+    css = "".join(out)
+    # a comment became a space; squeeze once more around it, outside strings
+    parts = CSS_PARTS_RE.split(css)
+    return "".join(_squeeze(part) if k % 3 == 0 else (part or "")
+                   for k, part in enumerate(parts)).strip() + "\n"
+
+
+def _squeeze(css: str) -> str:
+    css = re.sub(r"\s+", " ", css)
+    css = re.sub(r" ?([{};,>]) ?", r"\1", css)
+    css = re.sub(r"([{;(])([-a-zA-Z]+): ", r"\1\2:", css)
+    return css.replace(";}", "}")
+
+
+def strip_js(js: str) -> str:
+    """A script without its comment lines, indentation and blank lines; every line of
+    code stays a line of its own, as written (no joining, no renaming).
+
+    Only what cannot be code goes: a line that starts (after spaces) with `//`, and a
+    `/* … */` comment that starts a line and ends one. Indentation goes only when no
+    line could be inside a multi-line literal (no backtick, no line ending in `\\`
+    left once comments are gone); else the script keeps it."""
+    lines = js.split("\n")
+    kept: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        lead = line.lstrip()
+        if lead.startswith("//"):
+            i += 1
+            continue
+        if lead.startswith("/*"):
+            end = i
+            while end < len(lines) and "*/" not in (lines[end][lines[end].index("/*") + 2:]
+                                                   if end == i else lines[end]):
+                end += 1
+            if end < len(lines):
+                tail = lines[end].split("*/", 1)[1] if end > i else \
+                    lead[2:].split("*/", 1)[1]
+                if not tail.strip():
+                    i = end + 1
+                    continue
+        kept.append(line)
+        i += 1
+    literal = any("`" in line or line.rstrip().endswith("\\") for line in kept)
+    out = [line.rstrip() if literal else line.strip() for line in kept]
+    return "\n".join(line for line in out if line.strip()) + "\n"
+
+
+def sheet_needs(css: str) -> tuple[str, ...] | None:
+    """What a feature sheet's first line (`/* when: table .chart-figure */`) asks a page
+    to hold before it is linked: tag names and .classes; None for a sheet on every page."""
+    m = SHEET_WHEN_RE.match(css)
+    return tuple(m.group(1).split()) if m else None
+
+
+def page_features(html_text: str) -> set[str]:
+    """The tag names and the .classes used on a rendered page."""
+    found = {t.lower() for t in re.findall(r"<([A-Za-z][A-Za-z0-9-]*)", html_text)}
+    for classes in re.findall(r'\sclass="([^"]*)"', html_text):
+        found.update("." + c for c in classes.split())
+    return found
+
+
 def plotly_js() -> bytes:
     """The plotly.min.js bundled in the installed plotly package (no CDN)."""
     import plotly
@@ -283,6 +367,17 @@ def _render_page_body(state: SiteState, page: Page) -> None:
         page.has_h1 = r.has_h1
 
 
+def _page_sheets(sheets: Mapping[str, tuple[str, ...] | None], page: Page,
+                 features: set[str] | None = None) -> list[str]:
+    """The stylesheets a page links: the base sheet, then each feature sheet (by name)
+    whose `when:` selectors the page uses; without `features`, only the sheets on
+    every page."""
+    base = [n for n in sheets if n == BASE_SHEET]
+    rest = sorted(n for n, when in sheets.items() if n != BASE_SHEET and (
+        when is None or (features is not None and any(w in features for w in when))))
+    return base + rest
+
+
 def _late_order(blocks, name: str) -> int:
     return getattr(blocks[name], "cit_late_order", 0)
 
@@ -365,6 +460,14 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
                              "terms are linked but no /glossary/ page shows @[glossary]")
 
     files = _static_files(templates_dir)
+    sheets: dict[str, tuple[str, ...] | None] = {}
+    for name in sorted(files):
+        if name.endswith(".css"):
+            css = files[name].decode("utf-8")
+            sheets[name[len("static/"):]] = sheet_needs(css)
+            files[name] = minify_css(css).encode("utf-8")
+        elif name.endswith(".js"):
+            files[name] = strip_js(files[name].decode("utf-8")).encode("utf-8")
     if any(k.startswith(PROV_DIR + "/") for k in files):
         raise BuildError(f"templates/{PROV_DIR}", "this folder is the build's own "
                          "(each page's provenance script); remove it from templates/")
@@ -408,7 +511,7 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
             "home": p.ctx.link("/"),
             "nav": _nav(state, p),
             "build": build,
-            "stylesheet": "site.css" in static_names,
+            "stylesheets": [f"{p.root}static/{n}" for n in _page_sheets(sheets, p)],
             "scripts": [{"src": f"{p.root}static/{n}", "module": m} for n, m in scripts],
             "prov": f"{p.root}{prov_path(p.url)}" if has_prov else "",
             "body": Markup(p.body),
@@ -425,6 +528,11 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
             if i + 1 < len(decks):
                 ctx["next_deck"] = {"href": p.ctx.link(decks[i + 1].url), "title": decks[i + 1].title}
         try:
+            if ctx["stylesheets"] and (tmpl := env.get_template(f"{p.layout}.html")):
+                # which feature sheets a page needs shows in what it renders to
+                feats = page_features(tmpl.render(**dict(ctx, stylesheets=[])))
+                ctx["stylesheets"] = [f"{p.root}static/{n}"
+                                      for n in _page_sheets(sheets, p, feats)]
             html = env.get_template(f"{p.layout}.html").render(**ctx)
         except jinja2.TemplateError as e:
             where = f"templates/{getattr(e, 'name', None) or p.layout + '.html'}"

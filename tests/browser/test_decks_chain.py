@@ -31,6 +31,8 @@ ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "templates" / "static"
 CHAIN_YAML = ROOT / "content" / "chain.yaml"
 DECK = "decks/01-sources/"
+# every stylesheet, the base one first (the demo pages link them all, as written)
+SHEETS = ("site.css",) + tuple(sorted(p.name for p in STATIC.glob("*.css") if p.name != "site.css"))
 
 
 # ---------------------------------------------------------------- the demo site
@@ -119,6 +121,7 @@ def _page(title: str, depth: int, body: str, *, scripts: list[str], url: str,
     up = "../" * depth
     data = f' data-page="{url}" data-prov="{up}{prov}"' if prov else ""
     js = "".join(f'<script src="{up}static/{s}" defer></script>\n' for s in scripts)
+    css = "".join(f'<link rel="stylesheet" href="{up}static/{s}">\n' for s in SHEETS)
     cls = f' class="{main_class}"' if main_class else ""
     return f"""<!doctype html>
 <html lang="en">
@@ -127,8 +130,7 @@ def _page(title: str, depth: int, body: str, *, scripts: list[str], url: str,
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="{up}static/site.css">
-</head>
+{css}</head>
 <body{data}>
 <a class="skip-link" href="#main">Skip to the content</a>
 <header><nav aria-label="Site"><ul><li><a href="{up}">Hub</a></li>
@@ -145,7 +147,7 @@ def _page(title: str, depth: int, body: str, *, scripts: list[str], url: str,
 def build_demo_site(out: Path) -> Path:
     """Write the demo site into `out` and return it."""
     (out / "static").mkdir(parents=True)
-    for f in ("site.css", "site.js", "deck.js", "chain.js"):
+    for f in ("site.js", "deck.js", "chain.js") + SHEETS:
         shutil.copy2(STATIC / f, out / "static" / f)
     numbers_file = out / "demo-numbers.json"
     _write_demo_numbers(numbers_file, chain_number_ids(load_chain(CHAIN_YAML)))
@@ -268,6 +270,9 @@ def _packet_positions(page) -> list[tuple[str, str]]:
         "figure.chain circle.chain-packet",
         "cs => cs.map(c => [c.getAttribute('cx'), c.getAttribute('cy')])")
 
+
+# longer than the chain's fade between paths (chain.css: `transition: opacity 0.25s`)
+TRANSITION_MS = 600
 
 RAF_COUNTER = """
 window.__rafCalls = 0;
@@ -421,12 +426,15 @@ def test_the_toggle_switches_the_drawn_path_between_E_and_Eprime(page, site):
     e_only = page.locator("path.chain-edge[data-path='E']").first
     ep_only = page.locator("path.chain-edge[data-path='Eprime']").first
     opacity = "e => Number(getComputedStyle(e).opacity)"
+    # the fade takes a quarter of a second (a CSS transition): wait for it to settle
+    page.wait_for_timeout(TRANSITION_MS)
     assert e_only.evaluate(opacity) > ep_only.evaluate(opacity)
 
     page.locator("input[name='chain-path'][value='Eprime']").check()
     assert fig.get_attribute("data-active") == "Eprime"
     for paths, off in _chain_parts(page):
         assert off == ("Eprime" not in paths.split()), paths
+    page.wait_for_timeout(TRANSITION_MS)
     assert ep_only.evaluate(opacity) > e_only.evaluate(opacity)
     route = fig.get_attribute("data-route").split()
     assert route, "the packets need a route"

@@ -350,3 +350,53 @@ def test_a_page_with_the_wrong_layout_fails(render_content, render_tiny):
 def test_numbers_in_glossary_definitions_appear_even_without_a_number_index(render_content, render_tiny):
     site = render_tiny(render_content(drop=("pages/method.md",)))
     assert "/glossary/" in site.appears["final_loss.B"]
+
+
+def _sheets_linked(html):
+    return re.findall(r'<link rel="stylesheet" href="(?:\.\./)*static/([^"]+)">', html)
+
+
+def test_each_page_links_the_base_sheet_and_only_the_feature_sheets_it_uses(site):
+    from cit.render import page_features, sheet_needs
+    static = Path(__file__).resolve().parents[2] / "templates" / "static"
+    needs = {p.name: sheet_needs(p.read_text()) for p in static.glob("*.css")}
+    assert needs["site.css"] is None and all(needs[n] for n in needs if n != "site.css")
+    for path in PAGES:
+        html = _text(site, path)
+        linked = _sheets_linked(html)
+        assert linked[0] == "site.css", path
+        feats = page_features(html)
+        assert set(linked[1:]) == {n for n, w in needs.items() if w and feats & set(w)}, path
+    assert "deck.css" in _sheets_linked(_text(site, "decks/02-traffic/index.html"))
+    assert "tables.css" not in _sheets_linked(_text(site, "decks/02-traffic/index.html"))
+    assert {"charts.css", "tables.css"} <= set(_sheets_linked(_text(site, "index.html")))
+
+
+def test_stylesheets_lose_comments_and_needless_spaces_but_keep_strings_and_meaning():
+    from cit.render import minify_css
+    css = ('/* when: .x */\na :is(b, c) > d {\n  margin: calc(1rem - 2px);\n'
+           '  content: " <a>  /* kept */ ";\n}\n/* gone */\n@media (max-width: 40rem) {\n'
+           '  .y .z { grid-template-areas: "a  b" ". c"; }\n}\n')
+    assert minify_css(css) == ('a :is(b,c)>d{margin:calc(1rem - 2px);content:" <a>  /* kept */ "}'
+                               '@media (max-width:40rem){.y .z{grid-template-areas:"a  b" ". c"}}\n')
+
+
+def test_scripts_lose_comment_lines_and_indentation_but_no_code():
+    from cit.render import strip_js
+    js = ("(function () {\n  /* a comment\n     over lines */\n  var a = '//kept';  // trailing, kept\n"
+          "\n  // a comment line\n  /* inline */ b(a);\n  c(/x\\/\\/y/);\n})();\n")
+    assert strip_js(js) == ("(function () {\nvar a = '//kept';  // trailing, kept\n"
+                            "/* inline */ b(a);\nc(/x\\/\\/y/);\n})();\n")
+    template = "f(`a\n  b`);\n  // gone\n  g();\n"
+    assert strip_js(template) == "f(`a\n  b`);\n  g();\n"
+
+
+def test_published_styles_and_scripts_are_the_stripped_sources(site):
+    from cit.render import minify_css, strip_js
+    static = Path(__file__).resolve().parents[2] / "templates" / "static"
+    for f in sorted(static.iterdir()):
+        out = site.files["static/" + f.name].decode("utf-8")
+        if f.suffix == ".css":
+            assert out == minify_css(f.read_text()) and "/*" not in out
+        elif f.suffix == ".js":
+            assert out == strip_js(f.read_text()) and len(out) < len(f.read_text())
