@@ -4,7 +4,10 @@ Each chart block embeds its figure as JSON (`fig.to_plotly_json()`, sorted keys)
 `<script type="application/json" id="fig-NAME-json">` beside a
 `<div class="chart" data-figure-id="fig-NAME">`; static/charts.js draws it with the
 bundled plotly.min.js, which a page loads only when it has a chart. Ids are fixed, so
-output is reproducible.
+output is reproducible. The figure holds the look (layout, and per trace its series as
+`legendgroup`, name, colour, dash; a seed band is marked `meta: "band"`) but not the
+points: charts.js reads those from the chart's data table below, so the page carries
+each value once and the chart draws exactly the values the check verified.
 
 Every chart also carries its data as a table inside `<details class="chart-data">`,
 for readers without JavaScript and for screen readers: `<table data-fx=F data-fy=F>`
@@ -220,21 +223,16 @@ def build_figure(spec: ChartSpec, series: list[Series], markers: list[tuple[str,
     legend, height = _legend_layout(texts)
     for s in series:
         colour, dash = styles[s.id]
-        label = s.extra["label"]
         if spec.bands and "lo" in s.extra and "hi" in s.extra:
             pts = [(x, lo, hi) for x, lo, hi in zip(s.x, s.extra["lo"], s.extra["hi"])
                    if _finite(lo) is not None and _finite(hi) is not None]
-            # A single seed (lo == hi everywhere) has no band to shade. The band is sent
-            # once: x, y = hi and customdata = lo; charts.js closes the outline
-            # (x then x reversed, hi then lo reversed), as fill "toself" needs.
+            # A single seed (lo == hi everywhere) has no band to shade. charts.js draws
+            # the band's outline from the table's brackets (hi, then lo reversed).
             if any(lo != hi for _, lo, hi in pts):
-                fig.add_scatter(x=[p[0] for p in pts], y=[p[2] for p in pts],
-                                customdata=[p[1] for p in pts], meta="band",
-                                fill="toself", fillcolor=_rgba(colour, 0.18),
+                fig.add_scatter(meta="band", fill="toself", fillcolor=_rgba(colour, 0.18),
                                 line=dict(width=0), hoverinfo="skip", showlegend=False,
-                                legendgroup=s.id, name=f"{label}: range")
-        fig.add_scatter(x=[_finite(v) for v in s.x], y=[_finite(v) for v in s.y], mode="lines",
-                        name="<br>".join(texts[s.id]), legendgroup=s.id,
+                                legendgroup=s.id)
+        fig.add_scatter(mode="lines", name="<br>".join(texts[s.id]), legendgroup=s.id,
                         line=dict(color=colour, dash=dash, width=2))
     for label, x in markers:
         # shapes take data coordinates on a log axis; annotations take log10 of them
@@ -256,6 +254,17 @@ def build_figure(spec: ChartSpec, series: list[Series], markers: list[tuple[str,
                    gridcolor="rgba(128,128,128,0.25)", zeroline=False),
     )
     return fig
+
+
+def figure_json(fig) -> dict:
+    """The figure as plotly.js takes it, without what plotly.js assumes anyway: the
+    trace type scatter and the empty template."""
+    out = fig.to_plotly_json()
+    for trace in out.get("data", []):
+        if trace.get("type") == "scatter":
+            del trace["type"]
+    out.get("layout", {}).pop("template", None)
+    return out
 
 
 def _ranged(spec: ChartSpec, series: list[Series]) -> bool:
@@ -313,7 +322,7 @@ def chart_html(ctx, spec: ChartSpec, series: list[Series], *, markers=(), extra_
     kinds = sorted({s.kind for s in series})
     return (f'<figure class="chart-figure" id="chart-{spec.name}">\n'
             f'<div class="chart" id="{fid}" data-figure-id="{fid}" role="img" aria-label="{e(spec.title)}"></div>\n'
-            f'<script type="application/json" id="{fid}-json">{json_for_script(fig.to_plotly_json())}</script>\n'
+            f'<script type="application/json" id="{fid}-json">{json_for_script(figure_json(fig))}</script>\n'
             f'<figcaption>{e(spec.title)}. <span class="chart-kind">Kind: {e(", ".join(kinds))}.</span></figcaption>\n'
             f"{extra_html}{fallback_html(spec, series)}\n</figure>")
 

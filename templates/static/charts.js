@@ -1,7 +1,9 @@
 /* Draws every chart on the page with the bundled Plotly (static/plotly.min.js).
    Each <div class="chart" data-figure-id="ID"> has its figure, built at build time from
-   the registry's series, in <script type="application/json" id="ID-json">. Without
-   JavaScript the data table in the chart's <details> stays the way to read it. */
+   the registry's series, in <script type="application/json" id="ID-json">: the layout
+   and one trace per line (and per seed band), each naming its series in legendgroup.
+   The points are not in it: they are read from the chart's data table, in the same
+   <figure>, which stays the way to read the chart without JavaScript. */
 (function () {
   "use strict";
 
@@ -19,15 +21,56 @@
     return layout;
   }
 
-  /* A seed band arrives as its upper edge (y) with the lower edge in customdata
-     (cit/charts.py); Plotly's fill "toself" wants the closed outline. */
-  function outline(trace) {
-    if (trace.meta !== "band" || !Array.isArray(trace.customdata)) { return trace; }
-    var x = trace.x.slice(), lo = trace.customdata.slice();
-    trace.x = x.concat(x.slice().reverse());
-    trace.y = trace.y.concat(lo.reverse());
-    delete trace.customdata;
-    delete trace.meta;
+  function number(text) {
+    var t = text.trim();
+    return t === "n/a" ? null : Number(t.replace(/,/g, ""));
+  }
+
+  /* The points of every series in a figure's data tables (cit/charts.py fallback_html):
+     the column headers name the series (data-series); each body row is a point, x in
+     its header cell and y in each series' cell, followed by "(lo to hi)" where the
+     seeds differ. */
+  function tableSeries(figure) {
+    var out = {};
+    var tables = figure ? figure.querySelectorAll("table[data-fx]") : [];
+    Array.prototype.forEach.call(tables, function (table) {
+      var ids = Array.prototype.map.call(table.querySelectorAll("thead th[data-series]"),
+        function (th) { return th.getAttribute("data-series"); });
+      ids.forEach(function (id) { out[id] = { x: [], y: [], lo: [], hi: [] }; });
+      var rows = table.tBodies.length ? table.tBodies[0].rows : [];
+      Array.prototype.forEach.call(rows, function (tr) {
+        var x = number(tr.cells[0].textContent);
+        ids.forEach(function (id, k) {
+          var cell = tr.cells[k + 1] ? tr.cells[k + 1].textContent.trim() : "n/a";
+          var m = /^(\S+)(?: \((\S+) to (\S+)\))?$/.exec(cell) || [cell, "n/a"];
+          var s = out[id];
+          s.x.push(x);
+          s.y.push(number(m[1]));
+          s.lo.push(number(m[2] || m[1]));
+          s.hi.push(number(m[3] || m[1]));
+        });
+      });
+    });
+    return out;
+  }
+
+  /* A line takes its series' points; a seed band the closed outline fill "toself"
+     wants: the upper edge, then the lower one backwards. */
+  function withPoints(trace, series) {
+    var s = series[trace.legendgroup];
+    if (!s) { return trace; }
+    if (trace.meta === "band") {
+      var x = [], hi = [], lo = [];
+      s.x.forEach(function (v, i) {
+        if (s.lo[i] !== null && s.hi[i] !== null) { x.push(v); hi.push(s.hi[i]); lo.push(s.lo[i]); }
+      });
+      trace.x = x.concat(x.slice().reverse());
+      trace.y = hi.concat(lo.reverse());
+      delete trace.meta;
+    } else {
+      trace.x = s.x;
+      trace.y = s.y;
+    }
     return trace;
   }
 
@@ -40,10 +83,11 @@
       var script = document.getElementById(div.getAttribute("data-figure-id") + "-json");
       if (!script) { return; }
       var fig = JSON.parse(script.textContent);
+      var series = tableSeries(div.closest("figure"));
       var reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
       var layout = themed(fig.layout || {});
       if (reduce) { layout.transition = { duration: 0 }; }
-      window.Plotly.newPlot(div, (fig.data || []).map(outline), layout, {
+      window.Plotly.newPlot(div, (fig.data || []).map(function (t) { return withPoints(t, series); }), layout, {
         responsive: true,
         displaylogo: false,
         scrollZoom: false

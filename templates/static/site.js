@@ -1,121 +1,51 @@
-/* site.js (every page, no dependencies): a provenance card for every number and a
-   definition on hover or focus for every glossary term.
+/* site.js (every page, no dependencies): every number (<data class="num" data-id="…">)
+   becomes a button that opens its provenance card, and every glossary term
+   (<a class="term" data-term="…">) shows its definition on hover or focus.
 
-   Numbers are <data class="num" data-id="…"> elements; terms are <a class="term"
-   data-term="…"> links. Their provenance and definitions are not in the page: the build
-   writes them to a script of the page's own, named by <body data-prov="…">, that files
-   them under the page's URL (<body data-page="…">) in window.CIT_PROV. It is loaded the
-   first time a reader points at, focuses or touches something, as a classic script so
-   that it works from file:// too. Until it has arrived a card shows what the number
-   element itself says (kind, raw value) and "loading…". A page without the attribute
-   gets cards from the elements alone and no definitions, and no errors. */
+   This part only prepares the page: it gives the numbers their role, keyboard focus and
+   ARIA state, gives each term an (empty) tooltip, and listens. The cards themselves
+   (static/cards.js) load the first time a reader points at, focuses or touches a
+   number or a term, so a page view that never does carries none of that code; what the
+   reader asked for before it arrived (a click, Enter, a focus, a hover) happens as soon
+   as it has. From then on every event goes to cards.js. */
 (function () {
   "use strict";
 
-  function make(tag, className, text) {
-    var node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
-
-  function has(obj, key) {
-    return Object.prototype.hasOwnProperty.call(obj, key);
-  }
-
-  /* Place a floating element under its anchor (above when there is no room below),
-     kept inside the viewport horizontally. */
-  function place(floating, anchor) {
-    var r = anchor.getBoundingClientRect();
-    var sx = window.scrollX || window.pageXOffset;
-    var sy = window.scrollY || window.pageYOffset;
-    var vw = document.documentElement.clientWidth;
-    var w = floating.offsetWidth;
-    var h = floating.offsetHeight;
-    var left = Math.max(8, Math.min(r.left, vw - w - 8));
-    var top = r.bottom + 6;
-    if (top + h > window.innerHeight && r.top - h - 6 > 0) top = r.top - h - 6;
-    floating.style.left = left + sx + "px";
-    floating.style.top = top + sy + "px";
-  }
-
-  /* ------------------------------------------------------------ the page's data */
-
-  /* The compact form (cit/render.py prov_payload): t = strings; s = sources as
-     [path] or [path, commit, blob] indices into t; n = id -> [kind, value, text, unit,
-     [sources], locator, computation] (kind, unit, locator, computation index t);
-     g = term key -> [term, definition]. */
-  var data = null;
-  var state = "idle";          // idle | loading | ready | failed | none
-  var waiting = [];
-
-  function str(i) {
-    return typeof i === "number" && data.t[i] !== undefined ? data.t[i] : "";
-  }
-
-  function numberEntry(id) {
-    var e = data && has(data.n, id) ? data.n[id] : null;
-    if (!e) return null;
-    var sources = (e[4] || []).map(function (k) {
-      var s = data.s[k] || [];
-      var out = { path: str(s[0]) };
-      if (str(s[1])) out.commit = str(s[1]);
-      if (str(s[2])) out.blob_sha1 = str(s[2]);
-      return out;
-    });
-    return { kind: str(e[0]), value: e[1], text: e[2], unit: str(e[3]),
-             provenance: { sources: sources, locator: str(e[5]), computation: str(e[6]) } };
-  }
-
-  function termEntry(key) {
-    var g = data && data.g && has(data.g, key) ? data.g[key] : null;
-    return g ? { term: g[0], definition: g[1] } : null;
-  }
-
-  function settle(next) {
-    state = next;
-    var fns = waiting;
-    waiting = [];
-    fns.forEach(function (fn) { fn(); });
-  }
-
-  /* Ask for the page's data once; `then` runs when it has arrived or failed. */
-  function load(then) {
-    if (then) waiting.push(then);
-    if (state === "idle") {
-      var src = document.body ? document.body.getAttribute("data-prov") : null;
-      var page = document.body ? document.body.getAttribute("data-page") : null;
-      if (!src || page === null) {
-        settle("none");
-        return;
-      }
-      state = "loading";
-      var script = document.createElement("script");
-      script.src = src;
-      script.async = true;
-      script.onload = function () {
-        var all = window.CIT_PROV;
-        var found = all && has(all, page) ? all[page] : null;
-        if (found && typeof found === "object") {
-          data = { t: found.t || [], s: found.s || [], n: found.n || {}, g: found.g || {} };
-          settle("ready");
-        } else {
-          settle("failed");
-        }
-      };
-      script.onerror = function () { settle("failed"); };
-      document.head.appendChild(script);
-    } else if (state !== "loading") {
-      settle(state);
-    }
-  }
-
-  /* ------------------------------------------------------------ provenance card */
-
   var CARD_ID = "cit-prov-card";
-  var card = null;
-  var owner = null;
-  var refocusing = false; // returning focus to a number must not reopen its card
+  var TERM = "a.term[data-term]";
+  var me = document.currentScript || document.querySelector('script[src$="static/site.js"]');
+  var cardsSrc = me && me.src ? me.src.replace(/site\.js([?#].*)?$/, "cards.js") : "";
+  var ui = null;
+  var uiState = "idle";   // idle | loading | ready | failed
+  var intent = null;      // what the reader asked for before cards.js arrived
+
+  function closestFrom(target, selector) {
+    return target && target.closest ? target.closest(selector) : null;
+  }
+
+  function loadCards() {
+    if (uiState !== "idle" || !cardsSrc) return;
+    uiState = "loading";
+    var script = document.createElement("script");
+    script.src = cardsSrc;
+    script.async = true;
+    script.onload = function () {
+      ui = window.CIT_CARDS || null;
+      uiState = ui ? "ready" : "failed";
+      if (!ui) return;
+      ui.load();
+      var then = intent;
+      intent = null;
+      if (then) then();
+    };
+    script.onerror = function () { uiState = "failed"; };
+    document.head.appendChild(script);
+  }
+
+  function want(then) {
+    intent = then;
+    loadCards();
+  }
 
   function focusVisible(node) {
     try {
@@ -125,134 +55,54 @@
     }
   }
 
-  function ensureCard() {
-    if (card) return card;
-    card = make("div", "prov-card");
-    card.id = CARD_ID;
-    card.setAttribute("role", "dialog");
-    card.setAttribute("aria-label", "Where this number comes from");
-    card.tabIndex = -1;
-    card.hidden = true;
-    document.body.appendChild(card);
-    return card;
-  }
-
-  function shortSha(full) {
-    var code = make("code", "sha", String(full).slice(0, 7));
-    code.title = String(full);
-    return code;
-  }
-
-  function sourceItem(src) {
-    var li = make("li");
-    li.appendChild(make("code", "prov-path", src.path || "(unnamed file)"));
-    if (src.commit) {
-      li.appendChild(document.createTextNode(" at commit "));
-      li.appendChild(shortSha(src.commit));
-    }
-    if (src.blob_sha1) {
-      li.appendChild(document.createTextNode(", blob "));
-      li.appendChild(shortSha(src.blob_sha1));
-    }
-    if (!src.commit && !src.blob_sha1) {
-      li.appendChild(document.createTextNode(" (this repository)"));
-    }
-    return li;
-  }
-
-  function row(dl, field, label, content) {
-    var dt = make("dt", null, label);
-    var dd = make("dd");
-    dd.setAttribute("data-field", field);
-    if (typeof content === "string") dd.textContent = content;
-    else dd.appendChild(content);
-    dl.appendChild(dt);
-    dl.appendChild(dd);
-  }
-
-  function fillCard(num) {
-    var id = num.getAttribute("data-id") || "";
-    var entry = numberEntry(id) || {};
-    var prov = entry.provenance || {};
-    var missing = state === "loading" || state === "idle" ? "loading\u2026"
-      : state === "failed" ? "could not be loaded" : "not recorded";
-    var kind = entry.kind || num.getAttribute("data-kind") || "not recorded";
-    var raw = entry.value !== undefined && entry.value !== null
-      ? String(entry.value) : (num.getAttribute("value") || "");
-    var shown = (entry.text !== undefined ? String(entry.text) : num.textContent.trim()) +
-      (entry.unit ? " " + entry.unit : "");
-
-    card.textContent = "";
-    card.setAttribute("aria-label", "Where this number comes from: " + (id || "unnamed number"));
-
-    var head = make("header");
-    var badge = make("span", "prov-kind", kind);
-    badge.setAttribute("data-kind", kind);
-    badge.setAttribute("data-field", "kind");
-    badge.title = "Kind of number";
-    head.appendChild(badge);
-    if (id) head.appendChild(make("code", "prov-id", id));
-    card.appendChild(head);
-
-    var close = make("button", "prov-close", "\u00d7");
-    close.type = "button";
-    close.setAttribute("aria-label", "Close");
-    close.addEventListener("click", function () { closeCard(true); });
-    card.appendChild(close);
-
-    var dl = make("dl");
-    row(dl, "shown", "Shown as", shown);
-    row(dl, "value", "Raw value", raw || "none");
-    var sources = Array.isArray(prov.sources) ? prov.sources : [];
-    if (sources.length) {
-      var ul = make("ul");
-      sources.forEach(function (src) {
-        ul.appendChild(sourceItem(typeof src === "string" ? { path: src } : (src || {})));
-      });
-      row(dl, "sources", sources.length > 1 ? "Sources" : "Source", ul);
-    } else {
-      row(dl, "sources", "Source", missing);
-    }
-    row(dl, "locator", "Where in it", prov.locator || missing);
-    row(dl, "computation", "How", prov.computation || missing);
-    card.appendChild(dl);
-    if (state === "loading" || state === "idle") card.setAttribute("aria-busy", "true");
-    else card.removeAttribute("aria-busy");
-  }
-
-  function openCard(num, moveFocus) {
-    ensureCard();
-    if (owner && owner !== num) owner.setAttribute("aria-expanded", "false");
-    owner = num;
-    fillCard(num);
-    card.hidden = false;
-    num.setAttribute("aria-expanded", "true");
-    place(card, num);
-    if (moveFocus) card.focus({ preventScroll: true });
-    if (state === "idle" || state === "loading") {
-      load(function () {
-        if (owner === num && !card.hidden) {
-          fillCard(num);
-          place(card, num);
-        }
-      });
-    }
-  }
-
-  function closeCard(returnFocus) {
-    if (!card || card.hidden) return;
-    var was = owner;
-    card.hidden = true;
-    owner = null;
-    if (was) {
-      was.setAttribute("aria-expanded", "false");
-      if (returnFocus) {
-        refocusing = true;
-        was.focus({ preventScroll: true });
-        refocusing = false;
+  /* Before cards.js is here, remember the last request and whether it still holds. */
+  var early = {
+    click: function (e) {
+      var num = closestFrom(e.target, "data.num");
+      intent = null;
+      if (num) want(function () { ui.openCard(num, false); });
+    },
+    keydown: function (e) {
+      if (e.key === "Escape" || e.key === "Esc") {
+        intent = null;
+        return;
       }
-    }
+      var num = closestFrom(e.target, "data.num");
+      if (num && (e.key === "Enter" || e.key === " " || e.key === "Spacebar") &&
+          !e.altKey && !e.ctrlKey && !e.metaKey) {
+        e.preventDefault();
+        want(function () { ui.openCard(num, true); });
+      }
+    },
+    focusin: function (e) {
+      loadCards();
+      var num = closestFrom(e.target, "data.num");
+      if (num && focusVisible(num)) {
+        want(function () { if (document.activeElement === num) ui.openCard(num, false); });
+      }
+      var link = closestFrom(e.target, TERM);
+      if (link) want(function () { if (document.activeElement === link) ui.showTip(link); });
+    },
+    mouseover: function (e) {
+      if (closestFrom(e.target, "data.num")) loadCards();
+      var link = closestFrom(e.target, TERM);
+      if (link) want(function () { if (link.matches(":hover")) ui.showTip(link); });
+    },
+    touchstart: function () { loadCards(); }
+  };
+
+  function listen(target, type, options) {
+    target.addEventListener(type, function (e) {
+      if (ui) ui.handle(type, e);
+      else if (early[type]) early[type](e);
+    }, options);
   }
+
+  ["click", "keydown", "focusin", "focusout", "mouseover", "mouseout"].forEach(function (type) {
+    listen(document, type);
+  });
+  listen(document, "touchstart", { passive: true });
+  listen(window, "resize");
 
   function setUpNumbers() {
     var nums = document.querySelectorAll("data.num");
@@ -264,138 +114,28 @@
       num.setAttribute("aria-expanded", "false");
       num.setAttribute("aria-controls", CARD_ID);
     }
-    return nums.length;
   }
 
-  /* ------------------------------------------------------------ glossary terms */
-
-  var tips = {};
-  var shownTip = null;
-  var tipLink = null;
-
-  /* Every term link gets its (empty) tooltip at once, so aria-describedby is right
-     from the start; the words go in when the page's data has arrived. */
-  function tipFor(key) {
-    if (has(tips, key)) return tips[key];
-    var tip = make("div", "term-tip");
-    tip.id = "cit-term-tip-" + key.replace(/[^A-Za-z0-9_-]/g, "_");
-    tip.setAttribute("role", "tooltip");
-    tip.hidden = true;
-    document.body.appendChild(tip);
-    tips[key] = tip;
-    return tip;
-  }
-
-  function fillTip(key) {
-    var entry = termEntry(key);
-    if (!entry || !entry.definition) return false;
-    var tip = tips[key];
-    if (!tip.childNodes.length) {
-      if (entry.term) tip.appendChild(make("strong", null, entry.term));
-      tip.appendChild(make("span", null, entry.definition));
-    }
-    return true;
-  }
-
+  /* Every term link gets its tooltip at once, empty, so aria-describedby is right from
+     the start; cards.js puts the words in. A page without data has no definitions. */
   function setUpTerms() {
     if (!document.body.getAttribute("data-prov")) return;
-    var links = document.querySelectorAll("a.term[data-term]");
+    var tips = {};
+    var links = document.querySelectorAll(TERM);
     for (var i = 0; i < links.length; i++) {
-      links[i].setAttribute("aria-describedby", tipFor(links[i].getAttribute("data-term")).id);
-    }
-  }
-
-  function showTip(link) {
-    var key = link.getAttribute("data-term");
-    if (!has(tips, key)) return;
-    tipLink = link;
-    load(function () {
-      if (tipLink !== link || !fillTip(key)) return;
-      var tip = tips[key];
-      if (shownTip && shownTip !== tip) shownTip.hidden = true;
-      tip.hidden = false;
-      shownTip = tip;
-      place(tip, link);
-    });
-  }
-
-  function hideTip() {
-    tipLink = null;
-    if (shownTip) shownTip.hidden = true;
-    shownTip = null;
-  }
-
-  /* ------------------------------------------------------------ events */
-
-  function closestFrom(target, selector) {
-    return target && target.closest ? target.closest(selector) : null;
-  }
-
-  document.addEventListener("click", function (e) {
-    var num = closestFrom(e.target, "data.num");
-    if (num) {
-      openCard(num, false);
-      return;
-    }
-    if (card && !card.hidden && !card.contains(e.target)) closeCard(false);
-  });
-
-  document.addEventListener("keydown", function (e) {
-    if (e.key === "Escape" || e.key === "Esc") {
-      var inCard = card && card.contains(document.activeElement);
-      if (card && !card.hidden) {
-        closeCard(inCard || document.activeElement === owner);
-        e.preventDefault();
+      var key = links[i].getAttribute("data-term");
+      if (!Object.prototype.hasOwnProperty.call(tips, key)) {
+        var tip = document.createElement("div");
+        tip.className = "term-tip";
+        tip.id = "cit-term-tip-" + key.replace(/[^A-Za-z0-9_-]/g, "_");
+        tip.setAttribute("role", "tooltip");
+        tip.hidden = true;
+        document.body.appendChild(tip);
+        tips[key] = tip;
       }
-      hideTip();
-      return;
+      links[i].setAttribute("aria-describedby", tips[key].id);
     }
-    if (e.key === "Enter" || e.key === " " || e.key === "Spacebar") {
-      var num = closestFrom(e.target, "data.num");
-      if (num && !e.altKey && !e.ctrlKey && !e.metaKey) {
-        e.preventDefault();
-        openCard(num, true);
-      }
-    }
-  });
-
-  document.addEventListener("focusin", function (e) {
-    load();
-    var num = closestFrom(e.target, "data.num");
-    if (num && !refocusing && focusVisible(num)) openCard(num, false);
-    var link = closestFrom(e.target, "a.term[data-term]");
-    if (link) showTip(link);
-  });
-
-  document.addEventListener("focusout", function (e) {
-    if (closestFrom(e.target, "a.term[data-term]")) hideTip();
-    if (!card || card.hidden) return;
-    var next = e.relatedTarget;
-    // Focus moving between the number and its card keeps the card open.
-    if (next && (card.contains(next) || next === owner)) return;
-    if (e.target === owner || card.contains(e.target)) {
-      if (next) closeCard(false);
-    }
-  });
-
-  document.addEventListener("mouseover", function (e) {
-    if (closestFrom(e.target, "data.num")) load();
-    var link = closestFrom(e.target, "a.term[data-term]");
-    if (link) showTip(link);
-  });
-
-  // A reader on a touch screen may tap a number at any moment: start loading now.
-  document.addEventListener("touchstart", function () { load(); }, { passive: true });
-
-  document.addEventListener("mouseout", function (e) {
-    var link = closestFrom(e.target, "a.term[data-term]");
-    if (link && !(e.relatedTarget && link.contains(e.relatedTarget))) hideTip();
-  });
-
-  window.addEventListener("resize", function () {
-    if (card && !card.hidden && owner) place(card, owner);
-    hideTip();
-  });
+  }
 
   function init() {
     setUpNumbers();

@@ -147,7 +147,7 @@ def _page(title: str, depth: int, body: str, *, scripts: list[str], url: str,
 def build_demo_site(out: Path) -> Path:
     """Write the demo site into `out` and return it."""
     (out / "static").mkdir(parents=True)
-    for f in ("site.js", "deck.js", "chain.js") + SHEETS:
+    for f in ("site.js", "cards.js", "deck.js", "chain.js") + SHEETS:
         shutil.copy2(STATIC / f, out / "static" / f)
     numbers_file = out / "demo-numbers.json"
     _write_demo_numbers(numbers_file, chain_number_ids(load_chain(CHAIN_YAML)))
@@ -357,6 +357,7 @@ def test_clicks_on_the_right_go_on_on_the_left_go_back_and_not_on_numbers(page, 
     assert _current(page) == "slide-2"
     page.locator("section.slide.is-current data.num").first.click()
     assert _current(page) == "slide-2", "clicking a number must not change the slide"
+    page.wait_for_selector("#cit-prov-card", state="visible")  # cards.js loads on demand
     assert page.locator("#cit-prov-card").is_visible()
     page.keyboard.press("Escape")
     page.mouse.click(width * 0.5, y)
@@ -631,6 +632,7 @@ def test_a_page_without_number_or_term_json_loads_without_errors(make_page, demo
     num = page.locator("data.num").first
     num.click()
     card = page.locator("#cit-prov-card")
+    page.wait_for_selector(CARD_READY)  # cards.js loads on demand
     assert card.is_visible()
     assert card.locator("[data-field='kind']").text_content() == num.get_attribute("data-kind")
     assert card.locator("[data-field='value']").text_content() == num.get_attribute("value")
@@ -670,3 +672,50 @@ def test_the_guard_reports_a_console_error(make_page, demo_site):
     assert any("deliberate" in m for m in guard.console_errors)
     assert any("thrown on purpose" in m for m in guard.page_errors)
     guard.clear()
+
+
+# ---------------------------------------------------------------- charts
+
+def _table_points(html_text: str) -> dict[str, dict[str, list]]:
+    """Each series' points as its chart data tables show them (read here with regular
+    expressions, apart from charts.js): x, y, and lo/hi where a cell has brackets."""
+    def number(t: str):
+        return None if t == "n/a" else float(t.replace(",", ""))
+    out: dict[str, dict[str, list]] = {}
+    for table in re.findall(r"<table [^>]*data-fx=[^>]*>(.*?)</table>", html_text, re.S):
+        ids = re.findall(r'<th scope="col" data-series="([^"]+)">', table)
+        for sid in ids:
+            out[sid] = {"x": [], "y": [], "lo": [], "hi": []}
+        for x, cells in re.findall(r'<tr><th scope="row">([^<]*)</th>(.*?)</tr>', table):
+            for sid, cell in zip(ids, re.findall(r"<td>([^<]*)</td>", cells), strict=True):
+                m = re.fullmatch(r"(\S+)(?: \((\S+) to (\S+)\))?", cell)
+                p = out[sid]
+                p["x"].append(number(x))
+                p["y"].append(number(m[1]))
+                p["lo"].append(number(m[2] or m[1]))
+                p["hi"].append(number(m[3] or m[1]))
+    return out
+
+
+def test_each_chart_draws_the_values_of_its_data_table(page, site):
+    chart_pages = [f for f in sorted(site.dir.rglob("index.html")) if 'class="chart"' in f.read_text()]
+    if site.demo:
+        assert not chart_pages
+        return
+    assert chart_pages, "the built site has no chart"
+    for f in chart_pages:
+        want = _table_points(f.read_text(encoding="utf-8"))
+        rel = f.parent.relative_to(site.dir).as_posix()
+        page.goto(site.url + ("" if rel == "." else rel + "/"))
+        page.wait_for_function("[...document.querySelectorAll('div.chart')].every(d => d.data)")
+        drawn = page.eval_on_selector_all("div.chart", """ds => ds.flatMap(d => d.data.map(t =>
+            [t.legendgroup, t.fill === 'toself', t.x, t.y]))""")
+        lines = {sid: (x, y) for sid, band, x, y in drawn if not band}
+        assert sorted(lines) == sorted(want), rel
+        for sid, (x, y) in lines.items():
+            assert (x, y) == (want[sid]["x"], want[sid]["y"]), (rel, sid)
+        for sid, band, x, y in drawn:
+            if band:
+                w = want[sid]
+                assert x == w["x"] + w["x"][::-1] and y == w["hi"] + w["lo"][::-1], (rel, sid)
+                assert w["lo"] != w["hi"], f"{rel}: {sid} has a band but a single seed"
