@@ -81,18 +81,6 @@ def _table_block(t: Table) -> Callable:
     return block
 
 
-def _sources_html(n) -> str:
-    parts = []
-    for s in n.sources:
-        bits = [f"<code>{e(s.path)}</code>"]
-        if s.commit:
-            bits.append(f"at commit <code>{e(s.commit[:12])}</code>")
-        if s.blob_sha1:
-            bits.append(f"blob <code>{e(s.blob_sha1[:12])}</code>")
-        parts.append(" ".join(bits))
-    return "; ".join(parts) or "our own data"
-
-
 def _pages_links(ctx, urls) -> str:
     if not urls:
         return "only here"
@@ -101,24 +89,84 @@ def _pages_links(ctx, urls) -> str:
 
 @late(1)
 def number_index(ctx) -> str:
-    """Every number in the registry with where it appears and its provenance."""
+    """Every number in the registry with where it appears and its provenance.
+
+    Long texts that many rows share are written once: each source file is listed once
+    after the index (its path, commit and blob SHA-1 in full) and rows point at it
+    ("F3"); a computation that more than one number shares is listed once too ("C2"),
+    while one used by a single number stays in its row. A number's card still shows
+    everything in full."""
     reg = ctx.registry
+    ids = sorted(reg.numbers)
+    files = sorted({src for i in ids for src in reg.numbers[i].sources},
+                   key=lambda s: (s.path, s.commit or "", s.blob_sha1 or ""))
+    file_ref = {src: f"F{k}" for k, src in enumerate(files, start=1)}
+    uses: dict[str, int] = {}
+    for i in ids:
+        uses[reg.numbers[i].computation] = uses.get(reg.numbers[i].computation, 0) + 1
+    shared = sorted(c for c, k in uses.items() if k > 1)
+    how_ref = {c: f"C{k}" for k, c in enumerate(shared, start=1)}
+    anchors = [r.lower() for r in list(file_ref.values()) + list(how_ref.values())]
+    for anchor in anchors + ["number-index-files", "number-index-files-caption",
+                             "number-index-computations", "number-index-computations-caption"]:
+        if anchor in ctx.slugs:
+            raise BuildError(ctx.path, f"the number index's anchor {anchor!r} is taken")
+        ctx.slugs.add(anchor)
+
+    def text(t: str) -> str:
+        # element text needs no escaped quotes; there are thousands here
+        return e(t, quote=False)
+
+    def ref_link(ref: str) -> str:
+        return f'<a href="#{ref.lower()}">{ref}</a>'
+
     out = ['<div class="table-wrap"><table class="data number-index" id="number-index">',
            "<caption>Every number on this site: how it is shown, its kind, where it appears "
-           "and where it comes from</caption>",
+           "and where it comes from (files and shared computations are listed below the "
+           "table)</caption>",
            '<thead><tr><th scope="col">Id</th><th scope="col" class="n">Shown as</th>'
            '<th scope="col">Unit</th><th scope="col">Kind</th><th scope="col">Appears on</th>'
            '<th scope="col">Source</th><th scope="col">Locator</th>'
            '<th scope="col">Computation</th></tr></thead>\n<tbody>']
-    for i in sorted(reg.numbers):
+    for i in ids:
         n = reg.numbers[i]
+        sources = ", ".join(ref_link(file_ref[src]) for src in n.sources) or "our own data"
+        how = ref_link(how_ref[n.computation]) if n.computation in how_ref else text(n.computation)
         out.append(
-            f'<tr id="n-{e(i)}"><th scope="row" class="prov"><code>{e(i)}</code></th>'
+            f'<tr id="n-{e(i)}"><th scope="row" class="prov">{text(i)}</th>'
             f'<td class="n">{ctx.num(i, record=False)}</td>'
-            f'<td class="prov">{e(n.unit)}</td><td>{e(n.kind)}</td>'
+            f'<td class="prov">{text(n.unit)}</td><td>{text(n.kind)}</td>'
             f"<td>{_pages_links(ctx, ctx.site.appears.get(i, []))}</td>"
-            f'<td class="prov">{_sources_html(n)}</td>'
-            f'<td class="prov">{e(n.locator)}</td><td class="prov">{e(n.computation)}</td></tr>\n')
+            f'<td class="prov">{sources}</td>'
+            f'<td class="prov">{text(n.locator)}</td><td class="prov">{how}</td></tr>\n')
+    out.append("</tbody></table></div>\n")
+    # a table without links or numbers has nothing to focus: the wrap itself takes focus
+    # so that a keyboard can scroll it on a narrow screen
+    out.append('<div class="table-wrap" tabindex="0" role="region" aria-labelledby="number-index-files-caption">'
+               '<table class="data number-sources" id="number-index-files">'
+               '<caption id="number-index-files-caption">The files the numbers come from: upstream '
+               "files with the commit their bytes were read at and their git blob SHA-1, and our "
+               "own files</caption>"
+               '<thead><tr><th scope="col">Ref</th><th scope="col">File</th>'
+               '<th scope="col">Commit</th><th scope="col">Blob SHA-1</th></tr></thead>\n<tbody>')
+    for src in files:
+        ref = file_ref[src]
+        out.append(f'<tr id="{ref.lower()}"><th scope="row" class="prov">{ref}</th>'
+                   f'<td class="prov"><code>{text(src.path)}</code></td>'
+                   f'<td class="prov">{text(src.commit or "this repository")}</td>'
+                   f'<td class="prov">{text(src.blob_sha1 or "")}</td></tr>\n')
+    out.append("</tbody></table></div>\n")
+    out.append('<div class="table-wrap" tabindex="0" role="region" '
+               'aria-labelledby="number-index-computations-caption">'
+               '<table class="data number-sources" id="number-index-computations">'
+               '<caption id="number-index-computations-caption">Computations that more than one '
+               "number shares</caption>"
+               '<thead><tr><th scope="col">Ref</th><th scope="col">Computation</th>'
+               '</tr></thead>\n<tbody>')
+    for c in shared:
+        ref = how_ref[c]
+        out.append(f'<tr id="{ref.lower()}"><th scope="row" class="prov">{ref}</th>'
+                   f'<td class="prov">{text(c)}</td></tr>\n')
     out.append("</tbody></table></div>")
     return "".join(out)
 

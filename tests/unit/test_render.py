@@ -152,6 +152,31 @@ def test_the_number_index_lists_every_number_with_where_it_appears(site, render_
     assert render_registry.numbers["final_loss.A"].locator in row
 
 
+def test_the_number_index_lists_each_file_and_shared_computation_once(site, render_registry):
+    import html as html_mod
+    page = _text(site, "method/index.html")
+    files = {ref: (html_mod.unescape(p), c, b) for ref, p, c, b in re.findall(
+        r'<tr id="(f\d+)"><th scope="row" class="prov">F\d+</th><td class="prov"><code>([^<]*)</code>'
+        r'</td><td class="prov">([^<]*)</td><td class="prov">([^<]*)</td></tr>', page)}
+    hows = {ref: html_mod.unescape(c) for ref, c in re.findall(
+        r'<tr id="(c\d+)"><th scope="row" class="prov">C\d+</th><td class="prov">([^<]*)</td></tr>', page)}
+    assert files and hows and len(set(files.values())) == len(files)
+    assert len(set(hows.values())) == len(hows)
+    used = set()
+    for i, row in re.findall(r'<tr id="n-([^"]+)">(.*?)</tr>', page, re.S):
+        n = render_registry.numbers[i]
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+        refs = re.findall(r'href="#(f\d+)"', cells[4])
+        assert [files[r] for r in refs] == [(s.path, s.commit or "this repository", s.blob_sha1 or "")
+                                           for s in n.sources], i
+        how = re.fullmatch(r'<a href="#(c\d+)">C\d+</a>', cells[6])
+        assert (hows[how.group(1)] if how else html_mod.unescape(cells[6])) == n.computation, i
+        used |= set(refs) | ({how.group(1)} if how else set())
+    assert used == set(files) | set(hows), "every listed file and computation is used"
+    shared = [c for c in hows.values()]
+    assert all(sum(n.computation == c for n in render_registry.numbers.values()) > 1 for c in shared)
+
+
 def test_the_glossary_lists_every_term_and_the_pages_that_use_it(site):
     html = _text(site, "glossary/index.html")
     assert re.findall(r'<dt id="term-([^"]+)">', html) == ["adamw", "demo", "unused-term"]
