@@ -33,16 +33,24 @@ def late(order: int):
     return mark
 
 
+def scroll_region(caption_id: str) -> str:
+    """The wrapper that lets a wide table scroll sideways on a phone: focusable, so a
+    keyboard can scroll it too, and named by the table's caption."""
+    return (f'<div class="table-wrap" tabindex="0" role="region" '
+            f'aria-labelledby="{caption_id}">')
+
+
 def table_html(ctx, t: Table, *, table_id: str | None = None) -> str:
     """A registry Table as accessible HTML."""
     numeric_cols = [bool(t.rows) and all(isinstance(r[j], Ref) for r in t.rows if j < len(r))
                     for j in range(len(t.columns))]
     row_header = bool(t.rows) and all(isinstance(r[0], str) for r in t.rows if r)
-    out = [f'<div class="table-wrap"><table class="data" id="{e(table_id or ctx.unique_id("table-" + t.id))}">']
+    tid = e(table_id or ctx.unique_id("table-" + t.id))
+    out = [f'{scroll_region(tid + "-caption")}<table class="data" id="{tid}">']
     cap = e(t.caption)
     if t.source:
         cap += f' <span class="table-source prov">Source: {e(t.source)}</span>'
-    out.append(f"<caption>{cap}</caption>")
+    out.append(f'<caption id="{tid}-caption">{cap}</caption>')
     out.append("<thead><tr>")
     for j, c in enumerate(t.columns):
         cls = ' class="n"' if numeric_cols[j] else ""
@@ -120,9 +128,9 @@ def number_index(ctx) -> str:
     def ref_link(ref: str) -> str:
         return f'<a href="#{ref.lower()}">{ref}</a>'
 
-    out = ['<div class="table-wrap"><table class="data number-index" id="number-index">',
-           "<caption>Every number on this site: how it is shown, its kind, where it appears "
-           "and where it comes from (files and shared computations are listed below the "
+    out = [scroll_region("number-index-caption") + '<table class="data number-index" id="number-index">',
+           '<caption id="number-index-caption">Every number on this site: how it is shown, '
+           "its kind, where it appears and where it comes from (files and shared computations are listed below the "
            "table)</caption>",
            '<thead><tr><th scope="col">Id</th><th scope="col" class="n">Shown as</th>'
            '<th scope="col">Unit</th><th scope="col">Kind</th><th scope="col">Appears on</th>'
@@ -140,10 +148,7 @@ def number_index(ctx) -> str:
             f'<td class="prov">{sources}</td>'
             f'<td class="prov">{text(n.locator)}</td><td class="prov">{how}</td></tr>\n')
     out.append("</tbody></table></div>\n")
-    # a table without links or numbers has nothing to focus: the wrap itself takes focus
-    # so that a keyboard can scroll it on a narrow screen
-    out.append('<div class="table-wrap" tabindex="0" role="region" aria-labelledby="number-index-files-caption">'
-               '<table class="data number-sources" id="number-index-files">'
+    out.append(scroll_region("number-index-files-caption") + '<table class="data number-sources" id="number-index-files">'
                '<caption id="number-index-files-caption">The files the numbers come from: upstream '
                "files with the commit their bytes were read at and their git blob SHA-1, and our "
                "own files</caption>"
@@ -156,9 +161,7 @@ def number_index(ctx) -> str:
                    f'<td class="prov">{text(src.commit or "this repository")}</td>'
                    f'<td class="prov">{text(src.blob_sha1 or "")}</td></tr>\n')
     out.append("</tbody></table></div>\n")
-    out.append('<div class="table-wrap" tabindex="0" role="region" '
-               'aria-labelledby="number-index-computations-caption">'
-               '<table class="data number-sources" id="number-index-computations">'
+    out.append(scroll_region("number-index-computations-caption") + '<table class="data number-sources" id="number-index-computations">'
                '<caption id="number-index-computations-caption">Computations that more than one '
                "number shares</caption>"
                '<thead><tr><th scope="col">Ref</th><th scope="col">Computation</th>'
@@ -176,8 +179,8 @@ def tested(ctx) -> str:
     rows = ctx.site.build_info.get("verification")
     if not rows:
         raise BuildError("build_info", "`verification` (a list of (label, number id)) is missing or empty")
-    out = ['<div class="table-wrap"><table class="data tested" id="tested">',
-           "<caption>This build's own checks</caption>",
+    out = [scroll_region("tested-caption") + '<table class="data tested" id="tested">',
+           '<caption id="tested-caption">This build\'s own checks</caption>',
            '<thead><tr><th scope="col">Check</th><th scope="col" class="n">Result</th></tr></thead>\n<tbody>']
     for k, row in enumerate(rows):
         if len(row) != 2:

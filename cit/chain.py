@@ -531,7 +531,9 @@ def render_chain(registry, chain_yaml_path, num: Callable[[str], str]) -> str:
                'Pause the packets</button>')
     out.append('</div>')
 
-    out.append('<div class="chain-canvas">')
+    # focusable and named: on a phone the drawing scrolls sideways, by keyboard too
+    out.append('<div class="chain-canvas" tabindex="0" role="region" '
+               'aria-label="The chain, drawn (scrolls sideways on a narrow screen)">')
     out.append(_svg(chain))
     out.append('</div>')
 

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from html import escape as e
 from typing import Callable
 
+from .blocks import scroll_region
 from .errors import BuildError
 from .markdown import json_for_script
 from .naked import SERIES_FORMATS, series_cell, series_text
@@ -281,10 +282,14 @@ def fallback_html(spec: ChartSpec, series: list[Series]) -> str:
     (cit/naked.py): keep the two in step."""
     ranged = _ranged(spec, series)
 
+    count = iter(range(1, 1000))
+
     def table(caption: str, cols: list[tuple[str, str]], rows) -> str:
         attrs = f' data-fx="{spec.x.fmt}" data-fy="{spec.y.fmt}"' + (" data-range" if ranged else "")
         head = "".join(f'<th scope="col" data-series="{e(sid)}">{e(label)}</th>' for sid, label in cols)
-        return (f'<div class="table-wrap"><table class="data chart-table"{attrs}><caption>{e(caption)}</caption>'
+        cid = f"{spec.name}-data-{next(count)}-caption"
+        return (f'{scroll_region(cid)}<table class="data chart-table"{attrs}>'
+                f'<caption id="{cid}">{e(caption)}</caption>'
                 f'<thead><tr><th scope="col">{e(spec.x.title)}</th>{head}</tr></thead><tbody>\n'
                 + "".join(rows) + "</tbody></table></div>")
 

@@ -18,6 +18,7 @@ from html import escape as e
 from pathlib import Path
 
 from .errors import BuildError
+from .blocks import scroll_region
 from .markdown import json_for_script
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -124,15 +125,15 @@ def explorer_html(ctx, c) -> str:
         f'<form class="explorer-controls" hidden aria-label="Explorer settings">{controls}'
         f'</form>'
         f'<div class="explorer-outputs" aria-live="polite">'
-        f'<div class="table-wrap"><table class="data explorer-times">'
-        f'<caption>Time and energy to the target loss at these settings '
+        f'{scroll_region("explorer-times-caption")}<table class="data explorer-times">'
+        f'<caption id="explorer-times-caption">Time and energy to the target loss at these settings '
         f'(closed form, no contention)</caption>'
         f'<thead><tr><th scope="col">Variant</th><th scope="col" class="n">Step time (ms)'
         f'</th><th scope="col" class="n">Time to target (s)</th><th scope="col" class="n">'
         f'Energy to target (kJ)</th></tr></thead><tbody>{"".join(times)}</tbody></table>'
         f'</div>'
-        f'<div class="table-wrap"><table class="data explorer-breakevens">'
-        f'<caption>Break-even WAN bandwidths at these settings</caption>'
+        f'{scroll_region("explorer-breakevens-caption")}<table class="data explorer-breakevens">'
+        f'<caption id="explorer-breakevens-caption">Break-even WAN bandwidths at these settings</caption>'
         f'<thead><tr><th scope="col">Comparison</th><th scope="col" class="n">Break-even'
         f'</th></tr></thead><tbody>{"".join(bes)}</tbody></table></div>'
         f'<p class="explorer-enob">Break-even ENOB at these settings: '

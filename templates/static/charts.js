@@ -90,6 +90,7 @@
       window.Plotly.newPlot(div, (fig.data || []).map(function (t) { return withPoints(t, series); }), layout, {
         responsive: true,
         displaylogo: false,
+        displayModeBar: false, // its buttons would sit inside the chart's role=img
         scrollZoom: false
       });
       div.classList.add("chart-drawn");

@@ -35,33 +35,8 @@ from .test_site import site_pages
 FAILING_IMPACTS = ("critical", "serious")
 
 
-@dataclass(frozen=True)
-class Pending:
-    """A serious violation whose fix lies in a file this test's owner may not edit, with
-    the exact fix. It is tolerated only where it is listed (rule, states, elements whose
-    HTML matches `html`), and a listed one that no longer occurs fails the test, so the
-    entry goes as soon as the fix lands."""
-    rule: str
-    states: tuple[str, ...]
-    html: str          # regular expression searched in each offending element's HTML
-    fix: str
-
-
 LIGHT, DARK, PHONE_STATE, NO_JS = ("desktop, light, a card open", "desktop, dark, a card open",
                                    "phone", "without JavaScript")
-PENDING: tuple[Pending, ...] = (
-    Pending("nested-interactive", (LIGHT, PHONE_STATE), r'^<div class="chart[ "]',
-            "templates/static/charts.js: add `displayModeBar: false` to the Plotly config "
-            "(the mode bar's buttons sit inside the chart's role=img)"),
-    Pending("color-contrast", (DARK,), r'class="chain-path-name"',
-            "chain stylesheet: in dark mode the name of E-prime takes #f08a4b (after the "
-            "`.chain-toggle .path-Eprime .chain-path-name` rule)"),
-    Pending("scrollable-region-focusable", (PHONE_STATE,), r'^<div class="chain-canvas"',
-            'cit/chain.py: <div class="chain-canvas" tabindex="0" role="region" aria-label=...>'),
-    Pending("scrollable-region-focusable", (NO_JS,), r'^<div class="table-wrap"',
-            'cit/blocks.py, cit/explorer.py, cit/charts.py: <div class="table-wrap" '
-            'tabindex="0" role="region" aria-labelledby="CAPTION-ID">'),
-)
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
 
@@ -223,32 +198,8 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(state, browse
               + (", ".join(f"{k} {by_impact[k]}" for k in ("critical", "serious", "moderate", "minor"))
                  + (f"; rules: {', '.join(f'{r} x{n}' for r, n in sorted(by_rule.items()))}" if by_rule else ""))
               + (f"; {twins} look-alike table rows left out of the contrast rule" if twins else ""))
-    failing, seen = split_pending([f for f in findings if f.impact in FAILING_IMPACTS])
-    gone = [p for p in PENDING if state.name in p.states and p not in seen]
-    with capsys.disabled():
-        if seen:
-            print(f"  of the serious ones, {sum(seen.values())} element(s) wait on fixes in other "
-                  f"files: " + "; ".join(f"{p.rule}: {p.fix}" for p in seen))
+    failing = [f.describe() for f in findings if f.impact in FAILING_IMPACTS]
     assert not failing, "\n".join(failing)
-    assert not gone, ("listed in PENDING but no longer found (the fix landed; delete the entry): "
-                      + "; ".join(f"{p.rule} ({p.fix})" for p in gone))
-
-
-def split_pending(findings: list[Finding]) -> tuple[list[str], Counter]:
-    """(descriptions of the findings not covered by PENDING, elements covered per entry)."""
-    failing, seen = [], Counter()
-    for f in findings:
-        left = []
-        for node in f.nodes:
-            hit = next((p for p in PENDING if p.rule == f.rule and f.state in p.states
-                        and re.search(p.html, node["html"])), None)
-            if hit:
-                seen[hit] += 1
-            else:
-                left.append(node)
-        if left:
-            failing.append(Finding(f.page, f.state, f.rule, f.impact, f.help, left).describe())
-    return failing, seen
 
 
 def test_the_audit_reports_a_serious_violation_on_a_page_made_to_have_one(
@@ -294,17 +245,3 @@ def test_a_page_without_its_scripts_keeps_its_data_blocks_and_loses_every_script
             '<script src="static/site.js" defer></script>'
             '<script type="module">import "./x.js";</script><p>kept</p>')
     assert without_scripts(html) == '<script type="application/json" id="d">{"a": 1}</script><p>kept</p>'
-
-
-def test_a_pending_entry_covers_only_its_rule_state_and_elements():
-    entry = PENDING[0]
-    node = {"html": '<div class="chart js-plotly-plot" id="fig-x">', "target": "#fig-x", "summary": ""}
-    other = {"html": '<div class="explorer">', "target": ".explorer", "summary": ""}
-    covered = Finding("x/", entry.states[0], entry.rule, "serious", "help", [node])
-    mixed = Finding("x/", entry.states[0], entry.rule, "serious", "help", [node, other])
-    wrong_state = Finding("x/", "nowhere", entry.rule, "serious", "help", [node])
-    failing, seen = split_pending([covered])
-    assert failing == [] and seen == Counter({entry: 1})
-    failing, seen = split_pending([mixed, wrong_state])
-    assert len(failing) == 2 and ".explorer" in failing[0] and "#fig-x" not in failing[0]
-    assert "(nowhere)" in failing[1] and seen == Counter({entry: 1})

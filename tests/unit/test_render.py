@@ -303,7 +303,7 @@ def test_a_registry_table_renders_with_scoped_headers_and_right_aligned_numbers(
     table = html[html.index('<table class="data" id="table-final-loss"'):]
     table = table[:table.index("</table>")]
     t = render_registry.tables["final-loss"]
-    assert "<caption>" + t.caption in table
+    assert f'<caption id="table-{t.id}-caption">' + t.caption in table
     assert table.count('<th scope="row">') == len(t.rows)
     assert table.count('<td class="n"><data class="num"') == len(t.rows)
     assert '<th scope="col" class="n">' in table
