@@ -9,6 +9,14 @@ works from file:// as well as from a server.
 Order: the hub, the pages (by file name) and the decks (by order) are rendered first;
 blocks marked late (the glossary, the number index) are rendered afterwards, when it
 is known which page shows which number and term.
+
+Weight: a page carries no provenance. Each page's numbers (kind, value, text, unit,
+sources, locator, computation) and its terms' definitions go to a compact script of its
+own, `static/prov/<page>.js` (`prov_payload`), which static/cards.js loads when a reader
+first reaches for a number or a term. Stylesheets are a base sheet plus feature sheets
+that a page links only when it uses the feature (`sheet_needs`); the build strips
+comments and spaces from CSS (`minify_css`) and comment lines and indentation from JS
+(`strip_js`).
 """
 
 from __future__ import annotations
@@ -238,34 +246,39 @@ def strip_js(js: str) -> str:
     code stays a line of its own, as written (no joining, no renaming).
 
     Only what cannot be code goes: a line that starts (after spaces) with `//`, and a
-    `/* … */` comment that starts a line and ends one. Indentation goes only when no
-    line could be inside a multi-line literal (no backtick, no line ending in `\\`
-    left once comments are gone); else the script keeps it."""
+    `/* … */` comment that starts a line and ends one. A script with a backtick or a
+    line ending in a backslash (a literal may span lines there, and a line of it may
+    look like a comment) is left exactly as written."""
     lines = js.split("\n")
+    if "`" in js or any(line.rstrip().endswith("\\") for line in lines):
+        return js
     kept: list[str] = []
     i = 0
     while i < len(lines):
-        line = lines[i]
-        lead = line.lstrip()
-        if lead.startswith("//"):
+        lead = lines[i].strip()
+        if lead.startswith("//") and "*/" not in lead:
             i += 1
             continue
         if lead.startswith("/*"):
-            end = i
-            while end < len(lines) and "*/" not in (lines[end][lines[end].index("/*") + 2:]
-                                                   if end == i else lines[end]):
+            # the comment's end: on this line after its start, or on a later one
+            end, rest = i, lead[2:]
+            while "*/" not in rest and end + 1 < len(lines):
                 end += 1
-            if end < len(lines):
-                tail = lines[end].split("*/", 1)[1] if end > i else \
-                    lead[2:].split("*/", 1)[1]
-                if not tail.strip():
-                    i = end + 1
-                    continue
-        kept.append(line)
+                rest = lines[end]
+            if "*/" in rest and not rest.split("*/", 1)[1].strip():
+                i = end + 1
+                continue
+        if lead:
+            kept.append(lead)
         i += 1
-    literal = any("`" in line or line.rstrip().endswith("\\") for line in kept)
-    out = [line.rstrip() if literal else line.strip() for line in kept]
-    return "\n".join(line for line in out if line.strip()) + "\n"
+        if lead.rfind("/*") > lead.rfind("*/"):
+            # a comment opens after code: keep its lines as they are, up to its end
+            while i < len(lines):
+                kept.append(lines[i].strip())
+                i += 1
+                if "*/" in kept[-1]:
+                    break
+    return "\n".join(line for line in kept if line) + "\n"
 
 
 def sheet_needs(css: str) -> tuple[str, ...] | None:
@@ -367,14 +380,12 @@ def _render_page_body(state: SiteState, page: Page) -> None:
         page.has_h1 = r.has_h1
 
 
-def _page_sheets(sheets: Mapping[str, tuple[str, ...] | None], page: Page,
-                 features: set[str] | None = None) -> list[str]:
-    """The stylesheets a page links: the base sheet, then each feature sheet (by name)
-    whose `when:` selectors the page uses; without `features`, only the sheets on
-    every page."""
+def _page_sheets(sheets: Mapping[str, tuple[str, ...] | None], features: set[str]) -> list[str]:
+    """The stylesheets a page links: the base sheet first, then (by name) every other
+    sheet that is for every page or whose `when:` selectors the page uses."""
     base = [n for n in sheets if n == BASE_SHEET]
     rest = sorted(n for n, when in sheets.items() if n != BASE_SHEET and (
-        when is None or (features is not None and any(w in features for w in when))))
+        when is None or any(w in features for w in when)))
     return base + rest
 
 
@@ -412,7 +423,7 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
     state = SiteState(registry, pages, terms, md, build_info)
     blocks = dict(blocks)
 
-    # plain-text definitions for the pages' cit-terms JSON (rendered once, recording nothing)
+    # plain-text definitions for the pages' provenance scripts (rendered once, recording nothing)
     for k, t in sorted(terms.items()):
         scratch = PageContext(registry, GLOSSARY_URL, "../", t.path, terms, blocks, state)
         state.definitions[k] = plain_text(render_inline(md, t.definition, scratch, t.path, t.line))
@@ -511,7 +522,7 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
             "home": p.ctx.link("/"),
             "nav": _nav(state, p),
             "build": build,
-            "stylesheets": [f"{p.root}static/{n}" for n in _page_sheets(sheets, p)],
+            "stylesheets": [],         # set below, from what the page renders to
             "scripts": [{"src": f"{p.root}static/{n}", "module": m} for n, m in scripts],
             "prov": f"{p.root}{prov_path(p.url)}" if has_prov else "",
             "body": Markup(p.body),
@@ -528,12 +539,10 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
             if i + 1 < len(decks):
                 ctx["next_deck"] = {"href": p.ctx.link(decks[i + 1].url), "title": decks[i + 1].title}
         try:
-            if ctx["stylesheets"] and (tmpl := env.get_template(f"{p.layout}.html")):
-                # which feature sheets a page needs shows in what it renders to
-                feats = page_features(tmpl.render(**dict(ctx, stylesheets=[])))
-                ctx["stylesheets"] = [f"{p.root}static/{n}"
-                                      for n in _page_sheets(sheets, p, feats)]
-            html = env.get_template(f"{p.layout}.html").render(**ctx)
+            template = env.get_template(f"{p.layout}.html")
+            feats = page_features(template.render(**ctx))
+            ctx["stylesheets"] = [f"{p.root}static/{n}" for n in _page_sheets(sheets, feats)]
+            html = template.render(**ctx)
         except jinja2.TemplateError as e:
             where = f"templates/{getattr(e, 'name', None) or p.layout + '.html'}"
             if getattr(e, "lineno", None):

@@ -78,7 +78,7 @@ window.CIT_CARDS = (function () {
     fns.forEach(function (fn) { fn(); });
   }
 
-  /* Ask for the page's data once; `then` runs when it has arrived or failed. */
+  /* Ask for the page's data once; the callback runs when it has arrived or failed. */
   function load(then) {
     if (then) waiting.push(then);
     if (state === "idle") {

@@ -412,8 +412,10 @@ def test_scripts_lose_comment_lines_and_indentation_but_no_code():
           "\n  // a comment line\n  /* inline */ b(a);\n  c(/x\\/\\/y/);\n})();\n")
     assert strip_js(js) == ("(function () {\nvar a = '//kept';  // trailing, kept\n"
                             "/* inline */ b(a);\nc(/x\\/\\/y/);\n})();\n")
-    template = "f(`a\n  b`);\n  // gone\n  g();\n"
-    assert strip_js(template) == "f(`a\n  b`);\n  g();\n"
+    template = "f(`a\n  // in a literal\n  b`);\n  // a comment\n  g();\n"
+    assert strip_js(template) == template
+    assert strip_js("a(); /* open\n// */\nb();\n") == "a(); /* open\n// */\nb();\n"
+    assert strip_js("a(); /* open\n  /* x */\nb();\n") == "a(); /* open\n/* x */\nb();\n"
 
 
 def test_published_styles_and_scripts_are_the_stripped_sources(site):
