@@ -184,7 +184,7 @@ window.CIT_CARDS = (function () {
     card.textContent = "";
     card.setAttribute("aria-label", "Where this number comes from: " + (id || "unnamed number"));
 
-    var head = make("header");
+    var head = make("div", "prov-head"); // not <header>: a second banner landmark
     var badge = make("span", "prov-kind", kind);
     badge.setAttribute("data-kind", kind);
     badge.setAttribute("data-field", "kind");
