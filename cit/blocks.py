@@ -5,7 +5,9 @@
 - `table:<id>` for every registry Table (caption, header cells with scope, numbers
   right-aligned in class "n", each Ref cell a number element);
 - `table:number-index`: every registry number, how it is shown, its kind, the pages it
-  appears on and its provenance (late: rendered once every other page is done);
+  appears on and its provenance, with each source file and each shared computation
+  written once in a list after it (F1, C1, ...; late: rendered once every other page is
+  done);
 - `table:tested`: build_info["verification"], a list of (label, number id);
 - `glossary`: every term with its definition and the pages that use it (late);
 - `decks`: the series, one link per deck with its description.

@@ -7,7 +7,7 @@ when one is defined, and otherwise against a small demo site built here from
 templates/static and cit/chain.py. The demo carries no result numbers: its numbers use
 placeholder ids and placeholder values written to a JSON file that the pages are then
 built from. Tests that need a specific structure (a number inside a slide, a page with
-no number JSON) always use the demo site.
+no provenance script) always use the demo site.
 """
 
 from __future__ import annotations
