@@ -227,9 +227,9 @@ class PageContext:
     `url` is the page's site URL ("/", "/optics/", "/decks/01-sources/"); `root`
     the relative prefix back to the site root ("", "../", "../../").
     `numbers` = ids shown on the page (all of them: they go into the page's
-    `cit-numbers` JSON); `recorded` = ids that count as appearing here (for
+    provenance script, static/prov/…); `recorded` = ids that count as appearing here (for
     numbers.json and the number index); `terms` = term keys linked on the page
-    (for `cit-terms`); `terms_used` = term keys that count as used here.
+    (for the term definitions in that same script); `terms_used` = term keys that count as used here.
     """
     registry: Registry
     url: str
