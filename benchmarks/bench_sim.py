@@ -55,9 +55,10 @@ def main() -> int:
     print(f"reading the logs once: {t_logs:.3f} s")
     print(f"regeneration (compute + render), median of {RUNS}: "
           f"{statistics.median(full):.3f} s  (min {min(full):.3f}, max {max(full):.3f})")
-    print(f"  DES runs per regeneration: {n_des} ({c.values.simulated_steps} steps each), "
-          f"grid of {len(c.grid)} bandwidths")
-    print(f"one DES run, median over mechanisms and repeats: "
+    print(f"  DES runs per regeneration: {n_des} ({len(closed.MECHS)} of "
+          f"{c.values.simulated_steps} steps at the default WAN, one step at each of the "
+          f"{len(c.grid)} sweep bandwidths)")
+    print(f"one {c.values.simulated_steps}-step DES run, median over mechanisms and repeats: "
           f"{statistics.median(sims) * 1e3:.2f} ms")
     return 0
 
