@@ -539,7 +539,8 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
             if i + 1 < len(decks):
                 ctx["next_deck"] = {"href": p.ctx.link(decks[i + 1].url), "title": decks[i + 1].title}
         try:
-            template = env.get_template(f"{p.layout}.html")
+            # the hub and the pages share one template (its <main> takes the layout as class)
+            template = env.get_template("deck.html" if p.layout == "deck" else "page.html")
             feats = page_features(template.render(**ctx))
             ctx["stylesheets"] = [f"{p.root}static/{n}" for n in _page_sheets(sheets, feats)]
             html = template.render(**ctx)
