@@ -177,7 +177,6 @@ def _register_derived(reg, src, head: Folder, groups, folders, md1, vroot, study
         str(oc.calib_start + oc.calib_steps), "step", first[0].files,
         "config calib_start + calib_steps: the step the full scale is fixed", "measured")
 
-    cfgs = [r.cfg for r in head.runs]
     ocfgs = [r.cfg for g in optics for r in g.runs]
     allf = tuple(r.rel for r in head.runs)
     add("exp.keep_fraction", band.cfg.keep, f"1/{round(1 / band.cfg.keep)}", "", (band.rel,),

@@ -7,7 +7,6 @@ it, the files it was computed from and the computation in words.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import pandas as pd

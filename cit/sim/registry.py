@@ -20,9 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..errors import BuildError
 from ..fmt import fmt
 from ..registry import Ref, Registry, Source
-from . import closed
 from .closed import VARIANTS
-from .compute import BREAKEVENS, Computed
+from .compute import Computed
 from .report import RESULTS, Doc, Tab, build_doc, f_be, locator
 from .closed import BreakEven
 

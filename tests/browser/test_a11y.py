@@ -207,7 +207,7 @@ def test_the_audit_reports_a_serious_violation_on_a_page_made_to_have_one(
     """The harness runs axe for real: a page with an unlabelled image, grey-on-grey text
     and a scrolling box no keyboard can reach is reported in each state that checks it."""
     d = tmp_path_factory.mktemp("a11y-bad")
-    rows = "".join(f"<tr><td>row</td><td>cell</td></tr>" for _ in range(3))
+    rows = "".join("<tr><td>row</td><td>cell</td></tr>" for _ in range(3))
     (d / "index.html").write_text(
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bad</title></head>'
         '<body><main><h1>A bad page</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">'

@@ -5,7 +5,6 @@ formatting matches cit.fmt; moving a control changes the results; it runs from f
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 

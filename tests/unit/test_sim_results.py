@@ -11,7 +11,7 @@ from cit.registry import Ref, Registry
 from cit.runs import load_folder
 from cit.sim import closed
 from cit.sim.compute import BREAKEVENS, compute_from_paths
-from cit.sim.report import (RESULTS, build_doc, check_results, compare, parse, render,
+from cit.sim.report import (RESULTS, build_doc, check_results, parse, render,
                             write_results)
 from cit.sim.registry import register_sim
 
