@@ -75,7 +75,7 @@ def register(reg: Registry, root: Path) -> None:
             reg.add(f"bench.weight.{slug}.{k}", w[k], fmt_int(w[k]), unit="bytes",
                     kind="measured", sources=src_b, locator=f"{BENCH}, page_weights {url} {k}",
                     computation="bytes of the page's HTML, CSS and own scripts" if k == "own_bytes"
-                    else "bytes of plotly.min.js, loaded only on chart pages")
+                    else "bytes of the plotly.js basic bundle, loaded only on chart pages")
             cells.append(Ref(f"bench.weight.{slug}.{k}"))
         if budget:
             met = w["own_bytes"] <= budgets[budget]["value"]

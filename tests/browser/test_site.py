@@ -4,7 +4,9 @@ folder for index.html is served on 127.0.0.1 and opened once. On each page:
 - no console error and no uncaught script error;
 - every request goes to the local server (a route handler aborts and records any other);
 - every chart (`div.chart[data-figure-id]`, drawn by static/charts.js) holds as many
-  Plotly traces as its embedded figure JSON, and each trace has drawn SVG paths;
+  Plotly traces as its embedded figure JSON, each trace has drawn SVG paths, and every
+  trace type, trace attribute and layout attribute the figure uses is in the loaded
+  plotly.js bundle (a partial bundle ignores what it lacks without a word);
 - every number (`data.num`) opens its provenance card, and the card shows the kind,
   sources, locator, computation and raw value that site/numbers.json records for it
   (the card may fetch its provenance lazily: the check waits for it).
@@ -24,6 +26,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+
+from cit.plotlybundle import SCRIPT as PLOTLY_SCRIPT
 
 ROOT = Path(__file__).resolve().parents[2]
 INERT_SCHEMES = {"data", "blob", "about"}
@@ -115,6 +119,23 @@ CHECK_CHARTS = """async ({settleMs}) => {
   const drawnTraces = (gd) => [...gd.querySelectorAll('svg.main-svg g.trace')];
   const tracePaths = (g) => [...g.querySelectorAll('path')]
     .filter(p => /[0-9]/.test(p.getAttribute('d') || '')).length;
+  // Everything the figure asks for is in the loaded plotly.js bundle: its trace types,
+  // each trace attribute and each layout attribute (shapes, annotations, legend, ...).
+  // A partial bundle silently ignores what it lacks, so drawing alone would not tell.
+  const unsupported = (fid, fig) => {
+    const schema = window.Plotly.PlotSchema.get();
+    const out = [];
+    for (const t of fig.data) {
+      const type = t.type || 'scatter';
+      const known = schema.traces[type];
+      if (!known) { out.push(`${fid}: trace type ${type} is not in the plotly.js bundle`); continue; }
+      for (const k of Object.keys(t))
+        if (!(k in known.attributes)) out.push(`${fid}: ${type} attribute ${k} is not in the bundle`);
+    }
+    for (const k of Object.keys(fig.layout || {}))
+      if (!(k in schema.layout.layoutAttributes)) out.push(`${fid}: layout attribute ${k} is not in the bundle`);
+    return out;
+  };
   const failures = [];
   let traces = 0;
   const charts = [...document.querySelectorAll('div.chart[data-figure-id]')];
@@ -122,8 +143,8 @@ CHECK_CHARTS = """async ({settleMs}) => {
     const fid = gd.getAttribute('data-figure-id');
     const script = document.getElementById(fid + '-json');
     if (!script) { failures.push(`${fid}: no embedded figure JSON (#${fid}-json)`); continue; }
-    let want;
-    try { want = JSON.parse(script.textContent).data.length; }
+    let want, fig;
+    try { fig = JSON.parse(script.textContent); want = fig.data.length; }
     catch (err) { failures.push(`${fid}: figure JSON does not parse: ${err}`); continue; }
     gd.scrollIntoView();
     const ok = await wait(() => gd.data && gd.data.length === want &&
@@ -137,6 +158,7 @@ CHECK_CHARTS = """async ({settleMs}) => {
       continue;
     }
     traces += want;
+    failures.push(...unsupported(fid, fig));
   }
   return {charts: charts.length, traces, failures};
 }"""
@@ -357,9 +379,28 @@ def test_a_chart_that_plotly_never_draws_is_reported(browser, served, site_numbe
                    if CHART_DIV.search((site / rel / "index.html").read_text(encoding="utf-8"))]
     assert chart_pages, "the built site has no chart to test the check with"
     r = check_page(browser, base + chart_pages[0], base, site_numbers,
-                   routes=[("**/plotly.min.js", lambda route: route.abort())])
+                   routes=[("**/" + PLOTLY_SCRIPT, lambda route: route.abort())])
     assert r.charts > 0 and len(r.chart_failures) == r.charts
     assert all("Plotly holds none" in f for f in r.chart_failures)
+
+
+def test_a_figure_asking_for_what_the_bundle_lacks_is_reported(browser, served, site_numbers):
+    """A layout attribute of a trace module that the basic bundle leaves out (`geo`) is
+    ignored by plotly.js without a word; the check must name it."""
+    site, base = served
+    rel = next(rel for rel in site_pages(site)
+               if CHART_DIV.search((site / rel / "index.html").read_text(encoding="utf-8")))
+    html = (site / rel / "index.html").read_text(encoding="utf-8")
+    assert html.count('"layout":{') >= 1
+
+    def tampered(route):
+        route.fulfill(status=200, content_type="text/html; charset=utf-8",
+                      body=html.replace('"layout":{', '"layout":{"geo":{"scope":"europe"},', 1))
+
+    r = check_page(browser, base + rel, base, site_numbers,
+                   routes=[(base + rel, tampered)])
+    lacking = [f for f in r.chart_failures if "layout attribute geo is not in the bundle" in f]
+    assert len(lacking) == 1, r.chart_failures
 
 
 def test_a_card_that_shows_a_different_locator_is_reported(browser, served, site_numbers):
