@@ -11,15 +11,13 @@ import hashlib
 import json
 import os
 import pickle
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import vendor, yamlio
+from . import output, vendor, yamlio
 from .errors import BuildError
 from .registry import Registry, Source
 
@@ -163,29 +161,6 @@ def compute(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> Buil
     return BuildResult(reg, files, figures, time.perf_counter() - t0)
 
 
-def write_atomically(files: dict[str, bytes], out: Path) -> None:
-    """Write into a sibling temporary folder, then swap it in; on failure, out is untouched."""
-    out = out.resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))
-    try:
-        for rel, data in sorted(files.items()):
-            p = tmp / rel
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_bytes(data)
-        old = out.parent / f".{out.name}-old"
-        if old.exists():
-            shutil.rmtree(old)
-        if out.exists():
-            out.rename(old)
-        tmp.rename(out)
-        if old.exists():
-            shutil.rmtree(old)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-
-
 def main(argv=None) -> int:
     import argparse
     ap = argparse.ArgumentParser(prog="python build.py",
@@ -200,9 +175,11 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     try:
         use_cache = not (a.no_cache or os.environ.get("CIT_NO_CACHE"))
+        if not a.check:
+            output.check_target(Path(a.out))     # refuse a bad --out before the work
         result = compute(Path(a.root), a.vendor_from, use_cache)
         if not a.check:
-            write_atomically(result.files, Path(a.out))
+            output.write_site(result.files, Path(a.out))
     except BuildError as e:
         print(f"build failed: {e}", file=sys.stderr)
         return 1

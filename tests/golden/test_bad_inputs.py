@@ -39,6 +39,18 @@ def case(project_copy, built_site, tmp_path):
             return r
 
         @staticmethod
+        def run_out(target, *user_paths):
+            """Build with --out `target`; it must fail, leaving the previous site and
+            every file under `user_paths` byte-for-byte as they were."""
+            users = {u: tree_digest(u) if u.is_dir() else u.read_bytes() for u in user_paths}
+            r = run_build(target, root=project_copy, env={"CIT_VENDOR_MIRROR": ""})
+            assert r.returncode != 0, "the build should have failed"
+            assert tree_digest(out) == before, "the previous site was changed"
+            for u, was in users.items():
+                assert (tree_digest(u) if u.is_dir() else u.read_bytes()) == was, u
+            return r
+
+        @staticmethod
         def repin(rel: str, data: bytes):
             """Write a vendored file and re-pin it in the copy's lock."""
             (project_copy / "vendored" / rel).write_bytes(data)
@@ -223,3 +235,57 @@ def test_a_script_tag_in_content_is_escaped_and_inert(case, tmp_path):
     html = (out / "method" / "index.html").read_text()
     assert "&lt;script&gt;alert(" in html
     assert "<script>alert(" not in html
+
+
+# ---- the output folder: never replace what the build did not make -----------------------
+
+def test_out_naming_a_folder_of_the_users(case, tmp_path):
+    user = tmp_path / "userdir"
+    user.mkdir()
+    (user / "thesis.tex").write_text("precious\n")
+    (user / "notes").mkdir()
+    (user / "notes" / "a.md").write_bytes(b"\x00binary too\n")
+    err = case.run_out(user, user).stderr
+    assert (f"build failed: --out {user}: is an existing folder without the build's "
+            "numbers.json; refusing to replace what this build did not make") in err
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".userdir")) == []
+
+
+def test_out_naming_the_projects_own_content_folder(case):
+    content = case.root / "content"
+    err = case.run_out(content, content).stderr
+    assert f"build failed: --out {content}: is an existing folder without the build's" in err
+
+
+def test_out_naming_a_file(case, tmp_path):
+    f = tmp_path / "thesis.tex"
+    f.write_text("precious\n")
+    err = case.run_out(f, f).stderr
+    assert (f"build failed: --out {f}: is an existing file, not a folder this build made; "
+            "refusing to replace it (nothing was changed)") in err
+    assert not (tmp_path / ".thesis.tex-old").exists()
+
+
+def test_out_on_a_path_even_root_cannot_write(case):
+    """Simulates a folder the user may not write: /sys refuses a new folder even to root
+    (the tests run as root, so a chmod-ed folder would not stop them)."""
+    target = __import__("pathlib").Path("/sys/cit-site")
+    err = case.run_out(target).stderr
+    assert f"build failed: --out {target}: cannot create a folder in /sys (" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_out_under_a_parent_that_is_a_file(case, tmp_path):
+    """Simulates a mistyped or missing parent: the parent path is a regular file."""
+    f = tmp_path / "notes.txt"
+    f.write_text("mine\n")
+    target = f / "site"
+    err = case.run_out(target, f).stderr
+    assert f"build failed: --out {target}: its parent {f} is not a folder" in err
+
+
+def test_out_under_a_missing_parent(case, tmp_path):
+    target = tmp_path / "no" / "such" / "site"
+    err = case.run_out(target).stderr
+    assert f"build failed: --out {target}: its parent folder {target.parent} does not exist" in err
+    assert not (tmp_path / "no").exists()
