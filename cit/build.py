@@ -75,7 +75,7 @@ def data_stages(root: Path, vendored, use_cache: bool):
         sim.remember(root, computed)
         return reg, verification, sim_cells
     from . import experiment, sim
-    study = yamlio.load((root / "data" / "study.yaml").read_text())
+    study = yamlio.load((root / "data" / "study.yaml").read_text(), "data/study.yaml")
     reg = Registry()
     exp = experiment.load(vendored, root, study, reg)
     sim_cells = sim.build_stage(reg, exp, root)

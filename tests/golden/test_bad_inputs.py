@@ -289,3 +289,64 @@ def test_out_under_a_missing_parent(case, tmp_path):
     err = case.run_out(target).stderr
     assert f"build failed: --out {target}: its parent folder {target.parent} does not exist" in err
     assert not (tmp_path / "no").exists()
+
+
+# ---- duplicate keys: every YAML file the build reads ----------------------------------
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def duplicate_entry(text: str, key_re: str):
+    """Repeat the first `key:` entry matching `key_re` (with its indented block) right
+    after itself. Returns the new text, the key, and the 1-based lines of both."""
+    lines = text.split("\n")
+    i = next(k for k, l in enumerate(lines) if re.match(rf"^{key_re}:(\s|$)", l))
+    key = lines[i].split(":")[0].strip()
+    j = i + 1
+    while j < len(lines) and (not lines[j].strip() or _indent(lines[j]) > _indent(lines[i])
+                              or (_indent(lines[j]) == _indent(lines[i])
+                                  and lines[j].lstrip().startswith("- "))):
+        j += 1
+    while not lines[j - 1].strip():
+        j -= 1
+    return "\n".join(lines[:j] + lines[i:j] + lines[j:]), key, i + 1, j + 1
+
+
+# (file, key pattern): a top-level entry with its block, a nested one, a one-line one
+DUPLICATES = [
+    ("content/glossary.yaml", r"[a-z0-9-]+"),
+    ("content/chain.yaml", r"title"),
+    ("content/pages/optics.md", r"description"),      # front matter
+    ("data/study.yaml", r"sim_target_group"),
+    ("data/allowlist.yaml", r" +reason"),
+    ("data/sim/scenario.yaml", r" +gpu_power"),
+    ("data/sim/quoted.yaml", r"citation"),
+    ("data/budgets.yaml", r"hub_bytes"),
+    ("data/benchmarks.yaml", r"runs"),
+    ("vendored/lock.yaml", r"host"),
+]
+
+
+@pytest.mark.parametrize("rel,key_re", DUPLICATES, ids=[d[0] for d in DUPLICATES])
+def test_a_duplicate_key(case, rel, key_re):
+    p = case.root / rel
+    text, key, first, again = duplicate_entry(p.read_text(), key_re)
+    p.write_text(text)
+    # the allow-list and the lock are named by the path the build was given
+    shown = str(p) if rel in ("data/allowlist.yaml", "vendored/lock.yaml") else rel
+    err = case.run().stderr
+    # chain.yaml is read by the hub's @[chain] block, which prefixes the page and block
+    assert err.startswith("build failed: ") and len(err.strip().splitlines()) == 1, err
+    assert (f"{shown}:{again}: duplicate key '{key}': first given at line {first}, again "
+            f"at line {again}\n") in err
+
+
+def test_every_yaml_read_in_the_package_goes_through_yamlio():
+    """yamlio is where duplicate keys are refused: no module parses YAML on its own."""
+    from tests.conftest import ROOT
+    offenders = [f"{p.relative_to(ROOT)}:{n}" for p in sorted((ROOT / "cit").rglob("*.py"))
+                 if p.name != "yamlio.py"
+                 for n, line in enumerate(p.read_text().splitlines(), 1)
+                 if re.search(r"\byaml\.(safe_load|load|full_load|unsafe_load|compose)\(", line)]
+    assert offenders == []
