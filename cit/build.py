@@ -10,14 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
 import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import output, vendor, yamlio
+from . import cache, output, vendor, yamlio
 from .errors import BuildError
 from .registry import Registry, Source
 
@@ -64,13 +63,20 @@ def data_stage_key(root: Path) -> str:
     return h.hexdigest()
 
 
+def _cached_shape(value) -> bool:
+    """What data_stages stores: (registry, {name: (verified, total)}, cells, computed)."""
+    return (isinstance(value, tuple) and len(value) == 4 and isinstance(value[0], Registry)
+            and isinstance(value[1], dict) and isinstance(value[2], int))
+
+
 def data_stages(root: Path, vendored, use_cache: bool):
     """Experiment and simulator stages: load, recompute, check, register. Their result is
     cached under the hash of their inputs, so a content-only edit or a no-op rebuild skips
     them (and the pandas and simpy imports); a cold build always runs every check."""
-    cache = root / ".cache" / f"data-stages-{data_stage_key(root)}.pickle"
-    if use_cache and cache.exists():
-        reg, verification, sim_cells, computed = pickle.loads(cache.read_bytes())
+    key = data_stage_key(root)
+    cached = cache.read(root, key, _cached_shape) if use_cache else None
+    if cached is not None:
+        reg, verification, sim_cells, computed = cached
         from . import sim
         sim.remember(root, computed)
         return reg, verification, sim_cells
@@ -83,13 +89,7 @@ def data_stages(root: Path, vendored, use_cache: bool):
     # it, and with it pandas, on every cached rebuild
     verification = {k: (c.verified, c.total) for k, c in exp.verification.items()}
     if use_cache:
-        cache.parent.mkdir(exist_ok=True)
-        for old in cache.parent.glob("data-stages-*.pickle"):
-            old.unlink()
-        tmp = cache.with_suffix(".part")
-        tmp.write_bytes(pickle.dumps((reg, verification, sim_cells,
-                                      sim.last_computed(root))))
-        tmp.replace(cache)
+        cache.write(root, key, (reg, verification, sim_cells, sim.last_computed(root)))
     return reg, verification, sim_cells
 
 

@@ -350,3 +350,66 @@ def test_every_yaml_read_in_the_package_goes_through_yamlio():
                  for n, line in enumerate(p.read_text().splitlines(), 1)
                  if re.search(r"\byaml\.(safe_load|load|full_load|unsafe_load|compose)\(", line)]
     assert offenders == []
+
+
+# ---- the data-stage cache: verified before use, a refused one means a cold build --------
+
+def _other_version(cache, root):
+    """A cache written by another version of the code, renamed to this version's key."""
+    fmt = root / "cit" / "fmt.py"
+    fmt.write_text(fmt.read_text() + "\n# another version of the code\n")
+    from cit.build import data_stage_key
+    moved = cache.with_name(f"data-stages-{data_stage_key(root)}.pickle")
+    cache.rename(moved)
+    return moved
+
+
+def _garble(cache, root):
+    data = bytearray(cache.read_bytes())
+    for k in range(len(data) // 2, len(data) // 2 + 64):
+        data[k] ^= 0x5A
+    cache.write_bytes(bytes(data))
+    return cache
+
+
+def _truncate(cache, root):
+    cache.write_bytes(cache.read_bytes()[: cache.stat().st_size // 3])
+    return cache
+
+
+def _headerless(cache, root):
+    """The bare pickle an earlier version of the build wrote."""
+    cache.write_bytes(cache.read_bytes().partition(b"\n")[2])
+    return cache
+
+
+CACHE_DAMAGE = {
+    "truncated": (_truncate, "its SHA-256 does not match (damaged or truncated)"),
+    "garbled": (_garble, "its SHA-256 does not match (damaged or truncated)"),
+    "another-version": (_other_version, "written for other inputs or another version of "
+                                        "the code"),
+    "headerless": (_headerless, "not a cache file of this build (no valid header)"),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(CACHE_DAMAGE))
+def test_a_damaged_or_foreign_cache_is_discarded_and_the_build_goes_on_cold(
+        project_copy, tmp_path, damage):
+    """Documented recovery: one line on stderr, a cold build, the same site byte for byte,
+    and a fresh cache that the next build uses without a word."""
+    out = tmp_path / "site"
+    r = run_build(out, root=project_copy, cold=False)
+    assert r.returncode == 0, r.stderr
+    before = tree_digest(out)
+    [cache] = (project_copy / ".cache").glob("data-stages-*.pickle")
+    spoil, why = CACHE_DAMAGE[damage]
+    cache = spoil(cache, project_copy)
+    r = run_build(out, root=project_copy, cold=False)
+    assert r.returncode == 0, r.stderr
+    rel = cache.relative_to(project_copy).as_posix()
+    assert f"cache {rel} discarded: {why}; building cold\n" in r.stderr
+    assert "Traceback" not in r.stderr and r.stderr.count("discarded") == 1
+    assert tree_digest(out) == before
+    r = run_build(out, root=project_copy, cold=False)
+    assert r.returncode == 0 and "discarded" not in r.stderr, r.stderr
+    assert tree_digest(out) == before
