@@ -170,7 +170,7 @@ window.CIT_CARDS = (function () {
     dl.appendChild(dd);
   }
 
-  /* What the card of `num` says, field by field (fillCard lays it out; the tests read
+  /* What the card of num says, field by field (fillCard lays it out; the tests read
      it for every number of a page without opening each card). */
   function cardFields(num) {
     var id = num.getAttribute("data-id") || "";
