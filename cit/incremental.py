@@ -1,0 +1,194 @@
+"""Incremental rebuilds: a page is rendered again only when one of its inputs changed;
+every other page keeps the bytes the last good build made of it.
+
+A page's inputs, each hashed into its key (`page_key`):
+- its Markdown file;
+- the site: every template and static file, the code, the build stamp, and each
+  page's front matter (navigation and deck links name every page) (`site_key`);
+- the glossary entries of the terms it links;
+- the registry entries of the numbers it shows; a page that uses a block (`@[...]`)
+  depends on the whole registry and the other content files instead, since a block may
+  read any of them;
+- for a page with a late block (the glossary, the number index), which page shows which
+  number and links which term: the usage of every other page.
+
+What a page's last render recorded (`PageRecord`: its output, provenance script, the
+numbers and terms it used, its scripts, its anchors) is what the next build checks the
+key against and reuses. Records live in memory for `--serve` and in
+`.cache/pages-*.json` for `python build.py`, behind the same verified header as the
+data-stage cache (cit/cache.py): a record is used only when the file's hash and the
+site key match, and its output was checked (naked numbers, links) when it was made.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from . import cache
+
+BLOCK_RE = re.compile(r"@\[")
+ID_RE = re.compile(r'\sid="([^"]+)"')
+STORE_NAME = "pages"
+
+
+@dataclass
+class PageRecord:
+    """One page as the last good build rendered it."""
+    key: str
+    out: str
+    html: str
+    prov_path: str
+    prov: str
+    numbers_shown: list[str]
+    numbers_appearing: list[str]
+    terms_linked: list[str]
+    scripts: list[list]
+    late_names: list[str]
+    anchors: str
+    uses_blocks: bool
+
+
+@dataclass
+class ReusedContext:
+    """Stands in for a page's PageContext when its record is reused: what the site-wide
+    tally, the plotly decision and the glossary check read."""
+    numbers_shown: set[str]
+    numbers_appearing: set[str]
+    terms_linked: set[str]
+    scripts: list[tuple[str, bool]]
+    late_markers: dict[str, str] = field(default_factory=dict)
+    late_names: list[str] = field(default_factory=list)
+
+
+def _h(*parts: bytes | str) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.encode() if isinstance(p, str) else p)
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def files_digest(root: Path, folders: Iterable[str], pattern: str = "*") -> str:
+    """Hash of every file (path and bytes) under `folders` of root."""
+    h = hashlib.sha256()
+    for folder in folders:
+        base = root / folder
+        paths = sorted(p for p in base.rglob(pattern) if p.is_file()) if base.is_dir() else (
+            [base] if base.is_file() else [])
+        for p in paths:
+            if "__pycache__" in p.parts:
+                continue
+            h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def site_key(root: Path, build_info: Mapping, fronts: Iterable[tuple]) -> str:
+    """What every page depends on: templates and static files, the code, the build
+    stamp, and each page's front matter (`fronts`: (out, layout, title, description,
+    order) per page, in site order)."""
+    return _h(files_digest(root, ("templates",)),
+              files_digest(root, ("cit",), "*.py"), files_digest(root, ("build.py",)),
+              str(build_info.get("commit")), str(build_info.get("commit_date")),
+              json.dumps([list(f) for f in fronts], ensure_ascii=False))
+
+
+def number_entries(registry, ids: Iterable[str]) -> str:
+    """Hash of the registry entries `ids` (a missing one hashes as missing)."""
+    parts = []
+    for i in sorted(set(ids)):
+        n = registry.numbers.get(i)
+        parts.append(json.dumps(n.as_json([]), sort_keys=True, default=str) if n else f"missing {i}")
+    return _h(*parts)
+
+
+def term_entries(glossary: Mapping, keys: Iterable[str]) -> str:
+    parts = []
+    for k in sorted(set(keys)):
+        t = glossary.get(k)
+        parts.append(json.dumps([k, t.term, t.definition], ensure_ascii=False) if t else f"missing {k}")
+    return _h(*parts)
+
+
+def registry_digest(registry) -> str:
+    """Hash of the whole registry: numbers, series and tables."""
+    import pickle
+    return hashlib.sha256(pickle.dumps((registry.numbers, registry.series, registry.tables),
+                                       protocol=4)).hexdigest()
+
+
+def usage_digest(usage: Mapping[str, tuple[set, set]]) -> str:
+    """Hash of which page shows which number and links which term (`usage`: page out ->
+    (numbers appearing, terms linked))."""
+    return _h(json.dumps({k: [sorted(a), sorted(t)] for k, (a, t) in sorted(usage.items())}))
+
+
+@dataclass
+class KeyInputs:
+    """The site-wide parts of the page keys of one build."""
+    site: str
+    registry: object
+    glossary: Mapping
+    content_other: str             # the content files that are not pages (blocks read them)
+    _registry_digest: str | None = None
+
+    def registry_hash(self) -> str:
+        if self._registry_digest is None:
+            self._registry_digest = registry_digest(self.registry)
+        return self._registry_digest
+
+
+def page_key(inputs: KeyInputs, source: str, rec: PageRecord | None,
+             others_usage: str | None = None) -> str:
+    """The key of a page whose Markdown is `source`, given what its last render used
+    (`rec`; None: never rendered, so its key matches nothing)."""
+    if rec is None:
+        return ""
+    uses_blocks = bool(BLOCK_RE.search(source))
+    data = (_h(inputs.registry_hash(), inputs.content_other) if uses_blocks else
+            number_entries(inputs.registry, rec.numbers_shown + rec.numbers_appearing))
+    return _h(inputs.site, source, term_entries(inputs.glossary, rec.terms_linked), data,
+              others_usage or "")
+
+
+def anchors_of(html: str) -> str:
+    """Hash of the element ids of a page (what links into it can point at)."""
+    return _h(*sorted(ID_RE.findall(html)))
+
+
+def record_page(key: str, out: str, html: str, prov_path: str, prov: str, ctx,
+                source: str) -> PageRecord:
+    return PageRecord(key=key, out=out, html=html, prov_path=prov_path, prov=prov,
+                      numbers_shown=sorted(ctx.numbers_shown),
+                      numbers_appearing=sorted(ctx.numbers_appearing),
+                      terms_linked=sorted(ctx.terms_linked),
+                      scripts=[list(s) for s in ctx.scripts],
+                      late_names=sorted(set(ctx.late_markers.values())),
+                      anchors=anchors_of(html), uses_blocks=bool(BLOCK_RE.search(source)))
+
+
+def reused_context(rec: PageRecord) -> ReusedContext:
+    return ReusedContext(set(rec.numbers_shown), set(rec.numbers_appearing),
+                         set(rec.terms_linked), [tuple(s) for s in rec.scripts],
+                         late_names=list(rec.late_names))
+
+
+# ---- the records on disk, for `python build.py` (verified like the data-stage cache)
+
+def read_records(root: Path, key: str) -> dict[str, PageRecord]:
+    """The records of the last good build for site key `key`, or {} (none, or refused)."""
+    value = cache.read_json(root, STORE_NAME, key)
+    if not isinstance(value, dict):
+        return {}
+    try:
+        return {out: PageRecord(**r) for out, r in value.items()}
+    except TypeError:
+        return {}
+
+
+def write_records(root: Path, key: str, records: Mapping[str, PageRecord]) -> None:
+    cache.write_json(root, STORE_NAME, key, {out: asdict(r) for out, r in records.items()})
