@@ -4,28 +4,21 @@ Every figure of data/sim/results.md becomes a number whose text is exactly its c
 whose locator is the cell (section, table, row, column); the sweep also becomes one
 series per variant for the chart; the transit page's tables are registered from the
 same cells. The original page's quoted figures (data/sim/quoted.yaml) are entered as
-kind `quoted`; they never appear in results.md.
+kind `quoted`; results.md shows only the eleven transit figures, in its section "Against
+the original", beside ours.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
-
-import yaml
-
-from .. import yamlio
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import BuildError
-from ..fmt import fmt
 from ..registry import Ref, Registry, Source
 from .closed import VARIANTS
 from .compute import Computed
-from .report import RESULTS, Doc, Tab, build_doc, f_be, locator
-from .closed import BreakEven
+from .report import RESULTS, Doc, Tab, build_doc, locator
+from .quoted import QUOTED, QuotedFile, load_quoted
 
-QUOTED = "data/sim/quoted.yaml"
 SCENARIO = "data/sim/scenario.yaml"
 
 
@@ -59,66 +52,6 @@ def register_cells(reg: Registry, doc: Doc, results_path: str = RESULTS,
 
 
 # ---- quoted figures ---------------------------------------------------------------------
-
-
-class QuotedFigure(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    value: float | None = None
-    decimals: int | None = Field(None, ge=0)
-    kind: Literal["below", "above", "whole", "none"] | None = None
-    unit: str
-    what: str = Field(min_length=1)
-    ours: str | None = None
-    why: str | None = None
-
-    @field_validator("what", "why")
-    @classmethod
-    def _no_digits(cls, v):
-        if v is not None and any(ch.isdigit() for ch in v):
-            raise ValueError("must not contain digits (it is shown as text on the site)")
-        return v
-
-    def text(self) -> str:
-        if self.kind in ("whole", "none"):
-            return f_be(BreakEven(self.kind, None))
-        if self.value is None or self.decimals is None:
-            raise ValueError("needs value and decimals")
-        shown = fmt(self.value, self.decimals)
-        return f"{self.kind} {shown} GB/s" if self.kind else shown
-
-
-class QuotedFile(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    citation: str = Field(min_length=1)
-    figures: dict[str, QuotedFigure]
-
-
-def load_quoted(path: Path, display: str = QUOTED) -> QuotedFile:
-    try:
-        text = Path(path).read_text()
-    except FileNotFoundError:
-        raise BuildError(display, "quoted figures file missing") from None
-    try:
-        data = QuotedFile.model_validate(yamlio.load(text))
-    except (yaml.YAMLError, ValidationError) as e:
-        # name the line of the offending figure when we can find it
-        line = 1
-        if isinstance(e, ValidationError):
-            loc = [str(x) for x in e.errors()[0]["loc"]]
-            key = loc[1] if len(loc) > 1 and loc[0] == "figures" else loc[0] if loc else ""
-            for i, l in enumerate(text.split("\n"), 1):
-                if l.strip().startswith(f"{key}:"):
-                    line = i
-                    break
-            raise BuildError(f"{display}:{line}", f"{'.'.join(loc)}: {e.errors()[0]['msg']}") \
-                from None
-        raise BuildError(f"{display}:{line}", f"not valid YAML: {e}") from None
-    for key, f in data.figures.items():
-        try:
-            f.text()
-        except ValueError as e:
-            raise BuildError(display, f"figures.{key}: {e}") from None
-    return data
 
 
 def register_quoted(reg: Registry, path: Path, display: str = QUOTED) -> QuotedFile:
