@@ -46,9 +46,10 @@ PROCEDURE = ("Gauss-Newton least squares on the relative residuals (ours / quote
              "the named figures, computed with the closed form; latency in µs and the "
              "inverse of the budget as coordinates; central differences; started at no "
              "latency and the geometric middle of the paper's budget range; stopped when "
-             "no coordinate moves by more than one part in 1e10")
+             "no coordinate moves by more than one part in 1e8, or the sum of squares stops "
+             "falling")
 MAX_ITERATIONS = 50
-TOLERANCE = 1e-10
+TOLERANCE = 1e-8
 RESIDUAL_FIGURES = 2       # significant figures of the recorded residual
 
 
@@ -130,8 +131,14 @@ def gauss_newton(p: Params, steps, keys, figures, quoted, v) -> tuple[list[float
     for key in keys:
         x = START[key](v)
         z.append(1 / x if INVERSE[key] else x)
+    best = math.inf
     for it in range(1, MAX_ITERATIONS + 1):
         r = _residuals(_params(p, keys, z), steps, figures, quoted, v)
+        ss = math.fsum(x * x for x in r)
+        if ss >= best * (1 - 1e-12):
+            # no better than the last step: the residuals' own rounding is reached
+            return [1 / zi if INVERSE[k] else zi for k, zi in zip(keys, last)], it
+        best, last = ss, list(z)
         cols = []
         for j in range(len(z)):
             h = 1e-6 * (abs(z[j]) or 1.0)
@@ -169,6 +176,37 @@ def fitted_keys(scenario) -> tuple[list[str], tuple[str, ...]]:
     return keys, figures or ()
 
 
+def _at(p, keys, values, key, x):
+    z = [x if k == key else y for k, y in zip(keys, values)]
+    return _params(p, keys, [1 / a if INVERSE[k] else a for k, a in zip(keys, z)])
+
+
+def _check_reach(p, steps, keys, values, figures, quoted, v) -> None:
+    """Each figure, with the other fitted inputs where the fit put them, must lie between
+    ours at the two ends of every ranged input's paper range."""
+    lo_bw, hi_bw, iters = v.sweep_min * 1e9, v.sweep_max * 1e9, v.bisection_iterations
+    for key in keys:
+        if key not in RANGES:
+            continue
+        lo_k, hi_k = RANGES[key]
+        lo, hi = getattr(v, lo_k), getattr(v, hi_k)
+        for fk in figures:
+            q = quoted.figures[fk]
+            ends = [figure_value(_at(p, keys, values, key, x), steps, fk, lo_bw, hi_bw, iters)
+                    for x in (lo, hi)]
+            if any(kind != (q.kind or "time") or y is None for kind, y in ends):
+                continue          # the kind changes inside the range: reachable somewhere
+            a, b = sorted(y for _, y in ends)
+            if b - a <= 1e-9 * b:
+                continue          # this figure does not turn on this input
+            if not a <= q.value <= b:
+                raise BuildError(
+                    QUOTED, f"figures.{fk}: the quoted {q.text()} cannot be reached with "
+                    f"inputs.{key} inside the paper's range {fmt_sig(lo, 3)} to "
+                    f"{fmt_sig(hi, 3)} (inputs.{lo_k} to inputs.{hi_k}): across that range "
+                    f"ours runs from {fmt_sig(a, 4)} to {fmt_sig(b, 4)}")
+
+
 def _check_range(p, steps, keys, values, figures, quoted, v) -> None:
     for key, x in zip(keys, values):
         if key not in RANGES:
@@ -203,6 +241,7 @@ def calibrate(scenario, v, p: Params, steps: dict, quoted: QuotedFile) -> Calibr
             raise BuildError(scenario.line_of(keys[0]), f"inputs.{keys[0]}: fit.figures "
                              f"names {fk!r}, which is not a numeric figure of {QUOTED}")
     raw, iterations = gauss_newton(p, steps, keys, figures, quoted, v)
+    _check_reach(p, steps, keys, raw, figures, quoted, v)
     _check_range(p, steps, keys, raw, figures, quoted, v)
     fitted = tuple(Fitted(k, round_sig(x, scenario.entries[k].fit.significant),
                           scenario.entries[k].fit.significant) for k, x in zip(keys, raw))

@@ -261,8 +261,8 @@ def test_an_unknown_collective_layout(case):
 
 
 def test_a_quoted_figure_the_paper_range_cannot_reach(case):
-    """E's quoted time tripled: only a module far slower than the paper's lowest budget
-    gives it, so the calibration fails naming the figure and the paper's range."""
+    """E's quoted time ten times over: only a module far slower than the paper's lowest
+    budget gives it, so the calibration fails naming the figure and the paper's range."""
     from cit.fmt import fmt_sig
     from cit.sim.quoted import load_quoted
     from cit.sim.scenario import load_scenario
@@ -273,7 +273,7 @@ def test_a_quoted_figure_the_paper_range_cannot_reach(case):
     i = text.index("  time.E:\n")
     j = text.index("    value:", i)
     k = text.index("\n", j)
-    p.write_text(text[:j] + f"    value: {old.value * 3!r}" + text[k:])
+    p.write_text(text[:j] + f"    value: {old.value * 10!r}" + text[k:])
     v = load_scenario(case.root / "data" / "sim" / "scenario.yaml").static
     err = case.run().stderr
     assert "build failed: data/sim/quoted.yaml: figures.time.E: the quoted" in err
