@@ -149,6 +149,9 @@ def compute(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> Buil
     if site.naked_report.failures:
         raise BuildError("naked-number check", "digits outside number elements:\n  "
                          + "\n  ".join(site.naked_report.failures[:20]))
+    from . import links
+    links.require_intact(site.files, [k for k in site.files if k.endswith(".html")],
+                         site.sources, root)
     if site.unused_terms:
         print("glossary terms no page uses: " + ", ".join(site.unused_terms), file=sys.stderr)
     files = dict(site.files)
@@ -189,6 +192,12 @@ def main(argv=None) -> int:
         print(f"{name} results.md: {f[key][0]} of {f[f'results_md_total.{name}'][0]} "
               "numbers verified")
     print(f"data/sim/results.md: {f['sim_cells'][0]} cells verified")
+    if a.check:
+        from . import links
+        pinned = links.unpinned_links(result.files, [k for k in result.files
+                                                     if k.endswith(".html")])
+        print(f"external links to pages that can change (allowed): {len(pinned)}"
+              + "".join(f"\n  {line}" for line in pinned))
     print(f"{len(result.registry)} numbers in the registry; "
           f"{len(result.files)} files; {result.seconds:.2f} s"
           + ("" if a.check else f" -> {a.out}"))

@@ -469,3 +469,51 @@ def test_a_quoted_figure_the_paper_range_cannot_reach(case):
     assert "build failed: data/sim/quoted.yaml: figures.time.E: the quoted" in err
     assert (f"cannot be reached with inputs.module_budget inside the paper's range "
             f"{fmt_sig(v.module_budget_min, 3)} to {fmt_sig(v.module_budget_max, 3)}") in err
+
+
+# ---- links: the build checks the pages it rendered ------------------------------------
+
+def test_a_broken_internal_link(case):
+    p = case.root / "content" / "hub.md"
+    p.write_text(p.read_text() + "\nSee [x](nowhere/) here.\n")
+    line = len(p.read_text().splitlines())
+    assert ("build failed: content/hub.md:{}: broken link 'nowhere/': no such file (built "
+            "page index.html, a 'nowhere/index.html')\n".format(line)) in case.run().stderr
+
+
+def test_a_broken_anchor_to_another_page(case):
+    p = case.root / "content" / "pages" / "notebook.md"
+    p.write_text(p.read_text() + "\nThe repair is [on optics](../optics/#no-such-part).\n")
+    line = len(p.read_text().splitlines())
+    assert (f"build failed: content/pages/notebook.md:{line}: broken link "
+            "'../optics/#no-such-part': no element with id 'no-such-part' in "
+            "optics/index.html (built page notebook/index.html, a "
+            "'../optics/index.html#no-such-part')\n") in case.run().stderr
+
+
+def test_a_broken_link_written_by_a_template_names_the_built_page(case):
+    p = case.root / "templates" / "page.html"
+    text = p.read_text()
+    p.write_text(text.replace("</main>", '<a href="{{ root }}colophon.html">colophon</a></main>', 1))
+    assert "</main>" in text
+    err = case.run().stderr
+    # every page made from page.html, in path order, the first one leading
+    assert err.startswith("build failed: built page glossary/index.html: a "
+                          "'../colophon.html': no such file\n")
+    assert "\n  built page index.html: a 'colophon.html': no such file\n" in err
+
+
+def test_an_unpinned_outside_link_is_allowed_and_listed_by_check(case, tmp_path):
+    p = case.root / "content" / "pages" / "notebook.md"
+    p.write_text(p.read_text() + "\nSee [the project](https://example.org/project) and "
+                 "[a pinned tree](https://example.org/t/0123456789abcdef0123456789abcdef01234567)."
+                 "\n")
+    r = run_build(tmp_path / "fresh", root=case.root, env={"CIT_VENDOR_MIRROR": ""})
+    assert r.returncode == 0, r.stderr
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "build.py", "--check", "--no-cache"], cwd=case.root,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert ("external links to pages that can change (allowed): 1\n"
+            "  notebook/index.html: https://example.org/project\n") in r.stdout
