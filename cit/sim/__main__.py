@@ -34,7 +34,7 @@ def main(argv=None) -> int:
             if cal is None:
                 print("no fitted inputs in the scenario")
                 return 0
-            calibrate.write(root / "data/sim/scenario.yaml", scenario, cal)
+            calibrate.write_calibration(root / "data/sim/scenario.yaml", scenario, cal)
             for f in cal.fitted:
                 print(f"{f.key} = {f.value!r} (fitted)")
             for k, r in cal.residuals.items():

@@ -253,7 +253,7 @@ def calibrate(scenario, v, p: Params, steps: dict, quoted: QuotedFile) -> Calibr
                        round_sig(rms, RESIDUAL_FIGURES), iterations)
 
 
-def check(scenario, cal: Calibration | None) -> None:
+def check_calibration(scenario, cal: Calibration | None) -> None:
     """The build's check: the recorded fitted values and residual are the calibration's."""
     if cal is None:
         return
@@ -288,7 +288,7 @@ def _block(key: str, e, f: Fitted, cal: Calibration) -> list[str]:
             f"      residual: {cal.rms!r}"]
 
 
-def write(path: Path, scenario, cal: Calibration) -> None:
+def write_calibration(path: Path, scenario, cal: Calibration) -> None:
     """Rewrite the fitted entries' blocks of the scenario file, leaving the rest as is."""
     lines = Path(path).read_text().split("\n")
     for f in sorted(cal.fitted, key=lambda f: -scenario.lines[f.key]):

@@ -150,7 +150,7 @@ def compute(folder: Folder, scenario: Scenario, target_group: str,
     steps = variant_steps(inputs)
     nsteps = values.simulated_steps
     cal = calibrate.calibrate(scenario, values, p, steps, quoted)
-    calibrate.check(scenario, cal)
+    calibrate.check_calibration(scenario, cal)
 
     default, closed_default, spread = {}, {}, 0.0
     for mech in closed.MECHS:

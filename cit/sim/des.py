@@ -158,7 +158,7 @@ def exchange(net: Net, up: float, across: float, down: float, workers: bool = Tr
     return net.env.all_of(flows)
 
 
-def hier_allreduce(net: Net, size: float):
+def run_hier_allreduce(net: Net, size: float):
     k = net.per_dc
     yield dc_rings(net, k - 1, size / k)                    # reduce-scatter
     if net.p.dcs > 1:
@@ -166,7 +166,7 @@ def hier_allreduce(net: Net, size: float):
     yield dc_rings(net, k - 1, size / k)                    # all-gather
 
 
-def hier_allgather(net: Net, payload: float):
+def run_hier_allgather(net: Net, payload: float):
     k = net.per_dc
     if net.p.dcs > 1:
         yield exchange(net, payload, k * payload, payload)  # swap with the peer
@@ -192,8 +192,8 @@ def _collective(net: Net, mech: str):
     reduce = mech in ("A", "Cprime")
     if p.layout == "flat-ring":
         return ring_allreduce(net, size) if reduce else ring_allgather(net, size)
-    return net.env.process(hier_allreduce(net, size) if reduce
-                           else hier_allgather(net, size))
+    return net.env.process(run_hier_allreduce(net, size) if reduce
+                           else run_hier_allgather(net, size))
 
 
 def simulate(p: Params, mech: str, steps: int) -> tuple[Step, list[float]]:
@@ -261,5 +261,5 @@ def steady_spread(durations: list[float]) -> float:
     return max(abs(d - first) / first for d in durations)
 
 
-__all__ = ["Net", "ring", "ring_allreduce", "ring_allgather", "hier_allreduce",
-           "hier_allgather", "exchange", "innet", "simulate", "steady_spread"]
+__all__ = ["Net", "ring", "ring_allreduce", "ring_allgather", "run_hier_allreduce",
+           "run_hier_allgather", "exchange", "innet", "simulate", "steady_spread"]

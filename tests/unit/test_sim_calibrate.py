@@ -42,7 +42,7 @@ def fit(scenario, inputs, quoted=None, **value_changes):
 def test_the_recorded_fitted_inputs_are_the_calibrations_and_inside_the_papers_range(setup):
     scenario, inputs = setup
     cal = fit(scenario, inputs)
-    calibrate.check(scenario, cal)          # raises on any difference
+    calibrate.check_calibration(scenario, cal)          # raises on any difference
     fitted = {k for k, e in scenario.entries.items() if e.source == "fitted"}
     assert fitted == {f.key for f in cal.fitted} and fitted
     v = scenario.static
@@ -60,7 +60,7 @@ def test_a_hand_edited_fitted_value_fails_naming_the_input_and_both_values(setup
     e = scenario.entries["module_budget"]
     tuned = replace_entry(scenario, "module_budget", e.value * 1.1)
     with pytest.raises(BuildError) as err:
-        calibrate.check(tuned, cal)
+        calibrate.check_calibration(tuned, cal)
     msg = str(err.value)
     assert err.value.where == scenario.line_of("module_budget")
     assert "inputs.module_budget" in msg
@@ -77,7 +77,7 @@ def test_the_calibrate_command_rewrites_the_scenario_unchanged(setup, tmp_path):
     scenario, inputs = setup
     path = tmp_path / "scenario.yaml"
     shutil.copy(SCENARIO, path)
-    calibrate.write(path, scenario, fit(scenario, inputs))
+    calibrate.write_calibration(path, scenario, fit(scenario, inputs))
     assert path.read_text() == SCENARIO.read_text()
 
 

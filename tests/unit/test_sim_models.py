@@ -109,7 +109,7 @@ def hier(mech_fn):
 def test_the_simulated_hierarchical_all_reduce_matches_its_closed_form(where, wan_gbps):
     p = params(bw_wan=wan_gbps * 1e9, **WHERE[where])
     for size in (p.dense_bytes, p.band_bytes):
-        t, net = run_collective(p, hier(lambda net: des.hier_allreduce(net, size)))
+        t, net = run_collective(p, hier(lambda net: des.run_hier_allreduce(net, size)))
         assert close(t, spec_hier_allreduce(p, size))
         assert close(t, closed.hier_allreduce(p, size))
         # one dense vector each way across the WAN, not the flat ring's 1.75
@@ -121,7 +121,7 @@ def test_the_simulated_hierarchical_all_reduce_matches_its_closed_form(where, wa
 def test_the_simulated_hierarchical_all_gather_matches_its_closed_form(where, wan_gbps):
     p = params(bw_wan=wan_gbps * 1e9, **WHERE[where])
     for payload in (p.topk_bytes, p.band_bytes):
-        t, net = run_collective(p, hier(lambda net: des.hier_allgather(net, payload)))
+        t, net = run_collective(p, hier(lambda net: des.run_hier_allgather(net, payload)))
         assert close(t, spec_hier_allgather(p, payload))
         assert close(t, closed.hier_allgather(p, payload))
 
@@ -163,8 +163,8 @@ def test_two_hierarchical_all_reduces_at_once_share_the_links_and_queue():
     one = closed.hier_allreduce(p, size)
 
     def both(net):
-        a = net.env.process(des.hier_allreduce(net, size))
-        b = net.env.process(des.hier_allreduce(net, size))
+        a = net.env.process(des.run_hier_allreduce(net, size))
+        b = net.env.process(des.run_hier_allreduce(net, size))
         return net.env.all_of([a, b])
 
     t, net = run_collective(p, both)
