@@ -149,7 +149,7 @@ def explorer_html(ctx, c) -> str:
         f'<div class="explorer-outputs" aria-live="polite">'
         f'{scroll_region("explorer-times-caption")}<table class="data explorer-times">'
         f'<caption id="explorer-times-caption">Time and energy to the target loss at these settings '
-        f'(closed form, no contention)</caption>'
+        f'(closed form, no contention; the original page gave no energy figures)</caption>'
         f'<thead><tr><th scope="col">Variant</th><th scope="col" class="n">Step time (ms)'
         f'</th><th scope="col" class="n">Time to target (s)</th><th scope="col" class="n">'
         f'Energy to target (kJ)</th></tr></thead><tbody>{"".join(times)}</tbody></table>'

@@ -135,7 +135,7 @@ def register_tables(reg: Registry, c: Computed, quoted: QuotedFile | None,
                         Ref(f"sim.energy.{var.key}"),
                         "hypothetical" if var.hypothetical else "trained"])
     reg.add_table("sim-summary", "Time and energy to the target loss per variant at the "
-                  "default WAN", ("Variant", "Steps to target", "Time to target (s)",
+                  "default WAN (the original page gave no energy figures to compare with)", ("Variant", "Steps to target", "Time to target (s)",
                                   "Energy to target (kJ)", "Steps"), summary,
                   source=f"{results_path} §2 and §3")
     if quoted is not None:
