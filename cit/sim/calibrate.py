@@ -95,7 +95,8 @@ def _residuals(p, steps, figures, quoted: QuotedFile, v) -> list[float]:
         q = quoted.figures[key]
         kind, ours = figure_value(p, steps, key, lo, hi, iters)
         if ours is None or (q.kind or "time") != kind:
-            raise BuildError(QUOTED, f"figures.{key}: cannot fit to it: ours is {kind} "
+            raise BuildError(quoted.where(key), f"figures.{key}: cannot fit to it: ours is "
+                             f"{kind} "
                              f"({ours!r}) where the quoted figure is {q.text()!r}")
         out.append(ours / q.value - 1)
     return out
@@ -201,8 +202,8 @@ def _check_reach(p, steps, keys, values, figures, quoted, v) -> None:
                 continue          # this figure does not turn on this input
             if not a <= q.value <= b:
                 raise BuildError(
-                    QUOTED, f"figures.{fk}: the quoted {q.text()} cannot be reached with "
-                    f"inputs.{key} inside the paper's range {fmt_sig(lo, 3)} to "
+                    quoted.where(fk), f"figures.{fk}: the quoted {q.text()} cannot be reached "
+                    f"with inputs.{key} inside the paper's range {fmt_sig(lo, 3)} to "
                     f"{fmt_sig(hi, 3)} (inputs.{lo_k} to inputs.{hi_k}): across that range "
                     f"ours runs from {fmt_sig(a, 4)} to {fmt_sig(b, 4)}")
 
@@ -223,7 +224,7 @@ def _check_range(p, steps, keys, values, figures, quoted, v) -> None:
         worst = max(range(len(res)), key=lambda i: abs(res[i]))
         fk = figures[worst]
         raise BuildError(
-            "data/sim/quoted.yaml", f"figures.{fk}: the quoted {quoted.figures[fk].text()} "
+            quoted.where(fk), f"figures.{fk}: the quoted {quoted.figures[fk].text()} "
             f"cannot be reached with inputs.{key} inside the paper's range "
             f"{fmt_sig(lo, 3)} to {fmt_sig(hi, 3)} (inputs.{lo_k} to inputs.{hi_k}): the "
             f"fit needs {fmt_sig(x, 4)}, and at {fmt_sig(edge, 3)} this figure is off by "

@@ -60,6 +60,10 @@ class QuotedFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     citation: str = Field(min_length=1)
     figures: dict[str, QuotedFigure]
+    lines: dict[str, int] = Field(default_factory=dict)   # figure key -> its line (set on load)
+
+    def where(self, key: str, display: str = QUOTED) -> str:
+        return f"{display}:{self.lines.get(key, 1)}"
 
 
 def load_quoted(path: Path, display: str = QUOTED) -> QuotedFile:
@@ -87,7 +91,12 @@ def load_quoted(path: Path, display: str = QUOTED) -> QuotedFile:
             f.text()
         except ValueError as e:
             raise BuildError(display, f"figures.{key}: {e}") from None
-    return data
+    lines = {}
+    for i, line in enumerate(text.split("\n"), 1):
+        head = line.rstrip()
+        if head.startswith("  ") and not head.startswith("   ") and head.endswith(":"):
+            lines.setdefault(head.strip()[:-1], i)
+    return data.model_copy(update={"lines": {k: lines[k] for k in data.figures if k in lines}})
 
 
 def against(q: QuotedFile) -> list[str]:

@@ -466,7 +466,8 @@ def test_a_quoted_figure_the_paper_range_cannot_reach(case):
     p.write_text(text[:j] + f"    value: {old.value * 10!r}" + text[k:])
     v = load_scenario(case.root / "data" / "sim" / "scenario.yaml").static
     err = case.run().stderr
-    assert "build failed: data/sim/quoted.yaml: figures.time.E: the quoted" in err
+    line = text[:i].count("\n") + 1
+    assert f"build failed: data/sim/quoted.yaml:{line}: figures.time.E: the quoted" in err
     assert (f"cannot be reached with inputs.module_budget inside the paper's range "
             f"{fmt_sig(v.module_budget_min, 3)} to {fmt_sig(v.module_budget_max, 3)}") in err
 

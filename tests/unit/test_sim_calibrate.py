@@ -95,6 +95,7 @@ def test_a_quoted_figure_out_of_the_papers_reach_fails_with_the_figure_and_range
         fit(scenario, inputs, load_quoted(bad))
     msg = str(err.value)
     assert "figures.time.E" in msg and "inputs.module_budget" in msg
+    assert err.value.where == f"data/sim/quoted.yaml:{text[:i].count(chr(10)) + 1}"
     assert "the paper's range" in msg
 
 
