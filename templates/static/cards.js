@@ -112,6 +112,7 @@ window.CIT_CARDS = (function () {
   /* ------------------------------------------------------------ provenance card */
 
   var CARD_ID = "cit-prov-card";
+  var NUM = "data.num, .fig-mark[data-id]"; // as in site.js
   var card = null;
   var owner = null;
   var refocusing = false; // returning focus to a number must not reopen its card
@@ -169,17 +170,34 @@ window.CIT_CARDS = (function () {
     dl.appendChild(dd);
   }
 
-  function fillCard(num) {
+  /* What the card of num says, field by field (fillCard lays it out; the tests read
+     it for every number of a page without opening each card). */
+  function cardFields(num) {
     var id = num.getAttribute("data-id") || "";
     var entry = numberEntry(id) || {};
     var prov = entry.provenance || {};
     var missing = state === "loading" || state === "idle" ? "loading\u2026"
       : state === "failed" ? "could not be loaded" : "not recorded";
-    var kind = entry.kind || num.getAttribute("data-kind") || "not recorded";
     var raw = entry.value !== undefined && entry.value !== null
-      ? String(entry.value) : (num.getAttribute("value") || "");
-    var shown = (entry.text !== undefined ? String(entry.text) : num.textContent.trim()) +
-      (entry.unit ? " " + entry.unit : "");
+      ? String(entry.value) : (num.getAttribute("value") || num.getAttribute("data-value") || "");
+    return {
+      id: id,
+      missing: missing,
+      kind: entry.kind || num.getAttribute("data-kind") || "not recorded",
+      raw: raw || "none",
+      shown: (entry.text !== undefined ? String(entry.text) : num.textContent.trim()) +
+        (entry.unit ? " " + entry.unit : ""),
+      sources: (Array.isArray(prov.sources) ? prov.sources : []).map(function (src) {
+        return typeof src === "string" ? { path: src } : (src || {});
+      }),
+      locator: prov.locator || missing,
+      computation: prov.computation || missing
+    };
+  }
+
+  function fillCard(num) {
+    var f = cardFields(num);
+    var id = f.id, kind = f.kind;
 
     card.textContent = "";
     card.setAttribute("aria-label", "Where this number comes from: " + (id || "unnamed number"));
@@ -200,20 +218,17 @@ window.CIT_CARDS = (function () {
     card.appendChild(close);
 
     var dl = make("dl");
-    row(dl, "shown", "Shown as", shown);
-    row(dl, "value", "Raw value", raw || "none");
-    var sources = Array.isArray(prov.sources) ? prov.sources : [];
-    if (sources.length) {
+    row(dl, "shown", "Shown as", f.shown);
+    row(dl, "value", "Raw value", f.raw);
+    if (f.sources.length) {
       var ul = make("ul");
-      sources.forEach(function (src) {
-        ul.appendChild(sourceItem(typeof src === "string" ? { path: src } : (src || {})));
-      });
-      row(dl, "sources", sources.length > 1 ? "Sources" : "Source", ul);
+      f.sources.forEach(function (src) { ul.appendChild(sourceItem(src)); });
+      row(dl, "sources", f.sources.length > 1 ? "Sources" : "Source", ul);
     } else {
-      row(dl, "sources", "Source", missing);
+      row(dl, "sources", "Source", f.missing);
     }
-    row(dl, "locator", "Where in it", prov.locator || missing);
-    row(dl, "computation", "How", prov.computation || missing);
+    row(dl, "locator", "Where in it", f.locator);
+    row(dl, "computation", "How", f.computation);
     card.appendChild(dl);
     if (state === "loading" || state === "idle") card.setAttribute("aria-busy", "true");
     else card.removeAttribute("aria-busy");
@@ -303,7 +318,7 @@ window.CIT_CARDS = (function () {
 
   var on = {
     click: function (e) {
-      var num = closestFrom(e.target, "data.num");
+      var num = closestFrom(e.target, NUM);
       if (num) {
         openCard(num, false);
         return;
@@ -322,7 +337,7 @@ window.CIT_CARDS = (function () {
         return;
       }
       if (e.key === "Enter" || e.key === " " || e.key === "Spacebar") {
-        var num = closestFrom(e.target, "data.num");
+        var num = closestFrom(e.target, NUM);
         if (num && !e.altKey && !e.ctrlKey && !e.metaKey) {
           e.preventDefault();
           openCard(num, true);
@@ -332,7 +347,7 @@ window.CIT_CARDS = (function () {
 
     focusin: function (e) {
       load();
-      var num = closestFrom(e.target, "data.num");
+      var num = closestFrom(e.target, NUM);
       if (num && !refocusing && focusVisible(num)) openCard(num, false);
       var link = closestFrom(e.target, "a.term[data-term]");
       if (link) showTip(link);
@@ -350,7 +365,7 @@ window.CIT_CARDS = (function () {
     },
 
     mouseover: function (e) {
-      if (closestFrom(e.target, "data.num")) load();
+      if (closestFrom(e.target, NUM)) load();
       var link = closestFrom(e.target, "a.term[data-term]");
       if (link) showTip(link);
     },
@@ -372,6 +387,7 @@ window.CIT_CARDS = (function () {
     handle: function (type, e) { if (has(on, type)) on[type](e); },
     openCard: openCard,
     showTip: showTip,
-    load: load
+    load: load,
+    fields: cardFields
   };
 })();
