@@ -66,6 +66,22 @@ window.CIT_CARDS = (function () {
              provenance: { sources: sources, locator: str(e[5]), computation: str(e[6]) } };
   }
 
+  /* c = claim id -> [checked, verdict, [[label, figure], ...], [sources], computation,
+     hypothesis] (cit/render.py prov_payload). */
+  function claimEntry(id) {
+    var e = data && data.c && has(data.c, id) ? data.c[id] : null;
+    if (!e) return null;
+    var sources = (e[3] || []).map(function (k) {
+      var s = data.s[k] || [];
+      var out = { path: str(s[0]) };
+      if (str(s[1])) out.commit = str(s[1]);
+      if (str(s[2])) out.blob_sha1 = str(s[2]);
+      return out;
+    });
+    return { checked: e[0], holds: e[1], evidence: e[2] || [], sources: sources,
+             computation: e[4], hypothesis: e[5] };
+  }
+
   function termEntry(key) {
     var g = data && data.g && has(data.g, key) ? data.g[key] : null;
     return g ? { term: g[0], definition: g[1] } : null;
@@ -96,7 +112,8 @@ window.CIT_CARDS = (function () {
         var all = window.CIT_PROV;
         var found = all && has(all, page) ? all[page] : null;
         if (found && typeof found === "object") {
-          data = { t: found.t || [], s: found.s || [], n: found.n || {}, g: found.g || {} };
+          data = { t: found.t || [], s: found.s || [], n: found.n || {}, g: found.g || {},
+                   c: found.c || {} };
           settle("ready");
         } else {
           settle("failed");
@@ -112,6 +129,7 @@ window.CIT_CARDS = (function () {
   /* ------------------------------------------------------------ provenance card */
 
   var CARD_ID = "cit-prov-card";
+  var NUM = "data.num, data.claim-mark";   // a number, or a checked claim's mark
   var card = null;
   var owner = null;
   var refocusing = false; // returning focus to a number must not reopen its card
@@ -169,6 +187,65 @@ window.CIT_CARDS = (function () {
     dl.appendChild(dd);
   }
 
+  function sourcesRow(dl, sources, missing) {
+    if (sources.length) {
+      var ul = make("ul");
+      sources.forEach(function (src) {
+        ul.appendChild(sourceItem(typeof src === "string" ? { path: src } : (src || {})));
+      });
+      row(dl, "sources", sources.length > 1 ? "Sources" : "Source", ul);
+    } else {
+      row(dl, "sources", "Source", missing);
+    }
+  }
+
+  function cardHead(kind, id, what) {
+    card.textContent = "";
+    card.setAttribute("aria-label", what + ": " + (id || "unnamed"));
+    var head = make("div", "prov-head"); // not <header>: a second banner landmark
+    var badge = make("span", "prov-kind", kind);
+    badge.setAttribute("data-kind", kind);
+    badge.setAttribute("data-field", "kind");
+    badge.title = what === "Checked claim" ? "Kind of reference" : "Kind of number";
+    head.appendChild(badge);
+    if (id) head.appendChild(make("code", "prov-id", id));
+    card.appendChild(head);
+    var close = make("button", "prov-close", "\u00d7");
+    close.type = "button";
+    close.setAttribute("aria-label", "Close");
+    close.addEventListener("click", function () { closeCard(true); });
+    card.appendChild(close);
+  }
+
+  /* A checked claim's card: what was checked, the verdict, the evidence figures and
+     the sources (cit/claims.py). */
+  function fillClaimCard(mark, missing) {
+    var id = mark.getAttribute("data-id") || "";
+    var entry = claimEntry(id) || {};
+    cardHead("claim", id, "Checked claim");
+    var dl = make("dl");
+    row(dl, "checked", "Checked", entry.checked || missing);
+    var verdict = entry.holds === true ? "holds on this build's data"
+      : entry.holds === false ? "false" : missing;
+    if (entry.hypothesis) verdict += " (compares single-seed runs: a hypothesis)";
+    row(dl, "verdict", "Verdict", verdict);
+    if (entry.evidence && entry.evidence.length) {
+      var ev = make("ul", "claim-evidence");
+      entry.evidence.forEach(function (pair) {
+        var li = make("li");
+        li.appendChild(make("span", "claim-ev-label", pair[0] + ": "));
+        li.appendChild(make("span", "claim-ev-figure", pair[1]));
+        ev.appendChild(li);
+      });
+      row(dl, "evidence", "Evidence", ev);
+    } else {
+      row(dl, "evidence", "Evidence", missing);
+    }
+    sourcesRow(dl, Array.isArray(entry.sources) ? entry.sources : [], missing);
+    row(dl, "computation", "How", entry.computation || missing);
+    card.appendChild(dl);
+  }
+
   function fillCard(num) {
     var id = num.getAttribute("data-id") || "";
     var entry = numberEntry(id) || {};
@@ -181,40 +258,18 @@ window.CIT_CARDS = (function () {
     var shown = (entry.text !== undefined ? String(entry.text) : num.textContent.trim()) +
       (entry.unit ? " " + entry.unit : "");
 
-    card.textContent = "";
-    card.setAttribute("aria-label", "Where this number comes from: " + (id || "unnamed number"));
-
-    var head = make("div", "prov-head"); // not <header>: a second banner landmark
-    var badge = make("span", "prov-kind", kind);
-    badge.setAttribute("data-kind", kind);
-    badge.setAttribute("data-field", "kind");
-    badge.title = "Kind of number";
-    head.appendChild(badge);
-    if (id) head.appendChild(make("code", "prov-id", id));
-    card.appendChild(head);
-
-    var close = make("button", "prov-close", "\u00d7");
-    close.type = "button";
-    close.setAttribute("aria-label", "Close");
-    close.addEventListener("click", function () { closeCard(true); });
-    card.appendChild(close);
-
-    var dl = make("dl");
-    row(dl, "shown", "Shown as", shown);
-    row(dl, "value", "Raw value", raw || "none");
-    var sources = Array.isArray(prov.sources) ? prov.sources : [];
-    if (sources.length) {
-      var ul = make("ul");
-      sources.forEach(function (src) {
-        ul.appendChild(sourceItem(typeof src === "string" ? { path: src } : (src || {})));
-      });
-      row(dl, "sources", sources.length > 1 ? "Sources" : "Source", ul);
+    if (num.getAttribute("data-kind") === "claim") {
+      fillClaimCard(num, missing);
     } else {
-      row(dl, "sources", "Source", missing);
+      cardHead(kind, id, "Where this number comes from");
+      var dl = make("dl");
+      row(dl, "shown", "Shown as", shown);
+      row(dl, "value", "Raw value", raw || "none");
+      sourcesRow(dl, Array.isArray(prov.sources) ? prov.sources : [], missing);
+      row(dl, "locator", "Where in it", prov.locator || missing);
+      row(dl, "computation", "How", prov.computation || missing);
+      card.appendChild(dl);
     }
-    row(dl, "locator", "Where in it", prov.locator || missing);
-    row(dl, "computation", "How", prov.computation || missing);
-    card.appendChild(dl);
     if (state === "loading" || state === "idle") card.setAttribute("aria-busy", "true");
     else card.removeAttribute("aria-busy");
   }
@@ -303,7 +358,7 @@ window.CIT_CARDS = (function () {
 
   var on = {
     click: function (e) {
-      var num = closestFrom(e.target, "data.num");
+      var num = closestFrom(e.target, NUM);
       if (num) {
         openCard(num, false);
         return;
@@ -322,7 +377,7 @@ window.CIT_CARDS = (function () {
         return;
       }
       if (e.key === "Enter" || e.key === " " || e.key === "Spacebar") {
-        var num = closestFrom(e.target, "data.num");
+        var num = closestFrom(e.target, NUM);
         if (num && !e.altKey && !e.ctrlKey && !e.metaKey) {
           e.preventDefault();
           openCard(num, true);
@@ -332,7 +387,7 @@ window.CIT_CARDS = (function () {
 
     focusin: function (e) {
       load();
-      var num = closestFrom(e.target, "data.num");
+      var num = closestFrom(e.target, NUM);
       if (num && !refocusing && focusVisible(num)) openCard(num, false);
       var link = closestFrom(e.target, "a.term[data-term]");
       if (link) showTip(link);
@@ -350,7 +405,7 @@ window.CIT_CARDS = (function () {
     },
 
     mouseover: function (e) {
-      if (closestFrom(e.target, "data.num")) load();
+      if (closestFrom(e.target, NUM)) load();
       var link = closestFrom(e.target, "a.term[data-term]");
       if (link) showTip(link);
     },

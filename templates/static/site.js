@@ -1,5 +1,6 @@
 /* site.js (every page, no dependencies): every number (<data class="num" data-id="…">)
-   becomes a button that opens its provenance card, and every glossary term
+   and every checked claim's mark (<data class="claim-mark">) becomes a button that
+   opens its provenance card, and every glossary term
    (<a class="term" data-term="…">) shows its definition on hover or focus.
 
    This part only prepares the page: it gives the numbers their role, keyboard focus and
@@ -13,6 +14,7 @@
 
   var CARD_ID = "cit-prov-card";
   var TERM = "a.term[data-term]";
+  var NUM = "data.num, data.claim-mark";   // a number, or a checked claim's mark
   var me = document.currentScript || document.querySelector('script[src$="static/site.js"]');
   var cardsSrc = me && me.src ? me.src.replace(/site\.js([?#].*)?$/, "cards.js") : "";
   var ui = null;
@@ -58,7 +60,7 @@
   /* Before cards.js is here, remember the last request and whether it still holds. */
   var early = {
     click: function (e) {
-      var num = closestFrom(e.target, "data.num");
+      var num = closestFrom(e.target, NUM);
       intent = null;
       if (num) want(function () { ui.openCard(num, false); });
     },
@@ -67,7 +69,7 @@
         intent = null;
         return;
       }
-      var num = closestFrom(e.target, "data.num");
+      var num = closestFrom(e.target, NUM);
       if (num && (e.key === "Enter" || e.key === " " || e.key === "Spacebar") &&
           !e.altKey && !e.ctrlKey && !e.metaKey) {
         e.preventDefault();
@@ -76,7 +78,7 @@
     },
     focusin: function (e) {
       loadCards();
-      var num = closestFrom(e.target, "data.num");
+      var num = closestFrom(e.target, NUM);
       if (num && focusVisible(num)) {
         want(function () { if (document.activeElement === num) ui.openCard(num, false); });
       }
@@ -84,7 +86,7 @@
       if (link) want(function () { if (document.activeElement === link) ui.showTip(link); });
     },
     mouseover: function (e) {
-      if (closestFrom(e.target, "data.num")) loadCards();
+      if (closestFrom(e.target, NUM)) loadCards();
       var link = closestFrom(e.target, TERM);
       if (link) want(function () { if (link.matches(":hover")) ui.showTip(link); });
     },
@@ -105,7 +107,7 @@
   listen(window, "resize");
 
   function setUpNumbers() {
-    var nums = document.querySelectorAll("data.num");
+    var nums = document.querySelectorAll(NUM);
     for (var i = 0; i < nums.length; i++) {
       var num = nums[i];
       if (!num.hasAttribute("tabindex")) num.tabIndex = 0;
