@@ -1,0 +1,188 @@
+"""Checked claims about the transit simulation (docs/claims.md): predicates over the
+simulator's computed values (the same `Computed` that writes every cell of
+data/sim/results.md) and the registry's scenario and experiment figures. Nothing here
+assumes a figure: each predicate reads what this build's simulation produced.
+
+`register(reg, computed, experiment, results_path)` is called by the simulator stage
+after its figures are in the registry.
+"""
+
+from __future__ import annotations
+
+from ..claims import Verdict
+from ..fmt import fmt, fmt_int, fmt_pct
+from ..registry import Registry, Source
+from .closed import BY_KEY
+from .compute import Computed
+
+
+def _gbps(bw: float | None) -> str:
+    return "none" if bw is None else f"{fmt(bw / 1e9, 3)} GB/s"
+
+
+class _Sim:
+    def __init__(self, reg: Registry, c: Computed, results_path: str):
+        self.reg, self.c = reg, c
+        self.book = reg.claim_book()
+        self.sources = (Source(results_path), Source("data/sim/scenario.yaml"))
+
+    def v(self, id):
+        return self.reg.numbers[id].value
+
+    def add(self, id, checked, verdict, computation, extra=(), one_seed=False):
+        self.book.add(id, checked, verdict, sources=self.sources + tuple(extra),
+                      computation=computation, one_seed=one_seed)
+
+    def step_at(self, key: str, i: int) -> float:
+        """Simulated step time (s) of variant `key` at grid point i."""
+        return self.c.sweep[BY_KEY[key].mech][i]
+
+    def time(self, key: str) -> float | None:
+        return self.c.time(key, self.c.default[BY_KEY[key].mech].total)
+
+
+def register(reg: Registry, computed: Computed, experiment, results_path: str) -> None:
+    s = _Sim(reg, computed, results_path)
+    for fn in (_breakevens, _target, _sweep, _bytes, _module):
+        fn(s, experiment)
+
+
+def _breakevens(s: _Sim, exp) -> None:
+    c = s.c
+    e_none = [r for r in c.enob if r.e_vs_a.kind == "none"]
+    s.add("sim.e_never_breaks_even",
+          "E breaks even with AdamW nowhere in the swept range, at its default ENOB or any other",
+          Verdict(c.breakevens["E_vs_A"].kind == "none" and len(e_none) == len(c.enob),
+                  (("E vs A", c.breakevens["E_vs_A"].kind),
+                   ("repaired runs where E never breaks even", f"{len(e_none)} of {len(c.enob)}"))),
+          "BreakEven.kind of E vs A, at the default and for every repaired run")
+    be = c.enob_breakeven
+    planes = s.v("scenario.e_planes")
+    reach = sorted((r for r in c.enob if r.run.planes == planes and r.run.steps.mean is not None),
+                   key=lambda r: r.run.enob)
+    ok = (be is not None and be[1] == "E′" and reach and reach[0].run.enob == be[0].enob
+          and reach[0].eprime_vs_a.kind != "none")
+    s.add("sim.enob_breakeven_is_eprime",
+          "at the break-even ENOB it is the switch variant E′ that beats AdamW, and no lower "
+          "ENOB with E's plane count reaches the target",
+          Verdict(bool(ok), (("break-even ENOB", fmt(be[0].enob, 0) if be else "none"),
+                             ("beats A as", be[1] if be else "neither"),
+                             ("lowest ENOB reaching the target",
+                              fmt(reach[0].run.enob, 0) if reach else "none"))),
+          "compute.enob_breakeven and the repaired runs' steps to target", one_seed=True)
+    cp, ep = c.breakevens["Cprime_vs_A"], c.breakevens["Eprime_Esteps_vs_A"]
+    s.add("sim.cprime_breaks_even_higher",
+          "C′ breaks even with AdamW at a higher WAN bandwidth than E′ on the optics' steps",
+          Verdict(cp.kind == "below" and ep.kind == "below" and cp.at > ep.at,
+                  (("C′ vs A", _gbps(cp.at)), ("E′ vs A", _gbps(ep.at)))),
+          "BreakEven.at of C′ vs A > that of E′ (E's steps) vs A")
+
+
+def _target(s: _Sim, exp) -> None:
+    target = s.v("sim.target")
+    groups = {g.slug: g for g in exp.groups}
+    two = next(g for g in exp.groups if g.first.group == s.c.inputs.target_group)
+    missing = [r for r in two.runs if r.first_step_at_or_below(target) is None]
+    s.reg.add("sim.target_missed.seeds", len(missing), str(len(missing)), unit="seeds",
+              kind="derived", sources=s.sources + tuple(Source(f) for f in two.files),
+              locator="derived from the eval records of the target group's logs",
+              computation="seeds of the target's own group with no eval at or below the target")
+    s.add("sim.target_not_reached_by_all_its_seeds",
+          "some seeds of the group that defines the target never reach it",
+          Verdict(len(missing) >= 1, (("target", fmt(target, 3)),
+                                      ("seeds never reaching it", f"{len(missing)} of {len(two.runs)}")),
+                  (len(two.runs),)),
+          "first eval step at or below the target, per seed of the target group")
+    high = groups["F.high.2d64"]
+    hl = high.first.final_val_loss
+    s.add("sim.target_not_worst_band",
+          "the high band ended above the target, so the target is not the worst exact band",
+          Verdict(hl > target, (("high band", fmt(hl, 3)), ("target", fmt(target, 3)))),
+          "final val loss of the high band > target")
+
+
+def _sweep(s: _Sim, exp) -> None:
+    c = s.c
+    nic = s.v("scenario.nic_bandwidth") * 1e9
+    keys = [k for k in BY_KEY if c.steps[k] is not None]
+    last = len(c.grid) - 1
+    worst = 0.0
+    for k in keys:
+        for i, bw in enumerate(c.grid):
+            if bw >= nic:
+                worst = max(worst, abs(s.step_at(k, i) / s.step_at(k, last) - 1))
+    s.add("sim.sweep_flat_from_worker_link",
+          "from the worker-link bandwidth up, no variant's time to target changes by more "
+          "than two percent",
+          Verdict(worst < 0.02, (("worker link", _gbps(nic)), ("largest change", fmt_pct(worst, 2)))),
+          "max over variants and grid points ≥ the worker-link rate of |step(bw) ÷ step(max) − 1|")
+    shares = {k: c.default[BY_KEY[k].mech].compute / s.step_at(k, last) for k in keys}
+    s.add("sim.compute_under_half_at_max",
+          "at the highest swept bandwidth, compute is under half of every variant's step",
+          Verdict(max(shares.values()) < 0.5,
+                  tuple((BY_KEY[k].label, fmt_pct(v, 0)) for k, v in shares.items())),
+          "compute time ÷ simulated step time at the top of the sweep, per variant")
+    e_mod = c.default["E"].module / s.step_at("E", last)
+    s.add("sim.module_largest_part_of_e",
+          "at the highest swept bandwidth, the module's compression is more than half of E's step",
+          Verdict(e_mod > 0.5, (("module share of E's step", fmt_pct(e_mod, 0)),)),
+          "module compression ÷ E's simulated step time at the top of the sweep")
+    cb, bb = c.default["C"], c.default["B"]
+    s.add("sim.cheaper_steps_still_slower",
+          "C's step is shorter than B's, yet C takes longer to reach the target",
+          Verdict(cb.total < bb.total and s.time("C") > s.time("B"),
+                  (("C step", f"{fmt(cb.total * 1e3, 3)} ms"), ("B step", f"{fmt(bb.total * 1e3, 3)} ms"),
+                   ("C to target", f"{fmt(s.time('C'), 2)} s"), ("B to target", f"{fmt(s.time('B'), 2)} s"))),
+          "default-WAN step times and times to target")
+
+
+def _bytes(s: _Sim, exp) -> None:
+    c = s.c
+    d = c.default
+    wan = {k: c.steps[k] * d[BY_KEY[k].mech].wan_bytes for k in ("C", "E")}
+    for k in wan:
+        s.reg.add(f"sim.wan_to_target.{k}", wan[k] / 1e9, fmt(wan[k] / 1e9, 1), unit="GB",
+                  kind="simulated", sources=s.sources, locator=f"{s.sources[0].path} §2",
+                  computation="steps to target × WAN bytes per step ÷ 1e9")
+    s.add("sim.e_fewer_wan_bytes_yet_slower",
+          "E sends fewer bytes across the WAN on its way to the target than C, yet takes longer",
+          Verdict(wan["E"] < wan["C"] and s.time("E") > s.time("C"),
+                  (("E, WAN bytes to target", f"{fmt(wan['E'] / 1e9, 1)} GB"),
+                   ("C, WAN bytes to target", f"{fmt(wan['C'] / 1e9, 1)} GB"),
+                   ("E to target", f"{fmt(s.time('E'), 2)} s"), ("C to target", f"{fmt(s.time('C'), 2)} s"))),
+          "steps × WAN bytes per step, and times to target at the default WAN")
+    dense = s.v("sim.payload.A")
+    ep, cc, cp = d["Eprime"], d["C"], d["Cprime"]
+    s.add("sim.eprime_saves_on_wan_only",
+          "under E′ each worker still sends its dense delta to the switch, and only the WAN "
+          "carries fewer bytes than under C",
+          Verdict(ep.wire >= dense and ep.wan_bytes < cc.wan_bytes,
+                  (("E′ bytes per worker", fmt_int(ep.wire)), ("dense delta", fmt_int(dense)),
+                   ("E′ WAN bytes", fmt_int(ep.wan_bytes)), ("C WAN bytes", fmt_int(cc.wan_bytes)))),
+          "per-worker wire bytes and WAN bytes per step at the default WAN")
+    s.add("sim.cprime_fewer_wan_bytes",
+          "summing the band on the GPUs (C′) sends fewer bytes across the WAN each step than "
+          "gathering it (C)",
+          Verdict(cp.wan_bytes < cc.wan_bytes, (("C′", fmt_int(cp.wan_bytes)), ("C", fmt_int(cc.wan_bytes)))),
+          "WAN bytes per step at the default WAN")
+
+
+def _module(s: _Sim, exp) -> None:
+    port = s.v("scenario.module_port_rate")            # billion values/s
+    per_mac = s.v("scenario.gpu_flops_per_multiply_add")
+    direct = port * s.v("scenario.band_direct_flops_per_value") * per_mac
+    fast = port * s.v("scenario.fft_flops_per_value") * per_mac
+    for key, v, how in (("direct", direct, "band_direct_flops_per_value"),
+                        ("fft", fast, "fft_flops_per_value")):
+        s.reg.add(f"sim.band_gflops_at_port.{key}", v, fmt(v, 0), unit="GFLOP/s", kind="derived",
+                  sources=(Source("data/sim/scenario.yaml"),), locator="data/sim/scenario.yaml",
+                  computation=f"module_port_rate × {how} × gpu_flops_per_multiply_add "
+                              "(two FLOP per multiply-add)")
+    top = s.v("scenario.module_budget_max")
+    s.add("sim.band_at_port_rate_exceeds_budget",
+          "computing the band at the module's port rate, directly or through a fast transform, "
+          "takes more FLOP/s than the top of the module's budget",
+          Verdict(min(direct, fast) > top, (("direct", f"{fmt(direct, 0)} GFLOP/s"),
+                                            ("fast transform", f"{fmt(fast, 0)} GFLOP/s"),
+                                            ("budget, top", f"{fmt(top, 0)} GFLOP/s"))),
+          "port rate × multiply-adds per value × two FLOP, against module_budget_max")
