@@ -129,8 +129,9 @@ def mark_html(c: Claim) -> str:
     """The small mark after the sentence, which opens the claim's card, and the end
     of the sentence's span. A hypothesis says so in words."""
     e = html.escape
-    label = (f"One-seed hypothesis, checked against the data: {c.id}" if c.hypothesis
-             else f"Checked claim: {c.id}")
+    # no id here: the naked-number check reads labels, and ids carry digits
+    label = ("One-seed hypothesis, checked against the data: show the evidence"
+             if c.hypothesis else "Checked claim: show the evidence")
     text = "hypothesis ✓" if c.hypothesis else "✓"
     cls = "claim-mark claim-hyp" if c.hypothesis else "claim-mark"
     return (f'<data class="{cls}" value="verified" data-id="{e(c.id)}" '

@@ -398,7 +398,7 @@ def _setup(c: _Ctx) -> None:
           "every DeMo run uses the same learning rate",
           Verdict(len(lrs) == 1, (("distinct learning rates", fmt_int(len(lrs))),)),
           demo, "distinct config.lr over the DeMo runs")
-    multi = sorted(g.label for g in c.groups if len(g.runs) > 1)
+    multi = sorted(g.slug for g in c.groups if len(g.runs) > 1)
     top = max(len(g.runs) for g in c.groups)
     want = {"A", "B", "C.1d256", "C.2d64", "D.2d64"}
     c.add("exp.seed_counts",
