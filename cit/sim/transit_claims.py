@@ -12,7 +12,8 @@ from __future__ import annotations
 from ..claims import Verdict
 from ..fmt import fmt, fmt_int, fmt_pct
 from ..registry import Registry, Source
-from .closed import BY_KEY
+from .closed import BY_KEY, BreakEven
+from .report import f_be
 from .compute import Computed
 
 
@@ -70,6 +71,15 @@ def _breakevens(s: _Sim, exp) -> None:
                              ("lowest ENOB reaching the target",
                               fmt(reach[0].run.enob, 0) if reach else "none"))),
           "compute.enob_breakeven and the repaired runs' steps to target", one_seed=True)
+    none = f_be(BreakEven("none", None))
+    quoted = {k: s.reg.numbers[f"quoted.breakeven.{k}"].text for k in ("E_vs_A", "Eprime_vs_Cprime")}
+    s.add("sim.quoted_e_and_eprime_never",
+          "the original page's figures, as quoted, have E never breaking even with AdamW and "
+          "E′ never beating C′ on the exact band's steps",
+          Verdict(all(t == none for t in quoted.values()),
+                  (("quoted E vs A", quoted["E_vs_A"]), ("quoted E′ vs C′", quoted["Eprime_vs_Cprime"]))),
+          "text of the quoted break-evens against the text of 'none in the range'",
+          extra=(Source("data/sim/quoted.yaml"),))
     cp, ep = c.breakevens["Cprime_vs_A"], c.breakevens["Eprime_Esteps_vs_A"]
     s.add("sim.cprime_breaks_even_higher",
           "C′ breaks even with AdamW at a higher WAN bandwidth than E′ on the optics' steps",
