@@ -398,6 +398,16 @@ def _setup(c: _Ctx) -> None:
           "every DeMo run uses the same learning rate",
           Verdict(len(lrs) == 1, (("distinct learning rates", fmt_int(len(lrs))),)),
           demo, "distinct config.lr over the DeMo runs")
+    runs = [r for g in c.groups for r in g.runs]
+    irregular = [r.name for r in runs
+                 if [e.step for e in r.evals] != [r.cfg.eval_every * (k + 1) for k in range(len(r.evals))]]
+    every = sorted({r.cfg.eval_every for r in runs})
+    c.add("exp.evals_regular",
+          "every run evaluates at every multiple of its evaluation interval and at no other step",
+          Verdict(not irregular and len(every) == 1,
+                  (("evaluation interval", ", ".join(fmt_int(e) for e in every)),
+                   ("runs", fmt_int(len(runs))), ("runs off the grid", fmt_int(len(irregular))))),
+          c.groups, "eval record steps against k × config.eval_every")
     multi = sorted(g.slug for g in c.groups if len(g.runs) > 1)
     top = max(len(g.runs) for g in c.groups)
     want = {"A", "B", "C.1d256", "C.2d64", "D.2d64"}

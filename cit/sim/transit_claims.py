@@ -148,6 +148,12 @@ def _sweep(s: _Sim, exp) -> None:
 
 def _bytes(s: _Sim, exp) -> None:
     c = s.c
+    wan, nic = s.v("scenario.wan_bandwidth"), s.v("scenario.nic_bandwidth")
+    s.add("sim.wan_slower_than_worker_links",
+          "the scenario's default WAN is slower than each worker's link inside a data centre",
+          Verdict(wan < nic, (("WAN, default", f"{fmt(wan, 1)} GB/s"),
+                              ("worker link", f"{fmt(nic, 1)} GB/s"))),
+          "scenario wan_bandwidth < nic_bandwidth")
     d = c.default
     wan = {k: c.steps[k] * d[BY_KEY[k].mech].wan_bytes for k in ("C", "E")}
     for k in wan:
