@@ -117,6 +117,7 @@ class Site:
     unused_terms: list[str]
     naked_report: naked.NakedReport
     pages: dict[str, str]
+    sources: dict[str, str] = field(default_factory=dict)   # output page -> content file
     claim_pages: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -569,4 +570,5 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
                    for c in sorted(registry.claims)}
     return Site(files=dict(sorted(files.items())), appears=state.appears,
                 unused_terms=unused, naked_report=rep,
-                pages={p.url: p.title for p in pages}, claim_pages=claim_pages)
+                pages={p.url: p.title for p in pages},
+                sources={p.out: p.doc.path for p in pages}, claim_pages=claim_pages)

@@ -94,7 +94,7 @@ def _target(s: _Sim, exp) -> None:
     two = next(g for g in exp.groups if g.first.group == s.c.inputs.target_group)
     missing = [r for r in two.runs if r.first_step_at_or_below(target) is None]
     s.reg.add("sim.target_missed.seeds", len(missing), str(len(missing)), unit="seeds",
-              kind="derived", sources=s.sources + tuple(Source(f) for f in two.files),
+              kind="derived", sources=s.sources + s.reg.numbers[f"final_loss_mean.{two.slug}"].sources,
               locator="derived from the eval records of the target group's logs",
               computation="seeds of the target's own group with no eval at or below the target")
     s.add("sim.target_not_reached_by_all_its_seeds",
