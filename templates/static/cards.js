@@ -129,7 +129,7 @@ window.CIT_CARDS = (function () {
   /* ------------------------------------------------------------ provenance card */
 
   var CARD_ID = "cit-prov-card";
-  var NUM = "data.num, data.claim-mark";   // a number, or a checked claim's mark
+  var NUM = "data.num, .fig-mark[data-id], data.claim-mark"; // as in site.js
   var card = null;
   var owner = null;
   var refocusing = false; // returning focus to a number must not reopen its card
@@ -254,7 +254,7 @@ window.CIT_CARDS = (function () {
       : state === "failed" ? "could not be loaded" : "not recorded";
     var kind = entry.kind || num.getAttribute("data-kind") || "not recorded";
     var raw = entry.value !== undefined && entry.value !== null
-      ? String(entry.value) : (num.getAttribute("value") || "");
+      ? String(entry.value) : (num.getAttribute("value") || num.getAttribute("data-value") || "");
     var shown = (entry.text !== undefined ? String(entry.text) : num.textContent.trim()) +
       (entry.unit ? " " + entry.unit : "");
 
