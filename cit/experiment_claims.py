@@ -398,6 +398,12 @@ def _setup(c: _Ctx) -> None:
           "every DeMo run uses the same learning rate",
           Verdict(len(lrs) == 1, (("distinct learning rates", fmt_int(len(lrs))),)),
           demo, "distinct config.lr over the DeMo runs")
+    low = [g for g in c.bands if g.first.cfg.variant == "band" and g.first.cfg.band == "low"]
+    shapes = sorted({f"{g.first.cfg.chunk_mode} {g.first.cfg.chunk}" for g in low})
+    c.add("exp.low_band_several_shapes",
+          "the exact low band was run with more than one chunk shape",
+          Verdict(len(shapes) > 1, (("chunk shapes", "; ".join(shapes)),)),
+          low, "distinct (config.chunk_mode, config.chunk) of the exact low-band runs")
     runs = [r for g in c.groups for r in g.runs]
     irregular = [r.name for r in runs
                  if [e.step for e in r.evals] != [r.cfg.eval_every * (k + 1) for k in range(len(r.evals))]]
