@@ -165,9 +165,6 @@ def compute(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> Buil
                          site.sources, root)
     if site.unused_terms:
         print("glossary terms no page uses: " + ", ".join(site.unused_terms), file=sys.stderr)
-    uncited = [c for c, pages in site.claim_pages.items() if not pages]
-    if uncited:
-        print("claims no page cites: " + ", ".join(uncited), file=sys.stderr)
     files = dict(site.files)
     numbers = {"numbers": [reg.numbers[i].as_json(sorted(site.appears.get(i, [])))
                            for i in sorted(reg.numbers)],

@@ -127,12 +127,6 @@ def _headline(c: _Ctx) -> None:
                   (("random band", _l(_loss(rnd))), ("best low-band seed", _l(lowest)))),
           [rnd] + [g for g in c.bands if g.first.cfg.band == "low"],
           "F.random final loss < min over the C groups' seeds", one_seed=True)
-    worst = max(c.bands, key=_loss)
-    c.add("exp.high_band_worst_exact",
-          "the high band has the highest mean final loss of the exact fixed bands",
-          Verdict(worst.slug == "F.high.2d64", (("high band", _l(_loss(c.by["F.high.2d64"]))),
-                                                ("2-D 64x64 low band", _l(_loss(c.by["C.2d64"]))))),
-          c.bands, "argmax over C, D and F of the mean final loss")
     near = min(min(e.val_loss for r in g.runs for e in r.evals) for g in c.bands + c.repaired)
     c.add("exp.no_band_reaches_adamw",
           "no evaluation of any exact band or repaired optics run reaches AdamW's mean final loss",
