@@ -177,6 +177,14 @@ def compute(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> Buil
     return BuildResult(reg, files, figures, time.perf_counter() - t0)
 
 
+def serve_rebuilder(root: Path, vendor_from):
+    """The rebuild function `--serve` calls with the changed paths: a build in this
+    process with the data-stage cache, its files kept in memory."""
+    def rebuild(changed):
+        return compute(root, vendor_from, use_cache=True).files
+    return rebuild
+
+
 def main(argv=None) -> int:
     import argparse
     ap = argparse.ArgumentParser(prog="python build.py",
@@ -187,8 +195,14 @@ def main(argv=None) -> int:
     ap.add_argument("--vendor-from", help="folder holding the upstream files (a mirror)")
     ap.add_argument("--no-cache", action="store_true",
                     help="cold build: ignore and write no .cache/ (CI's clean clone has none)")
+    ap.add_argument("--serve", action="store_true",
+                    help="build, serve on 127.0.0.1 from memory, rebuild and reload on save")
+    ap.add_argument("--port", type=int, default=8000, help="port for --serve (default 8000)")
     ap.add_argument("--root", default=str(ROOT), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.serve:
+        from . import serve
+        return serve.serve(Path(a.root), a.port, serve_rebuilder(Path(a.root), a.vendor_from))
     try:
         use_cache = not (a.no_cache or os.environ.get("CIT_NO_CACHE"))
         if not a.check:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from .errors import BuildError
 
 KINDS = ("measured", "derived", "simulated", "hypothetical", "assumption",
-         "quoted", "extrapolated", "illustrative")
+         "quoted", "extrapolated", "illustrative", "fitted")
 ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-′]*$")
 
 

@@ -30,7 +30,7 @@ from typing import Callable, Mapping
 import jinja2
 from markupsafe import Markup
 
-from . import naked
+from . import naked, plotlybundle
 from .errors import BuildError
 from .markdown import (Document, PageContext, Term, load_glossary, make_markdown,
                        parse_document, plain_text, render_chunk, render_inline)
@@ -45,7 +45,7 @@ NAV = (("/", "Hub"), ("decks", "Decks"), ("/optics/", "Optics"), ("/transit/", "
        ("/notebook/", "Notebook"), ("/method/", "Method"), ("/tested/", "Tested"),
        ("/glossary/", "Glossary"))
 GLOSSARY_URL = "/glossary/"
-PLOTLY = "plotly.min.js"
+PLOTLY = plotlybundle.SCRIPT
 PROV_DIR = "static/prov"
 
 
@@ -299,12 +299,9 @@ def page_features(html_text: str) -> set[str]:
 
 
 def plotly_js() -> bytes:
-    """The plotly.min.js bundled in the installed plotly package (no CDN)."""
-    import plotly
-    path = Path(plotly.__file__).resolve().parent / "package_data" / PLOTLY
-    if not path.is_file():
-        raise BuildError(str(path), "plotly.min.js missing from the installed plotly package")
-    return path.read_bytes()
+    """The plotly.js partial bundle committed under vendored/plotly/, verified against
+    its lock and the Python plotly package's plotly.js version (no CDN)."""
+    return plotlybundle.bundle_bytes()
 
 
 def prov_path(url: str) -> str:

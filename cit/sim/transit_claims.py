@@ -80,6 +80,14 @@ def _breakevens(s: _Sim, exp) -> None:
                   (("quoted E vs A", quoted["E_vs_A"]), ("quoted E′ vs C′", quoted["Eprime_vs_Cprime"]))),
           "text of the quoted break-evens against the text of 'none in the range'",
           extra=(Source("data/sim/quoted.yaml"),))
+    ours = {k: c.breakevens[k].kind for k in ("E_vs_A", "Eprime_vs_Cprime")}
+    s.add("sim.unfitted_comparisons_agree",
+          "in ours as in the original's figures, E never beats AdamW and E′ never beats C′ on "
+          "the exact band's steps",
+          Verdict(all(v == "none" for v in ours.values()) and all(t == none for t in quoted.values()),
+                  (("ours, E vs A", ours["E_vs_A"]), ("ours, E′ vs C′", ours["Eprime_vs_Cprime"]),
+                   ("quoted, E vs A", quoted["E_vs_A"]), ("quoted, E′ vs C′", quoted["Eprime_vs_Cprime"]))),
+          "BreakEven.kind of ours and the quoted texts", extra=(Source("data/sim/quoted.yaml"),))
     cp, ep = c.breakevens["Cprime_vs_A"], c.breakevens["Eprime_Esteps_vs_A"]
     s.add("sim.cprime_breaks_even_higher",
           "C′ breaks even with AdamW at a higher WAN bandwidth than E′ on the optics' steps",
@@ -113,30 +121,39 @@ def _target(s: _Sim, exp) -> None:
 
 def _sweep(s: _Sim, exp) -> None:
     c = s.c
-    nic = s.v("scenario.nic_bandwidth") * 1e9
     keys = [k for k in BY_KEY if c.steps[k] is not None]
     last = len(c.grid) - 1
-    worst = 0.0
-    for k in keys:
-        for i, bw in enumerate(c.grid):
-            if bw >= nic:
-                worst = max(worst, abs(s.step_at(k, i) / s.step_at(k, last) - 1))
-    s.add("sim.sweep_flat_from_worker_link",
-          "from the worker-link bandwidth up, no variant's time to target changes by more "
-          "than two percent",
-          Verdict(worst < 0.02, (("worker link", _gbps(nic)), ("largest change", fmt_pct(worst, 2)))),
-          "max over variants and grid points ≥ the worker-link rate of |step(bw) ÷ step(max) − 1|")
-    shares = {k: c.default[BY_KEY[k].mech].compute / s.step_at(k, last) for k in keys}
-    s.add("sim.compute_under_half_at_max",
-          "at the highest swept bandwidth, compute is under half of every variant's step",
-          Verdict(max(shares.values()) < 0.5,
-                  tuple((BY_KEY[k].label, fmt_pct(v, 0)) for k, v in shares.items())),
-          "compute time ÷ simulated step time at the top of the sweep, per variant")
-    e_mod = c.default["E"].module / s.step_at("E", last)
+    change = [max(abs(s.step_at(k, i) / s.step_at(k, last) - 1) for k in keys)
+              for i in range(len(c.grid))]
+    flat = min(i for i in range(len(c.grid)) if max(change[i:]) < 0.02)
+    s.reg.add("sim.sweep_flat_from", c.grid[flat] / 1e9, fmt(c.grid[flat] / 1e9, 0), unit="GB/s",
+              kind="simulated", sources=s.sources, locator=f"{s.sources[0].path} §6",
+              computation="lowest grid bandwidth from which every variant's simulated step "
+                          "time stays within two percent of its time at the top of the sweep")
+    s.add("sim.sweep_flat_above",
+          "the curves flatten inside the swept range: from a bandwidth below its top, no "
+          "variant's time changes by two percent or more",
+          Verdict(0 < flat < last, (("flat from", _gbps(c.grid[flat])),
+                                    ("largest change from there", fmt_pct(max(change[flat:]), 2)),
+                                    ("largest change one grid point lower", fmt_pct(change[flat - 1], 2)))),
+          "max over variants of |step(bw) ÷ step(top) − 1| on the sweep grid")
+    part = lambda k, what: getattr(c.default[BY_KEY[k].mech], what) / s.step_at(k, last)
+    compute = {k: part(k, "compute") for k in keys}
+    comm = {k: part(k, "comm") for k in ("A", "B")}
+    s.add("sim.step_parts_at_max",
+          "at the top of the sweep, compute is more than half of the step for C and C′ and "
+          "for no other variant, and communication is more than half for A and B",
+          Verdict({k for k, v in compute.items() if v > 0.5} == {"C", "Cprime"}
+                  and min(comm.values()) > 0.5,
+                  tuple((f"compute, {BY_KEY[k].label}", fmt_pct(v, 0)) for k, v in compute.items())
+                  + tuple((f"communication, {BY_KEY[k].label}", fmt_pct(v, 0)) for k, v in comm.items())),
+          "phase time ÷ simulated step time at the top of the sweep, per variant")
+    mod = {k: part(k, "module") for k in ("E", "Eprime_Esteps")}
     s.add("sim.module_largest_part_of_e",
-          "at the highest swept bandwidth, the module's compression is more than half of E's step",
-          Verdict(e_mod > 0.5, (("module share of E's step", fmt_pct(e_mod, 0)),)),
-          "module compression ÷ E's simulated step time at the top of the sweep")
+          "at the top of the sweep, the module's compression is more than half of the step "
+          "of E and of E′",
+          Verdict(min(mod.values()) > 0.5, tuple((BY_KEY[k].label, fmt_pct(v, 0)) for k, v in mod.items())),
+          "module compression ÷ simulated step time at the top of the sweep")
     cb, bb = c.default["C"], c.default["B"]
     s.add("sim.cheaper_steps_still_slower",
           "C's step is shorter than B's, yet C takes longer to reach the target",
@@ -170,10 +187,11 @@ def _bytes(s: _Sim, exp) -> None:
     dense = s.v("sim.payload.A")
     ep, cc, cp = d["Eprime"], d["C"], d["Cprime"]
     s.add("sim.eprime_saves_on_wan_only",
-          "under E′ each worker still sends its dense delta to the switch, and only the WAN "
-          "carries fewer bytes than under C",
-          Verdict(ep.wire >= dense and ep.wan_bytes < cc.wan_bytes,
-                  (("E′ bytes per worker", fmt_int(ep.wire)), ("dense delta", fmt_int(dense)),
+          "under E′ each worker sends more bytes a step than under C, and only the WAN "
+          "carries fewer",
+          Verdict(ep.wire > cc.wire and ep.wan_bytes < cc.wan_bytes,
+                  (("E′ bytes per worker", fmt_int(ep.wire)), ("C bytes per worker", fmt_int(cc.wire)),
+                   ("dense delta", fmt_int(dense)),
                    ("E′ WAN bytes", fmt_int(ep.wan_bytes)), ("C WAN bytes", fmt_int(cc.wan_bytes)))),
           "per-worker wire bytes and WAN bytes per step at the default WAN")
     s.add("sim.cprime_fewer_wan_bytes",
@@ -185,15 +203,14 @@ def _bytes(s: _Sim, exp) -> None:
 
 def _module(s: _Sim, exp) -> None:
     port = s.v("scenario.module_port_rate")            # billion values/s
-    per_mac = s.v("scenario.gpu_flops_per_multiply_add")
+    per_mac = s.v("scenario.module_ops_per_multiply_add")
     direct = port * s.v("scenario.band_direct_flops_per_value") * per_mac
     fast = port * s.v("scenario.fft_flops_per_value") * per_mac
     for key, v, how in (("direct", direct, "band_direct_flops_per_value"),
                         ("fft", fast, "fft_flops_per_value")):
         s.reg.add(f"sim.band_gflops_at_port.{key}", v, fmt(v, 0), unit="GFLOP/s", kind="derived",
                   sources=(Source("data/sim/scenario.yaml"),), locator="data/sim/scenario.yaml",
-                  computation=f"module_port_rate × {how} × gpu_flops_per_multiply_add "
-                              "(two FLOP per multiply-add)")
+                  computation=f"module_port_rate × {how} × module_ops_per_multiply_add")
     top = s.v("scenario.module_budget_max")
     s.add("sim.band_at_port_rate_exceeds_budget",
           "computing the band at the module's port rate, directly or through a fast transform, "
@@ -201,4 +218,24 @@ def _module(s: _Sim, exp) -> None:
           Verdict(min(direct, fast) > top, (("direct", f"{fmt(direct, 0)} GFLOP/s"),
                                             ("fast transform", f"{fmt(fast, 0)} GFLOP/s"),
                                             ("budget, top", f"{fmt(top, 0)} GFLOP/s"))),
-          "port rate × multiply-adds per value × two FLOP, against module_budget_max")
+          "port rate × multiply-adds per value × budget operations per multiply-add, "
+          "against module_budget_max")
+    fit, low = s.v("sim.fitted.module_budget"), s.v("scenario.module_budget_min")
+    s.add("sim.fitted_budget_in_range",
+          "the fitted module budget lies inside the module paper's range",
+          Verdict(low <= fit <= top, (("fitted", f"{fmt(fit, 2)} GFLOP/s"),
+                                      ("range", f"{fmt(low, 0)} to {fmt(top, 0)} GFLOP/s"))),
+          "module_budget_min ≤ sim.fitted.module_budget ≤ module_budget_max")
+    ratio = s.v("scenario.band_direct_flops_per_value") / s.v("scenario.fft_flops_per_value")
+    s.add("sim.direct_needs_budget_above_range",
+          "computing the band directly at the fitted time per step would need a budget above "
+          "the top of the paper's range",
+          Verdict(fit * ratio > top, (("budget needed", f"{fmt(fit * ratio, 1)} GFLOP/s"),
+                                      ("budget, top", f"{fmt(top, 0)} GFLOP/s"))),
+          "fitted budget × (direct ÷ fast-transform multiply-adds per value) > module_budget_max")
+    rate = s.v("sim.module_rate")
+    s.add("sim.module_budget_bound",
+          "the module processes values more slowly than its port rate: its budget binds",
+          Verdict(rate < port, (("module rate", f"{fmt(rate, 3)} billion values/s"),
+                                ("port rate", f"{fmt(port, 1)} billion values/s"))),
+          "sim.module_rate < scenario.module_port_rate")

@@ -187,26 +187,45 @@ window.CIT_CARDS = (function () {
     dl.appendChild(dd);
   }
 
-  function sourcesRow(dl, sources, missing) {
-    if (sources.length) {
-      var ul = make("ul");
-      sources.forEach(function (src) {
-        ul.appendChild(sourceItem(typeof src === "string" ? { path: src } : (src || {})));
-      });
-      row(dl, "sources", sources.length > 1 ? "Sources" : "Source", ul);
-    } else {
-      row(dl, "sources", "Source", missing);
-    }
+  /* What the card of num says, field by field (fillCard lays it out; the tests read
+     it for every number of a page without opening each card). */
+  function cardFields(num) {
+    var id = num.getAttribute("data-id") || "";
+    var entry = numberEntry(id) || {};
+    var prov = entry.provenance || {};
+    var missing = state === "loading" || state === "idle" ? "loading\u2026"
+      : state === "failed" ? "could not be loaded" : "not recorded";
+    var raw = entry.value !== undefined && entry.value !== null
+      ? String(entry.value) : (num.getAttribute("value") || num.getAttribute("data-value") || "");
+    return {
+      id: id,
+      missing: missing,
+      kind: entry.kind || num.getAttribute("data-kind") || "not recorded",
+      raw: raw || "none",
+      shown: (entry.text !== undefined ? String(entry.text) : num.textContent.trim()) +
+        (entry.unit ? " " + entry.unit : ""),
+      sources: (Array.isArray(prov.sources) ? prov.sources : []).map(function (src) {
+        return typeof src === "string" ? { path: src } : (src || {});
+      }),
+      locator: prov.locator || missing,
+      computation: prov.computation || missing
+    };
   }
 
-  function cardHead(kind, id, what) {
+  /* A checked claim's card: what was checked, the verdict, the evidence figures and
+     the sources (cit/claims.py). */
+  function fillClaimCard(mark) {
+    var id = mark.getAttribute("data-id") || "";
+    var entry = claimEntry(id) || {};
+    var missing = state === "loading" || state === "idle" ? "loading\u2026"
+      : state === "failed" ? "could not be loaded" : "not recorded";
     card.textContent = "";
-    card.setAttribute("aria-label", what + ": " + (id || "unnamed"));
-    var head = make("div", "prov-head"); // not <header>: a second banner landmark
-    var badge = make("span", "prov-kind", kind);
-    badge.setAttribute("data-kind", kind);
+    card.setAttribute("aria-label", "Checked claim: " + (id || "unnamed"));
+    var head = make("div", "prov-head");
+    var badge = make("span", "prov-kind", "claim");
+    badge.setAttribute("data-kind", "claim");
     badge.setAttribute("data-field", "kind");
-    badge.title = what === "Checked claim" ? "Kind of reference" : "Kind of number";
+    badge.title = "Kind of reference";
     head.appendChild(badge);
     if (id) head.appendChild(make("code", "prov-id", id));
     card.appendChild(head);
@@ -215,61 +234,69 @@ window.CIT_CARDS = (function () {
     close.setAttribute("aria-label", "Close");
     close.addEventListener("click", function () { closeCard(true); });
     card.appendChild(close);
-  }
-
-  /* A checked claim's card: what was checked, the verdict, the evidence figures and
-     the sources (cit/claims.py). */
-  function fillClaimCard(mark, missing) {
-    var id = mark.getAttribute("data-id") || "";
-    var entry = claimEntry(id) || {};
-    cardHead("claim", id, "Checked claim");
     var dl = make("dl");
     row(dl, "checked", "Checked", entry.checked || missing);
     var verdict = entry.holds === true ? "holds on this build's data"
       : entry.holds === false ? "false" : missing;
     if (entry.hypothesis) verdict += " (compares single-seed runs: a hypothesis)";
     row(dl, "verdict", "Verdict", verdict);
-    if (entry.evidence && entry.evidence.length) {
-      var ev = make("ul", "claim-evidence");
-      entry.evidence.forEach(function (pair) {
-        var li = make("li");
-        li.appendChild(make("span", "claim-ev-label", pair[0] + ": "));
-        li.appendChild(make("span", "claim-ev-figure", pair[1]));
-        ev.appendChild(li);
-      });
-      row(dl, "evidence", "Evidence", ev);
-    } else {
-      row(dl, "evidence", "Evidence", missing);
-    }
-    sourcesRow(dl, Array.isArray(entry.sources) ? entry.sources : [], missing);
+    var ev = make("ul", "claim-evidence");
+    (entry.evidence || []).forEach(function (pair) {
+      var li = make("li");
+      li.appendChild(make("span", "claim-ev-label", pair[0] + ": "));
+      li.appendChild(make("span", "claim-ev-figure", pair[1]));
+      ev.appendChild(li);
+    });
+    row(dl, "evidence", "Evidence", ev.childNodes.length ? ev : missing);
+    var sources = Array.isArray(entry.sources) ? entry.sources : [];
+    var ul = make("ul");
+    sources.forEach(function (src) { ul.appendChild(sourceItem(src)); });
+    row(dl, "sources", sources.length > 1 ? "Sources" : "Source", sources.length ? ul : missing);
     row(dl, "computation", "How", entry.computation || missing);
     card.appendChild(dl);
   }
 
   function fillCard(num) {
-    var id = num.getAttribute("data-id") || "";
-    var entry = numberEntry(id) || {};
-    var prov = entry.provenance || {};
-    var missing = state === "loading" || state === "idle" ? "loading\u2026"
-      : state === "failed" ? "could not be loaded" : "not recorded";
-    var kind = entry.kind || num.getAttribute("data-kind") || "not recorded";
-    var raw = entry.value !== undefined && entry.value !== null
-      ? String(entry.value) : (num.getAttribute("value") || num.getAttribute("data-value") || "");
-    var shown = (entry.text !== undefined ? String(entry.text) : num.textContent.trim()) +
-      (entry.unit ? " " + entry.unit : "");
-
     if (num.getAttribute("data-kind") === "claim") {
-      fillClaimCard(num, missing);
-    } else {
-      cardHead(kind, id, "Where this number comes from");
-      var dl = make("dl");
-      row(dl, "shown", "Shown as", shown);
-      row(dl, "value", "Raw value", raw || "none");
-      sourcesRow(dl, Array.isArray(prov.sources) ? prov.sources : [], missing);
-      row(dl, "locator", "Where in it", prov.locator || missing);
-      row(dl, "computation", "How", prov.computation || missing);
-      card.appendChild(dl);
+      fillClaimCard(num);
+      if (state === "loading" || state === "idle") card.setAttribute("aria-busy", "true");
+      else card.removeAttribute("aria-busy");
+      return;
     }
+    var f = cardFields(num);
+    var id = f.id, kind = f.kind;
+
+    card.textContent = "";
+    card.setAttribute("aria-label", "Where this number comes from: " + (id || "unnamed number"));
+
+    var head = make("div", "prov-head"); // not <header>: a second banner landmark
+    var badge = make("span", "prov-kind", kind);
+    badge.setAttribute("data-kind", kind);
+    badge.setAttribute("data-field", "kind");
+    badge.title = "Kind of number";
+    head.appendChild(badge);
+    if (id) head.appendChild(make("code", "prov-id", id));
+    card.appendChild(head);
+
+    var close = make("button", "prov-close", "\u00d7");
+    close.type = "button";
+    close.setAttribute("aria-label", "Close");
+    close.addEventListener("click", function () { closeCard(true); });
+    card.appendChild(close);
+
+    var dl = make("dl");
+    row(dl, "shown", "Shown as", f.shown);
+    row(dl, "value", "Raw value", f.raw);
+    if (f.sources.length) {
+      var ul = make("ul");
+      f.sources.forEach(function (src) { ul.appendChild(sourceItem(src)); });
+      row(dl, "sources", f.sources.length > 1 ? "Sources" : "Source", ul);
+    } else {
+      row(dl, "sources", "Source", f.missing);
+    }
+    row(dl, "locator", "Where in it", f.locator);
+    row(dl, "computation", "How", f.computation);
+    card.appendChild(dl);
     if (state === "loading" || state === "idle") card.setAttribute("aria-busy", "true");
     else card.removeAttribute("aria-busy");
   }
@@ -427,6 +454,7 @@ window.CIT_CARDS = (function () {
     handle: function (type, e) { if (has(on, type)) on[type](e); },
     openCard: openCard,
     showTip: showTip,
-    load: load
+    load: load,
+    fields: cardFields
   };
 })();
