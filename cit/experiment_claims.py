@@ -387,6 +387,12 @@ def _setup(c: _Ctx) -> None:
           Verdict(len(keeps) == 1, (("distinct keep fractions", fmt_int(len(keeps))),
                                     ("runs", fmt_int(sum(len(g.runs) for g in demo))))),
           demo, "distinct config.keep over the DeMo runs")
+    workers = {r.cfg.workers for g in c.groups for r in g.runs}
+    c.add("exp.same_worker_count",
+          "every run simulates the same number of workers",
+          Verdict(len(workers) == 1, (("distinct worker counts", fmt_int(len(workers))),
+                                      ("workers", ", ".join(fmt_int(w) for w in sorted(workers))))),
+          c.groups, "distinct config.workers over the completed runs")
     lrs = {r.cfg.lr for g in demo for r in g.runs}
     c.add("exp.same_demo_lr",
           "every DeMo run uses the same learning rate",

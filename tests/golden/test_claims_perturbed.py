@@ -93,20 +93,21 @@ def test_transit_target_not_reached_by_all_its_seeds(case):
 
 
 def test_deck02_wan_slower_than_worker_links(case):
-    """The scenario's default WAN raised above the worker links, and the simulator's
-    results regenerated in the copy (as `python -m cit.sim` does)."""
+    """The scenario's default WAN raised above the worker links, then the simulator's
+    fitted inputs and results regenerated in the copy by their own commands."""
     import subprocess
     import sys
 
     p = case.root / "data" / "sim" / "scenario.yaml"
     text = p.read_text()
     nic = float(re.search(r"nic_bandwidth:\n(?:.*\n)*?\s+value: ([\d.]+)", text).group(1))
-    text = re.sub(r"(wan_bandwidth:\n(?:.*\n)*?\s+value: )[\d.]+", lambda m: m.group(1) + f"{nic + 10:g}",
-                  text, count=1)
+    text = re.sub(r"(wan_bandwidth:\n(?:.*\n)*?\s+value: )[\d.]+",
+                  lambda m: m.group(1) + f"{nic + 10:g}", text, count=1)
     p.write_text(text)
-    r = subprocess.run([sys.executable, "-m", "cit.sim"], cwd=case.root, capture_output=True,
-                       text=True)
-    assert r.returncode == 0, r.stderr
+    for args in (["calibrate"], []):
+        r = subprocess.run([sys.executable, "-m", "cit.sim", *args], cwd=case.root,
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
     _expect(case, "content/decks/02-training-traffic.md", "sim.wan_slower_than_worker_links",
             f"WAN, default = {nic + 10:.1f} GB/s")
 
