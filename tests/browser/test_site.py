@@ -279,6 +279,62 @@ CHECK_NUMBERS = """async ({expected, settleMs}) => {
 }"""
 
 
+# For each checked claim's mark in turn: click it, wait until its card shows kind
+# "claim" and what numbers.json records for the claim (what was checked, the verdict,
+# every evidence figure, the sources, the computation).
+CHECK_CLAIMS = """async ({expected, settleMs}) => {
+  const wait = async (ok, ms) => {
+    const t0 = performance.now();
+    while (!ok()) {
+      if (performance.now() - t0 > ms) return false;
+      await new Promise(r => setTimeout(r, 10));
+    }
+    return true;
+  };
+  const field = (card, f) => {
+    const d = card && card.querySelector(`[data-field="${f}"]`);
+    return d ? d.textContent.trim() : null;
+  };
+  const mismatches = (mark, card, id, want) => {
+    const out = [];
+    if (!card) return ['no card'];
+    if (card.hidden || card.getClientRects().length === 0) out.push('card not visible');
+    if (!card.textContent.includes(id)) out.push('card does not name the claim');
+    if (field(card, 'kind') !== 'claim') out.push(`kind ${JSON.stringify(field(card, 'kind'))}`);
+    if (field(card, 'checked') !== want.checked) out.push(`checked ${JSON.stringify(field(card, 'checked'))}`);
+    const verdict = field(card, 'verdict') || '';
+    if (!verdict.startsWith('holds')) out.push(`verdict ${JSON.stringify(verdict)}`);
+    if (want.hypothesis !== verdict.includes('hypothesis')) out.push('hypothesis not said');
+    const ev = field(card, 'evidence') || '';
+    for (const e of want.evidence) {
+      if (!ev.includes(`${e.label}: ${e.text}`)) out.push(`evidence ${JSON.stringify(e.label)} not shown`);
+    }
+    const src = field(card, 'sources') || '';
+    for (const s of want.provenance.sources) {
+      if (!src.includes(s.path)) out.push(`source ${JSON.stringify(s.path)} not shown`);
+    }
+    if (field(card, 'computation') !== want.provenance.computation) out.push('computation differs');
+    return out;
+  };
+  const marks = [...document.querySelectorAll('data.claim-mark')];
+  const failures = [];
+  for (const [i, mark] of marks.entries()) {
+    const id = mark.getAttribute('data-id') || '';
+    const where = `claim ${id} (${i + 1} of ${marks.length})`;
+    const want = expected[id];
+    if (!want) { failures.push(`${where}: not in numbers.json`); continue; }
+    if (want.verdict !== 'verified') failures.push(`${where}: verdict ${want.verdict}`);
+    if (!mark.closest('span.claim')) failures.push(`${where}: not inside its sentence`);
+    if (mark.tabIndex < 0) failures.push(`${where}: not reachable by keyboard`);
+    mark.click();
+    const card = () => document.getElementById(mark.getAttribute('aria-controls') || '');
+    if (!(await wait(() => mismatches(mark, card(), id, want).length === 0, settleMs)))
+      failures.push(`${where}: ${mismatches(mark, card(), id, want).join('; ')}`);
+  }
+  document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}));
+  return {claims: marks.length, failures};
+}"""
+
 
 @dataclass
 class PageResult:
@@ -291,6 +347,8 @@ class PageResult:
     chart_failures: list[str]
     numbers: int
     number_failures: list[str]
+    claims: int = 0
+    claim_failures: list[str] = field(default_factory=list)
 
 
 def check_page(browser, url: str, allowed: str, numbers: dict, *, routes=(),
@@ -303,23 +361,29 @@ def check_page(browser, url: str, allowed: str, numbers: dict, *, routes=(),
         expected = {i: numbers[i] for i in set(ids) if i in numbers}
         charts = page.evaluate(CHECK_CHARTS, {"settleMs": settle_ms})
         nums = page.evaluate(CHECK_NUMBERS, {"expected": expected, "settleMs": settle_ms})
+        cids = page.eval_on_selector_all("data.claim-mark",
+                                         "els => els.map(e => e.getAttribute('data-id'))")
+        claims = page.evaluate(CHECK_CLAIMS, {"expected": {i: numbers[i] for i in set(cids)
+                                                           if i in numbers},
+                                              "settleMs": settle_ms})
         # Errors thrown while the checks ran (a card or chart script failing) count too.
         page.wait_for_timeout(50)
     finally:
         ctx.close()
     return PageResult(url, time.perf_counter() - t0, len(watch.requests), watch.problems(),
                       charts["charts"], charts["traces"], charts["failures"],
-                      nums["checked"], nums["failures"])
+                      nums["checked"], nums["failures"], claims["claims"], claims["failures"])
 
 
 # ---------------------------------------------------------------- fixtures
 
 @pytest.fixture(scope="module")
 def site_numbers(built_site) -> dict:
-    """site/numbers.json, by id."""
+    """site/numbers.json, by id: its numbers and its checked claims."""
     path = Path(built_site) / "numbers.json"
     assert path.is_file(), f"{path} is missing: the build writes it"
-    return {n["id"]: n for n in json.loads(path.read_text(encoding="utf-8"))["numbers"]}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {n["id"]: n for n in data["numbers"] + data.get("claims", [])}
 
 
 @pytest.fixture(scope="module")
@@ -380,6 +444,15 @@ def test_every_number_opens_a_card_with_its_kind_sources_locator_computation_and
                   for f in Path(built_site).rglob("index.html"))
     checked = sum(r.numbers for r in sweep)
     assert checked == in_html and checked > 0, f"{checked} numbers checked, {in_html} in the HTML"
+
+
+def test_every_checked_claim_opens_a_card_with_its_evidence(sweep, built_site):
+    bad = [f"{r.url}: {f}" for r in sweep for f in r.claim_failures]
+    assert not bad, f"{len(bad)} claims failed:\n" + "\n".join(bad[:50])
+    in_html = sum(f.read_text(encoding="utf-8").count('<data class="claim-mark')
+                  for f in Path(built_site).rglob("index.html"))
+    checked = sum(r.claims for r in sweep)
+    assert checked == in_html and checked > 0, f"{checked} claims checked, {in_html} in the HTML"
 
 
 def test_the_hub_works_from_a_file_url_with_its_charts_and_cards(browser, built_site, site_numbers, capsys):
