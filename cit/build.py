@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 import subprocess
 import sys
 import time
@@ -30,6 +31,8 @@ class BuildResult:
     files: dict[str, bytes]
     figures: dict[str, object] = field(default_factory=dict)
     seconds: float = 0.0
+    records: dict = field(default_factory=dict)     # page records for the next build
+    rendered: list = field(default_factory=list)    # pages rendered, not reused
 
 
 def git_stamp(root: Path) -> dict:
@@ -65,9 +68,11 @@ def data_stage_key(root: Path) -> str:
 
 
 def _cached_shape(value) -> bool:
-    """What data_stages stores: (registry, {name: (verified, total)}, cells, computed)."""
+    """What data_stages stores: (registry, {name: (verified, total)}, cells, the
+    simulator's computation pickled on its own)."""
     return (isinstance(value, tuple) and len(value) == 4 and isinstance(value[0], Registry)
-            and isinstance(value[1], dict) and isinstance(value[2], int))
+            and isinstance(value[1], dict) and isinstance(value[2], int)
+            and isinstance(value[3], bytes))
 
 
 def data_stages(root: Path, vendored, use_cache: bool):
@@ -79,7 +84,8 @@ def data_stages(root: Path, vendored, use_cache: bool):
     if cached is not None:
         reg, verification, sim_cells, computed = cached
         from . import sim
-        sim.remember(root, computed)
+        # unpickled (importing the simulator's modules) only if a block asks for it
+        sim.remember(root, lambda: cache.restricted_loads(computed))
         return reg, verification, sim_cells
     from . import experiment, sim
     study = yamlio.load((root / "data" / "study.yaml").read_text(), "data/study.yaml")
@@ -90,13 +96,42 @@ def data_stages(root: Path, vendored, use_cache: bool):
     # it, and with it pandas, on every cached rebuild
     verification = {k: (c.verified, c.total) for k, c in exp.verification.items()}
     if use_cache:
-        cache.write(root, key, (reg, verification, sim_cells, sim.last_computed(root)))
+        cache.write(root, key, (reg, verification, sim_cells,
+                                pickle.dumps(sim.last_computed(root), protocol=pickle.HIGHEST_PROTOCOL)))
     return reg, verification, sim_cells
 
 
-def compute(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> BuildResult:
+def numbers_json(root: Path, reg: Registry, site, figures, build_info, key_inputs,
+                 use_cache: bool) -> bytes:
+    """site/numbers.json: every number with its provenance and the pages showing it, the
+    claims, the build's figures. Its text is kept in .cache/ under the hash of all of
+    that (the registry, the usage, the figures, the stamp) and reused when that matches."""
+    from . import cache, incremental
+    key = incremental._h(key_inputs.registry_hash(), json.dumps(
+        [site.appears, site.claim_pages, {k: v[0] for k, v in figures.items()},
+         build_info["commit"], build_info["commit_date"]], sort_keys=True, default=str))
+    if use_cache:
+        text = cache.read_json(root, "numbers-json", key)
+        if isinstance(text, str):
+            return text.encode()
+    numbers = {"numbers": [reg.numbers[i].as_json(sorted(site.appears.get(i, [])))
+                           for i in sorted(reg.numbers)],
+               "claims": [reg.claims[c].as_json(site.claim_pages.get(c, []))
+                          for c in sorted(reg.claims)],
+               "build": {k: v[0] for k, v in figures.items()} | {
+                   "commit": build_info["commit"], "commit_date": build_info["commit_date"]}}
+    text = json.dumps(numbers, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    if use_cache:
+        cache.write_json(root, "numbers-json", key, text)
+    return text.encode()
+
+
+def compute(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
+            previous: dict | None = None) -> BuildResult:
     """Run every stage in memory; nothing is written except verified vendored files
-    (and the data-stage cache)."""
+    (and the caches). `previous`: the page records of the last good build (--serve
+    keeps them in memory); None: read from .cache/ when caches are used. A cold build
+    (use_cache False) renders and checks every page."""
     t0 = time.perf_counter()
     vendored = vendor.materialise(vendor_from, root)
     reg, verification, sim_cells = data_stages(root, vendored, use_cache)
@@ -151,8 +186,16 @@ def compute(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> Buil
                                "entries of the number registry, every one shown on the site")
     figures["site_numbers"] = (len(reg) + len(figures), *figures["site_numbers"][1:])
     build_info["verification"] = _register_build_figures(reg, figures)
+    from . import incremental
+    if previous is None:
+        previous = incremental.read_records(root) if use_cache else {}
+    key_inputs = incremental.KeyInputs(
+        site="", registry=reg, glossary={},
+        content_other=incremental.files_digest(root, ("content", "data", "vendored/lock.yaml"),
+                                               "*.y*ml"))
     site = render.render_site(reg, root / "content", root / "templates", blocks, build_info,
-                              allowlist_path=root / "data" / "allowlist.yaml")
+                              allowlist_path=root / "data" / "allowlist.yaml",
+                              key_inputs=key_inputs, previous=previous)
     from .claims import false_claims
     wrong = false_claims(reg.claims)
     if wrong:
@@ -162,27 +205,33 @@ def compute(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> Buil
         raise BuildError("naked-number check", "digits outside number elements:\n  "
                          + "\n  ".join(site.naked_report.failures[:20]))
     from . import links
-    links.require_intact(site.files, [k for k in site.files if k.endswith(".html")],
-                         site.sources, root)
+    # links from the pages rendered; from every page when one of those lost or gained
+    # an element id (a link elsewhere may point at it) or the set of pages changed
+    moved = set(previous) != set(site.records) or any(
+        previous[o].anchors != site.records[o].anchors for o in site.rendered if o in previous)
+    links.require_intact(site.files, [k for k in site.files if k.endswith(".html") and (
+        moved or k in site.rendered)], site.sources, root)
     if site.unused_terms:
         print("glossary terms no page uses: " + ", ".join(site.unused_terms), file=sys.stderr)
     files = dict(site.files)
-    numbers = {"numbers": [reg.numbers[i].as_json(sorted(site.appears.get(i, [])))
-                           for i in sorted(reg.numbers)],
-               "claims": [reg.claims[c].as_json(site.claim_pages.get(c, []))
-                          for c in sorted(reg.claims)],
-               "build": {k: v[0] for k, v in figures.items()} | {
-                   "commit": build_info["commit"], "commit_date": build_info["commit_date"]}}
-    files["numbers.json"] = (json.dumps(numbers, indent=1, sort_keys=True, ensure_ascii=False)
-                             + "\n").encode()
-    return BuildResult(reg, files, figures, time.perf_counter() - t0)
+    files["numbers.json"] = numbers_json(root, reg, site, figures, build_info, key_inputs,
+                                         use_cache)
+    if use_cache:
+        incremental.write_records(root, site.records)
+    return BuildResult(reg, files, figures, time.perf_counter() - t0, site.records,
+                       site.rendered)
 
 
 def serve_rebuilder(root: Path, vendor_from):
     """The rebuild function `--serve` calls with the changed paths: a build in this
-    process with the data-stage cache, its files kept in memory."""
+    process with the data-stage cache, its files and page records kept in memory, so
+    only the pages whose inputs changed are rendered again."""
+    kept: dict = {}
+
     def rebuild(changed):
-        return compute(root, vendor_from, use_cache=True).files
+        result = compute(root, vendor_from, use_cache=True, previous=kept.get("records"))
+        kept["records"] = result.records
+        return result.files
     return rebuild
 
 
@@ -227,6 +276,9 @@ def main(argv=None) -> int:
                                                        if k.endswith(".html")])
         print(f"external links to pages that can change (allowed): {len(unpinned)}"
               + "".join(f"\n  {line}" for line in unpinned))
+    pages = [k for k in result.records]
+    print(f"pages rendered: {len(result.rendered)} of {len(pages)}"
+          + (f" ({', '.join(result.rendered)})" if 0 < len(result.rendered) < len(pages) else ""))
     print(f"{len(result.registry)} numbers in the registry; "
           f"{len(result.files)} files; {result.seconds:.2f} s"
           + ("" if a.check else f" -> {a.out}"))

@@ -49,6 +49,11 @@ class _RegistryUnpickler(pickle.Unpickler):
         raise CacheRefused(f"it names {module}.{name}, which a cache of ours never holds")
 
 
+def restricted_loads(data: bytes):
+    """A pickle nested in a verified cache file, read by the same restricted unpickler."""
+    return _RegistryUnpickler(io.BytesIO(data)).load()
+
+
 def cache_file(root: Path, key: str) -> Path:
     return Path(root) / ".cache" / f"{PREFIX}{key}.pickle"
 

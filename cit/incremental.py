@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -34,6 +34,7 @@ from . import cache
 BLOCK_RE = re.compile(r"@\[")
 ID_RE = re.compile(r'\sid="([^"]+)"')
 STORE_NAME = "pages"
+STORE_KEY = "page-records-1"   # the format; each record carries its own key
 
 
 @dataclass
@@ -44,25 +45,28 @@ class PageRecord:
     html: str
     prov_path: str
     prov: str
-    numbers_shown: list[str]
-    numbers_appearing: list[str]
-    terms_linked: list[str]
+    numbers: list[str]            # shown (their provenance is in the page's script)
+    recorded: list[str]           # counted as appearing on the page
+    terms: list[str]              # linked, shown in the page's script
+    terms_used: list[str]         # linked, for the glossary's back links
+    claims: list[str]
     scripts: list[list]
     late_names: list[str]
     anchors: str
-    uses_blocks: bool
 
 
 @dataclass
 class ReusedContext:
     """Stands in for a page's PageContext when its record is reused: what the site-wide
-    tally, the plotly decision and the glossary check read."""
-    numbers_shown: set[str]
-    numbers_appearing: set[str]
-    terms_linked: set[str]
+    tally, numbers.json, the plotly decision and the glossary check read."""
+    numbers: set[str]
+    recorded: set[str]
+    terms: set[str]
+    terms_used: set[str]
+    claims: set[str]
     scripts: list[tuple[str, bool]]
-    late_markers: dict[str, str] = field(default_factory=dict)
-    late_names: list[str] = field(default_factory=list)
+    late_names: list[str]
+    late: dict[str, str] = field(default_factory=dict)
 
 
 def _h(*parts: bytes | str) -> str:
@@ -115,10 +119,18 @@ def term_entries(glossary: Mapping, keys: Iterable[str]) -> str:
 
 
 def registry_digest(registry) -> str:
-    """Hash of the whole registry: numbers, series and tables."""
+    """Hash of the whole registry: numbers, series and tables (their pickle: plain data
+    in insertion order), and claims."""
+    import io
     import pickle
-    return hashlib.sha256(pickle.dumps((registry.numbers, registry.series, registry.tables),
-                                       protocol=4)).hexdigest()
+    buf = io.BytesIO()
+    pickler = pickle.Pickler(buf, protocol=4)
+    pickler.fast = True      # no memo: the bytes depend on the values, not on which
+    #                          objects happen to be shared (a fresh and an unpickled
+    #                          registry share differently)
+    pickler.dump((registry.numbers, registry.series, registry.tables))
+    claims = [registry.claims[c].as_json([]) for c in sorted(registry.claims)]
+    return _h(buf.getvalue(), json.dumps(claims, sort_keys=True, default=str))
 
 
 def usage_digest(usage: Mapping[str, tuple[set, set]]) -> str:
@@ -142,17 +154,27 @@ class KeyInputs:
         return self._registry_digest
 
 
-def page_key(inputs: KeyInputs, source: str, rec: PageRecord | None,
-             others_usage: str | None = None) -> str:
+def page_key(inputs: KeyInputs, source: bytes, rec: PageRecord | None,
+             others_usage: str = "") -> str:
     """The key of a page whose Markdown is `source`, given what its last render used
     (`rec`; None: never rendered, so its key matches nothing)."""
     if rec is None:
         return ""
-    uses_blocks = bool(BLOCK_RE.search(source))
+    uses_blocks = bool(BLOCK_RE.search(source.decode("utf-8", "replace")))
     data = (_h(inputs.registry_hash(), inputs.content_other) if uses_blocks else
-            number_entries(inputs.registry, rec.numbers_shown + rec.numbers_appearing))
-    return _h(inputs.site, source, term_entries(inputs.glossary, rec.terms_linked), data,
-              others_usage or "")
+            _h(number_entries(inputs.registry, rec.numbers + rec.recorded),
+               claim_entries(inputs.registry, rec.claims)))
+    return _h(inputs.site, source, term_entries(inputs.glossary, rec.terms + rec.terms_used),
+              data, others_usage)
+
+
+def claim_entries(registry, ids) -> str:
+    parts = []
+    for c in sorted(set(ids)):
+        claim = registry.claims.get(c)
+        parts.append(json.dumps(claim.as_json([]), sort_keys=True, default=str)
+                     if claim else f"missing {c}")
+    return _h(*parts)
 
 
 def anchors_of(html: str) -> str:
@@ -160,28 +182,37 @@ def anchors_of(html: str) -> str:
     return _h(*sorted(ID_RE.findall(html)))
 
 
-def record_page(key: str, out: str, html: str, prov_path: str, prov: str, ctx,
-                source: str) -> PageRecord:
-    return PageRecord(key=key, out=out, html=html, prov_path=prov_path, prov=prov,
-                      numbers_shown=sorted(ctx.numbers_shown),
-                      numbers_appearing=sorted(ctx.numbers_appearing),
-                      terms_linked=sorted(ctx.terms_linked),
-                      scripts=[list(s) for s in ctx.scripts],
-                      late_names=sorted(set(ctx.late_markers.values())),
-                      anchors=anchors_of(html), uses_blocks=bool(BLOCK_RE.search(source)))
+def record_page(inputs: KeyInputs, source: bytes, out: str, html: str, prov_path: str,
+                prov: str, ctx, others_usage: str = "") -> PageRecord:
+    """The record of a page just rendered, under the key its inputs give now."""
+    rec = PageRecord(key="", out=out, html=html, prov_path=prov_path, prov=prov,
+                     numbers=sorted(ctx.numbers), recorded=sorted(ctx.recorded),
+                     terms=sorted(ctx.terms), terms_used=sorted(ctx.terms_used),
+                     claims=sorted(ctx.claims), scripts=[list(s) for s in ctx.scripts],
+                     late_names=sorted(set(ctx.late.values())), anchors=anchors_of(html))
+    rec.key = page_key(inputs, source, rec, others_usage)
+    return rec
 
 
 def reused_context(rec: PageRecord) -> ReusedContext:
-    return ReusedContext(set(rec.numbers_shown), set(rec.numbers_appearing),
-                         set(rec.terms_linked), [tuple(s) for s in rec.scripts],
-                         late_names=list(rec.late_names))
+    return ReusedContext(set(rec.numbers), set(rec.recorded), set(rec.terms),
+                         set(rec.terms_used), set(rec.claims),
+                         [tuple(s) for s in rec.scripts], list(rec.late_names))
+
+
+def usage_of(pages) -> str:
+    """Hash of which page shows which number and links which term (`pages`: each with
+    `out` and a context)."""
+    return usage_digest({p.out: (p.ctx.recorded | p.ctx.numbers, p.ctx.terms_used | p.ctx.terms)
+                         for p in pages})
 
 
 # ---- the records on disk, for `python build.py` (verified like the data-stage cache)
 
-def read_records(root: Path, key: str) -> dict[str, PageRecord]:
-    """The records of the last good build for site key `key`, or {} (none, or refused)."""
-    value = cache.read_json(root, STORE_NAME, key)
+def read_records(root: Path) -> dict[str, PageRecord]:
+    """The records of the last good build, or {} (none, or refused). Each record's key
+    is checked against its page's inputs before it is used."""
+    value = cache.read_json(root, STORE_NAME, STORE_KEY)
     if not isinstance(value, dict):
         return {}
     try:
@@ -190,5 +221,5 @@ def read_records(root: Path, key: str) -> dict[str, PageRecord]:
         return {}
 
 
-def write_records(root: Path, key: str, records: Mapping[str, PageRecord]) -> None:
-    cache.write_json(root, STORE_NAME, key, {out: asdict(r) for out, r in records.items()})
+def write_records(root: Path, records: Mapping[str, PageRecord]) -> None:
+    cache.write_json(root, STORE_NAME, STORE_KEY, {out: dict(vars(r)) for out, r in records.items()})

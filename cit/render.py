@@ -30,7 +30,7 @@ from typing import Callable, Mapping
 import jinja2
 from markupsafe import Markup
 
-from . import naked, plotlybundle
+from . import incremental, naked, plotlybundle
 from .errors import BuildError
 from .markdown import (Document, PageContext, Term, load_glossary, make_markdown,
                        parse_document, plain_text, render_chunk, render_inline)
@@ -119,6 +119,8 @@ class Site:
     pages: dict[str, str]
     sources: dict[str, str] = field(default_factory=dict)   # output page -> content file
     claim_pages: dict[str, list[str]] = field(default_factory=dict)
+    records: dict = field(default_factory=dict)       # output page -> incremental.PageRecord
+    rendered: list[str] = field(default_factory=list)  # pages rendered (not reused)
 
 
 def _read(path: Path) -> str:
@@ -404,14 +406,20 @@ def _late_order(blocks, name: str) -> int:
 
 def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[str, Callable],
                 build_info: Mapping, *, repo_root=None,
-                allowlist_path=naked.ALLOWLIST_PATH) -> Site:
+                allowlist_path=naked.ALLOWLIST_PATH, key_inputs=None,
+                previous: Mapping | None = None) -> Site:
     """Render the whole site in memory.
 
     `blocks`: block name -> callable(ctx) -> HTML (see PageContext); the lead merges
     generic_blocks(registry), chart_blocks(registry) and the others'.
     `build_info` keys read here: `commit` (str), `commit_date` (str); blocks read more
     (`verification` for table:tested). `repo_root` (default: content_dir's parent) only
-    shapes the file names in error messages."""
+    shapes the file names in error messages.
+
+    Incremental: with `key_inputs` (cit.incremental.KeyInputs) every page gets a record
+    (`Site.records`); a page whose record in `previous` still matches its inputs is not
+    rendered again but keeps its bytes, and only the pages rendered go through the
+    naked-number check (`Site.rendered`)."""
     content_dir, templates_dir = Path(content_dir), Path(templates_dir)
     root = Path(repo_root) if repo_root else content_dir.resolve().parent
 
@@ -437,9 +445,14 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
         scratch = PageContext(registry, GLOSSARY_URL, "../", t.path, terms, blocks, state)
         state.definitions[k] = plain_text(render_inline(md, t.definition, scratch, t.path, t.line))
 
-    for p in pages:
-        p.ctx = PageContext(registry, p.url, p.root, p.doc.path, terms, blocks, state)
-        _render_page_body(state, p)
+    previous = previous or {}
+    sources = {p.out: (root / p.doc.path).read_bytes() for p in pages} if key_inputs else {}
+    if key_inputs is not None:
+        key_inputs.glossary = terms
+        key_inputs.site = incremental.site_key(root, build_info, [
+            (p.out, p.layout, p.title, p.doc.meta.description, getattr(p.doc.meta, "order", None))
+            for p in pages])
+    reused = _bodies(state, pages, blocks, key_inputs, previous, sources)
 
     # late blocks, in their declared order, each seeing the usage so far
     late_names = sorted({n for p in pages for n in p.ctx.late.values()},
@@ -475,7 +488,7 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
     tally()
 
     if any(p.ctx.terms for p in pages):
-        if not any(p.url == GLOSSARY_URL and "glossary" in p.ctx.late.values() for p in pages):
+        if not any(p.url == GLOSSARY_URL and "glossary" in _late_names(p) for p in pages):
             raise BuildError("content/pages/glossary.md",
                              "terms are linked but no /glossary/ page shows @[glossary]")
 
@@ -503,6 +516,12 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
     build = {"commit": build_info["commit"], "commit_short": build_info["commit"][:12],
              "commit_date": build_info["commit_date"]}
     for p in pages:
+        if p.out in reused:
+            rec = previous[p.out]
+            files[p.out] = rec.html.encode("utf-8")
+            if rec.prov_path:
+                files[rec.prov_path] = rec.prov.encode("utf-8")
+            continue
         scripts: list[tuple[str, bool]] = []
         if "site.js" in static_names:
             scripts.append(("site.js", False))
@@ -560,12 +579,82 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
             raise BuildError(where, f"while rendering {p.url}: {e}") from None
         files[p.out] = html.encode("utf-8")
 
-    rep = naked.report(files, numbers=registry.numbers, series=registry.series,
+    kept = {k for o in reused for k in (o, previous[o].prov_path) if k}
+    rep = naked.report({k: v for k, v in files.items() if k not in kept},
+                       numbers=registry.numbers, series=registry.series,
                        allowlist_path=allowlist_path)
+    records = _records(pages, files, key_inputs, previous, reused, sources)
     unused = sorted(k for k, u in state.term_pages.items() if not u)
     claim_pages = {c: sorted(p.url for p in pages if c in p.ctx.claims)
                    for c in sorted(registry.claims)}
     return Site(files=dict(sorted(files.items())), appears=state.appears,
                 unused_terms=unused, naked_report=rep,
                 pages={p.url: p.title for p in pages},
-                sources={p.out: p.doc.path for p in pages}, claim_pages=claim_pages)
+                sources={p.out: p.doc.path for p in pages}, claim_pages=claim_pages,
+                records=records, rendered=[p.out for p in pages if p.out not in reused])
+
+
+def _late_names(p: Page) -> list[str]:
+    """The late blocks a page holds (a reused page's record says)."""
+    if isinstance(p.ctx, incremental.ReusedContext):
+        return p.ctx.late_names
+    return sorted(set(p.ctx.late.values()))
+
+
+def _bodies(state: SiteState, pages: list[Page], blocks, key_inputs, previous,
+            sources) -> set[str]:
+    """Render each page's body, or reuse its record when its key still matches. Pages
+    with late blocks (which read every other page's usage) are decided last, all
+    together, under that usage. Returns the outputs reused."""
+    late = {o for o, r in previous.items() if r.late_names}
+    reused: set[str] = set()
+
+    def render(p: Page) -> None:
+        p.ctx = PageContext(state.registry, p.url, p.root, p.doc.path, state.terms, blocks, state)
+        _render_page_body(state, p)
+
+    def reuse(p: Page, others: str = "") -> bool:
+        rec = previous.get(p.out)
+        if key_inputs is None or rec is None:
+            return False
+        return incremental.page_key(key_inputs, sources[p.out], rec, others) == rec.key
+
+    for p in pages:
+        if p.out in late:
+            continue
+        if reuse(p):
+            p.ctx = incremental.reused_context(previous[p.out])
+            reused.add(p.out)
+        else:
+            render(p)
+    late_pages = [p for p in pages if p.out in late]
+    if late_pages:
+        others = incremental.usage_of([p for p in pages if p.out not in late])
+        new_late = any(p.ctx.late for p in pages if p.out not in late and p.out not in reused)
+        keep = not new_late and all(reuse(p, others) for p in late_pages)
+        for p in late_pages:
+            if keep:
+                p.ctx = incremental.reused_context(previous[p.out])
+                reused.add(p.out)
+            else:
+                render(p)
+    return reused
+
+
+def _records(pages: list[Page], files, key_inputs, previous, reused, sources) -> dict:
+    """Every page's record for the next build (reused ones as they were)."""
+    if key_inputs is None:
+        return {}
+    late = {p.out for p in pages if _late_names(p)}
+    others = incremental.usage_of([p for p in pages if p.out not in late])
+    out = {}
+    for p in pages:
+        if p.out in reused:
+            out[p.out] = previous[p.out]
+            continue
+        prov = prov_path(p.url)
+        out[p.out] = incremental.record_page(
+            key_inputs, sources[p.out], p.out, files[p.out].decode("utf-8"),
+            prov if prov in files else "", files[prov].decode("utf-8") if prov in files else "",
+            p.ctx, others if p.out in late else "")
+    return out

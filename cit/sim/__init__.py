@@ -39,7 +39,7 @@ def build_stage(registry, experiment, root: Path) -> int:
     return cells
 
 
-def remember(root: Path, computed: Computed) -> None:
+def remember(root: Path, computed) -> None:
     """Hand a cached computation to the blocks that read `last_computed` (the build's
     data-stage cache restores it without re-running the simulator)."""
     _last[str(Path(root).resolve())] = computed
@@ -50,6 +50,8 @@ def last_computed(root: Path) -> Computed:
     key = str(Path(root).resolve())
     if key not in _last:
         _last[key] = compute_from_paths(Path(root))
+    if callable(_last[key]):       # remembered lazily (the build's cache): load it now
+        _last[key] = _last[key]()
     return _last[key]
 
 
