@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from .errors import BuildError
+from .pipetable import read_table
 from .tables import Doc, NumbersOnly, Q
 
 DIGITS = re.compile(r"\d+")
@@ -27,10 +28,6 @@ class Parsed:
     # (section, header line, header cells, [(line, cells)])
 
 
-def split_row(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
-
-
 def parse(text: str) -> Parsed:
     """Split a results.md into prose lines, numbered headings and pipe tables."""
     lines = text.split("\n")
@@ -46,14 +43,9 @@ def parse(text: str) -> Parsed:
             i += 1
             continue
         if line.startswith("|"):
-            header = split_row(line)
-            start = i + 1
-            i += 2  # skip the |---| separator
-            body = []
-            while i < len(lines) and lines[i].startswith("|"):
-                body.append((i + 1, split_row(lines[i])))
-                i += 1
-            tables.append((section, start, header, body))
+            header, body, after = read_table(lines, i)
+            tables.append((section, i + 1, header, body))
+            i = after
             continue
         prose.append((i + 1, line))
         i += 1

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..errors import BuildError
 from ..fmt import fmt, fmt_general, fmt_int, fmt_sig
+from ..pipetable import is_separator, split_row
 from . import closed
 from .closed import VARIANTS, BreakEven, Step
 from .compute import BREAKEVENS, Computed
@@ -487,10 +488,6 @@ class Parsed:
     sections: list
 
 
-def _split(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
-
-
 def parse(text: str, name: str = RESULTS) -> Parsed:
     """The results file's structure: sections, prose lines, tables with line numbers."""
     head, sections = [], []
@@ -517,10 +514,10 @@ def parse(text: str, name: str = RESULTS) -> Parsed:
         if line.startswith("|"):
             if cur_tab is None:
                 raise BuildError(f"{name}:{ln}", "table row outside a table")
-            cells = _split(line)
+            cells = split_row(line)
             if not cur_tab.columns:
                 cur_tab.columns = cells
-            elif all(set(c) <= set("-:") and c for c in cells):
+            elif is_separator(cells):
                 pass
             else:
                 cur_tab.rows.append([PCell(c, ln) for c in cells])

@@ -15,7 +15,7 @@ from cit.markdown import PageContext, json_for_script
 from cit.registry import Registry
 from cit.runs import load_folder
 from cit.sim.compute import compute_from_paths
-from cit.sim.registry import register_sim
+from cit.sim.register import register_sim
 from cit.sim.report import RESULTS, parse
 from cit.explorer import explorer_data, explorer_html
 
