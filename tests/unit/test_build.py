@@ -10,12 +10,7 @@ from pathlib import Path
 import pytest
 
 from cit import resultsmd
-from tests.conftest import ROOT, run_build
-
-
-def tree_digest(d: Path) -> dict[str, str]:
-    return {p.relative_to(d).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(d.rglob("*")) if p.is_file()}
+from tests.conftest import ROOT, run_build, tree_digest
 
 
 class NumberElements(HTMLParser):
