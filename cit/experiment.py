@@ -16,7 +16,7 @@ from .errors import BuildError
 from .fmt import fmt, fmt_int, fmt_pct, fmt_ratio, fmt_general, fmt_sci_sig
 from .registry import Ref, Registry, Source
 from .runs import Folder, Run, load_folder
-from .tables import Q
+from .tables import Quantity
 from .vendor import VendoredFile
 
 
@@ -44,14 +44,14 @@ class _Sources:
         return tuple(out)
 
 
-def _register_q(reg: Registry, src: _Sources, q: Q, locator: str) -> None:
+def _register_q(reg: Registry, src: _Sources, q: Quantity, locator: str) -> None:
     if q.id in reg:
         return
     reg.add(q.id, q.value, q.text, unit=q.unit, kind=q.kind, sources=src(q.files),
             locator=locator, computation=q.computation)
 
 
-def _table_rows(t: tables.Table, relabel=None):
+def _table_rows(t: tables.ResultsTable, relabel=None):
     """results.md table rows -> registry rows (label strings, Refs for figures)."""
     rows = []
     for r in t.rows:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .errors import BuildError
 from .pipetable import read_table
-from .tables import Doc, NumbersOnly, Q
+from .tables import ResultsDoc, NumbersOnly, Quantity
 
 DIGITS = re.compile(r"\d+")
 # A number token in prose: optional letter prefix (BF16, int64, x86_64), digits with
@@ -21,14 +21,14 @@ HEADING = re.compile(r"^(#+)\s+(\d+)\.\s")
 
 
 @dataclass
-class Parsed:
+class ParsedResultsMd:
     prose: list[tuple[int, str]]                 # (line number, text) of non-table lines
     headings: list[tuple[int, str, int]]         # (line, text, ordinal) of numbered headings
     tables: list[tuple[str, int, list[str], list[tuple[int, list[str]]]]]
     # (section, header line, header cells, [(line, cells)])
 
 
-def parse(text: str) -> Parsed:
+def parse(text: str) -> ParsedResultsMd:
     """Split a results.md into prose lines, numbered headings and pipe tables."""
     lines = text.split("\n")
     prose, headings, tables = [], [], []
@@ -49,7 +49,7 @@ def parse(text: str) -> Parsed:
             continue
         prose.append((i + 1, line))
         i += 1
-    return Parsed(prose, headings, tables)
+    return ParsedResultsMd(prose, headings, tables)
 
 
 def digit_runs(s: str) -> int:
@@ -63,7 +63,7 @@ class Checked:
     locators: dict[str, str]    # quantity id -> where in the file it was compared
 
 
-def check(doc: Doc, text: str, name: str = "results.md") -> Checked:
+def check(doc: ResultsDoc, text: str, name: str = "results.md") -> Checked:
     """Compare; raise BuildError on the first difference or on incomplete coverage."""
     p = parse(text)
     total = digit_runs(text)
@@ -98,11 +98,11 @@ def check(doc: Doc, text: str, name: str = "results.md") -> Checked:
                                          f"{want.file}: {list(want.numbers)}")
                     verified += digit_runs(cell)
                     continue
-                expected = want.text if isinstance(want, Q) else want
+                expected = want.text if isinstance(want, Quantity) else want
                 if cell != expected:
                     raise BuildError(f"{name} {section} row \"{label}\" col \"{col}\"",
                                      f"expected \"{cell}\", recomputed \"{expected}\"")
-                if isinstance(want, Q):
+                if isinstance(want, Quantity):
                     locators[want.id] = (f"{name} {section}, row \"{label}\", "
                                          f"column \"{col}\" (line {line})")
                 verified += digit_runs(cell)

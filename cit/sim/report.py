@@ -110,7 +110,7 @@ class Section:
 
 
 @dataclass
-class Doc:
+class SimResultsDoc:
     title: str
     intro: list
     sections: list
@@ -425,19 +425,19 @@ def _sweep_section(c: Computed) -> Section:
     return sec
 
 
-def build_doc(c: Computed) -> Doc:
+def build_doc(c: Computed) -> SimResultsDoc:
     intro = [
         "Written by `python -m cit.sim` from data/sim/scenario.yaml and the run logs in "
         "results/tinystories-gpu. Do not edit by hand: every build recomputes each cell "
         "and fails on any difference."]
-    return Doc(TITLE, intro, [_scenario_section(c), _steps_section(c), _time_section(c),
+    return SimResultsDoc(TITLE, intro, [_scenario_section(c), _steps_section(c), _time_section(c),
                               _breakeven_section(c), _enob_section(c), _sweep_section(c)])
 
 
 # ---- Markdown ---------------------------------------------------------------------------
 
 
-def render(doc: Doc) -> str:
+def render(doc: SimResultsDoc) -> str:
     out = [f"# {doc.title}", ""]
     for line in doc.intro:
         out += [line, ""]
@@ -483,12 +483,12 @@ class PSection:
 
 
 @dataclass
-class Parsed:
+class ParsedSimResults:
     head: list          # (line, text) before the first section
     sections: list
 
 
-def parse(text: str, name: str = RESULTS) -> Parsed:
+def parse(text: str, name: str = RESULTS) -> ParsedSimResults:
     """The results file's structure: sections, prose lines, tables with line numbers."""
     head, sections = [], []
     lines = text.split("\n")
@@ -526,7 +526,7 @@ def parse(text: str, name: str = RESULTS) -> Parsed:
             continue
         cur_tab = None
         (sections[-1].blocks if sections else head).append((ln, line))
-    return Parsed(head, sections)
+    return ParsedSimResults(head, sections)
 
 
 def compare(recorded: str, recomputed: str, name: str = RESULTS) -> int:
