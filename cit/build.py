@@ -59,7 +59,7 @@ def data_stages(root: Path, vendored, use_cache: bool):
     from . import experiment, sim
     study = yamlio.load((root / "data" / "study.yaml").read_text())
     reg = Registry()
-    exp = experiment.load(vendored, root, study, reg)
+    exp = experiment.load_experiment(vendored, root, study, reg)
     sim_cells, computed = sim.build_stage(reg, exp, root)
     # plain (verified, total) pairs: unpickling the checker's own objects would import
     # it, and with it pandas, on every cached rebuild
@@ -74,7 +74,7 @@ def data_stages(root: Path, vendored, use_cache: bool):
     return reg, verification, sim_cells, computed
 
 
-def compute(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> BuildResult:
+def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> BuildResult:
     """Run every stage in memory; nothing is written except verified vendored files
     (and the data-stage cache)."""
     t0 = time.perf_counter()
@@ -139,7 +139,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     try:
         use_cache = not (a.no_cache or os.environ.get("CIT_NO_CACHE"))
-        result = compute(Path(a.root), a.vendor_from, use_cache)
+        result = run_stages(Path(a.root), a.vendor_from, use_cache)
         if not a.check:
             write_atomically(result.files, Path(a.out))
     except BuildError as e:

@@ -60,7 +60,7 @@ def _table_rows(t: tables.ResultsTable, relabel=None):
     return rows
 
 
-def load(vendored: dict[str, VendoredFile], root: Path, study: dict, reg: Registry) -> Experiment:
+def load_experiment(vendored: dict[str, VendoredFile], root: Path, study: dict, reg: Registry) -> Experiment:
     src = _Sources(vendored)
     vroot = root / "vendored"
     rels = [study["headline"], *study["learning_rate_runs"], study["shakespeare"]["folder"]]
@@ -86,7 +86,7 @@ def load(vendored: dict[str, VendoredFile], root: Path, study: dict, reg: Regist
     _register_derived(reg, src, head, groups, folders, md1, vroot, study)
     _register_series(reg, src, groups)
     _register_tables(reg, docs, groups, study)
-    sessions = sweeplog.parse((vroot / study["sweep_log"]).read_text(), study["sweep_log"])
+    sessions = sweeplog.parse_sweep_log((vroot / study["sweep_log"]).read_text(), study["sweep_log"])
     _register_ledger(reg, src, folders, sessions, study["sweep_log"])
     return Experiment(head, folders, groups, checked, sessions)
 

@@ -28,7 +28,7 @@ class ParsedResultsMd:
     # (section, header line, header cells, [(line, cells)])
 
 
-def parse(text: str) -> ParsedResultsMd:
+def parse_results_md(text: str) -> ParsedResultsMd:
     """Split a results.md into prose lines, numbered headings and pipe tables."""
     lines = text.split("\n")
     prose, headings, tables = [], [], []
@@ -65,7 +65,7 @@ class Checked:
 
 def check(doc: ResultsDoc, text: str, name: str = "results.md") -> Checked:
     """Compare; raise BuildError on the first difference or on incomplete coverage."""
-    p = parse(text)
+    p = parse_results_md(text)
     total = digit_runs(text)
     verified = 0
     locators = {}

@@ -76,7 +76,7 @@ def edit_cell(text: str, table_index: int, row_index: int, col_index: int):
     """Bump the last digit of one cell of a results.md table. Returns the new text, the
     row's cells, the column header, the old cell and the new cell."""
     from cit import resultsmd
-    _, _, header, body = resultsmd.parse(text).tables[table_index]
+    _, _, header, body = resultsmd.parse_results_md(text).tables[table_index]
     line, cells = body[row_index]
     old = cells[col_index]
     pos = max(i for i, ch in enumerate(old) if ch.isdigit())

@@ -41,7 +41,8 @@ def main(argv=None) -> int:
         holder = (importlib.import_module("cit.buildrecord")
                   if (root / "cit" / "buildrecord.py").exists() else build)
         holder.git_stamp = lambda _root: dict(stamp)
-    result = build.compute(root, a.vendor_from, use_cache=False)
+    run = getattr(build, "run_stages", None) or build.compute   # its name before the split
+    result = run(root, a.vendor_from, use_cache=False)
     h = hashlib.sha256()
     for rel in sorted(result.files):
         h.update(rel.encode() + b"\0" + hashlib.sha256(result.files[rel]).digest())
