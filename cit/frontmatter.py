@@ -82,7 +82,7 @@ def parse_content_file(text: str, path: str) -> ContentFile:
         raise BuildError(f"{path}:1", "front matter not closed: no second `---` line")
     fm_text = "".join(lines[1:end])
     try:
-        data = yamlio.load(fm_text)
+        data = yamlio.load(fm_text, path, first_line=2)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = 2 + mark.line if mark is not None else 1

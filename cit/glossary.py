@@ -40,7 +40,7 @@ def load_glossary(text: str, path: str) -> dict[str, Term]:
     Errors name `path` and the line of the offending entry."""
     try:
         node = yamlio.compose(text)
-        data = yamlio.load(text)
+        data = yamlio.load(text, path)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = 1 + mark.line if mark is not None else 1

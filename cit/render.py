@@ -111,11 +111,14 @@ class Site:
 
     `files`: relative output path -> bytes. `appears`: number id -> sorted page URLs
     (every registry id is a key; ids shown nowhere map to []). `unused_terms`: glossary
-    keys no page links. `pages`: page URL -> title, in site order."""
+    keys no page links. `pages`: page URL -> title, in site order. `sources`: output
+    page -> the content file it was rendered from (for the link check's errors)."""
     files: dict[str, bytes]
     appears: dict[str, list[str]]
     unused_terms: list[str]
     pages: dict[str, str]
+    sources: dict[str, str] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)   # output page -> content file
 
 
 def render_site(registry: Registry, content_dir, templates_dir,
@@ -148,7 +151,8 @@ def render_site(registry: Registry, content_dir, templates_dir,
     files.update(_render_templates(state, templates_dir, assets))
     unused = sorted(k for k, u in state.term_pages.items() if not u)
     return Site(files=dict(sorted(files.items())), appears=state.appears,
-                unused_terms=unused, pages={p.url: p.title for p in state.pages})
+                unused_terms=unused, pages={p.url: p.title for p in state.pages},
+                sources={p.out: p.doc.path for p in state.pages})
 
 
 def _relative_names(root: Path) -> Callable[[Path], str]:

@@ -66,7 +66,7 @@ def git_blob_sha1(data: bytes) -> str:
 
 def read_lock(path: Path = LOCK) -> Lock:
     try:
-        raw = yamlio.load(path.read_text())
+        raw = yamlio.load(path.read_text(), str(path))
         return Lock.model_validate(raw)
     except FileNotFoundError:
         raise BuildError(str(path), "lock file missing; run `python -m cit.vendor lock`") from None

@@ -24,6 +24,7 @@ LAYERS = (
     ("blocks", ("blocks",)),
     ("render", ("assets", "render")),
     ("checks and record", ("naked", "links", "buildrecord")),
+    ("cache and output", ("cache", "output")),
     ("build", ("build", "__init__")),
 )
 

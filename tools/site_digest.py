@@ -46,7 +46,7 @@ def main(argv=None) -> int:
     h = hashlib.sha256()
     for rel in sorted(result.files):
         h.update(rel.encode() + b"\0" + hashlib.sha256(result.files[rel]).digest())
-    print(f"{h.hexdigest()}  {len(result.files)} files")
+    print(f"{h.hexdigest()}  {len(result.files)} files  (built by {Path(build.__file__).parent})")
     return 0
 
 

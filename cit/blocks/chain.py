@@ -24,6 +24,7 @@ from typing import Callable, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .. import yamlio
 from ..errors import BuildError
 from ..markup import wrap_text
 from .spec import BlockSpec
@@ -201,8 +202,8 @@ def _load_checked(path: Path | str) -> tuple[Chain, _Checker]:
     except OSError as e:
         raise BuildError(_display(path), f"cannot read the chain file: {e.strerror}") from None
     try:
-        root = yaml.compose(text)
-        raw = yaml.safe_load(text)
+        root = yamlio.compose(text)
+        raw = yamlio.load(text, _display(path))
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = mark.line + 1 if mark else 1
