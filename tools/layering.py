@@ -21,7 +21,7 @@ LAYERS = (
     ("reading the data", ("runs", "sweeplog", "tables", "resultsmd")),
     ("data stages", ("experiment", "sim", "benchfigures")),
     ("content", ("frontmatter", "glossary", "markdown")),
-    ("blocks", ("blocks",)),
+    ("blocks", ("svgplot", "blocks")),
     ("render", ("assets", "render")),
     ("checks and record", ("naked", "links", "buildrecord")),
     ("cache and output", ("cache", "output")),
