@@ -125,6 +125,14 @@ def open_html(c: Claim) -> str:
     return f'<span class="claim" data-claim="{html.escape(c.id)}">'
 
 
+MARK_RE = re.compile(r'<data class="claim-mark[^"]*"[^>]*>.*?</data>', re.S)
+
+
+def without_marks(html_text: str) -> str:
+    """HTML with the claim marks taken out (a term's tooltip shows its words only)."""
+    return MARK_RE.sub("", html_text)
+
+
 def mark_html(c: Claim) -> str:
     """The small mark after the sentence, which opens the claim's card, and the end
     of the sentence's span. A hypothesis says so in words."""

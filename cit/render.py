@@ -435,7 +435,9 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
     # plain-text definitions for the pages' provenance scripts (rendered once, recording nothing)
     for k, t in sorted(terms.items()):
         scratch = PageContext(registry, GLOSSARY_URL, "../", t.path, terms, blocks, state)
-        state.definitions[k] = plain_text(render_inline(md, t.definition, scratch, t.path, t.line))
+        from .claims import without_marks
+        state.definitions[k] = plain_text(without_marks(
+            render_inline(md, t.definition, scratch, t.path, t.line)))
 
     for p in pages:
         p.ctx = PageContext(registry, p.url, p.root, p.doc.path, terms, blocks, state)
