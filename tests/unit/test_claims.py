@@ -117,3 +117,16 @@ def test_claim_and_number_ids_do_not_collide():
         reg.claim_book().add("loss.a", "x", Verdict(True, ()), sources=SRC, computation="")
     with pytest.raises(BuildError):
         reg.add("a.below.b", 1, "1", kind="derived", sources=SRC, locator="", computation="")
+
+
+def test_false_claims_are_listed_even_when_no_page_cites_them():
+    from cit.claims import false_claims
+    wrong = false_claims(_registry().claims)
+    assert wrong == ["a.above.b: A's loss is above B's. Evidence: A = 3.100; B = 3.200"]
+
+
+def test_a_tooltip_keeps_the_words_without_the_mark(page):
+    from cit.claims import without_marks
+    from cit.markdown import plain_text
+    html, _ = page("A is below B :c[a.below.b].\n")
+    assert plain_text(without_marks(html)) == "A is below B."
