@@ -89,7 +89,7 @@ def load(vendored: dict[str, VendoredFile], root: Path, study: dict, reg: Regist
     sessions = sweeplog.parse((vroot / study["sweep_log"]).read_text(), study["sweep_log"])
     _register_ledger(reg, src, folders, sessions, study["sweep_log"])
     from . import experiment_claims
-    experiment_claims.register(reg, src, groups)
+    experiment_claims.register_experiment_claims(reg, src, groups)
     return Experiment(head, folders, groups, checked, sessions)
 
 

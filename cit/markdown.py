@@ -313,7 +313,7 @@ def _inline_rule(state, silent: bool) -> bool:
     src, pos = state.src, state.pos
     head = src[pos:pos + 3]
     if head == _CLAIM_OPEN:
-        from .claims import claim_token
+        from .claimrefs import claim_token
         return claim_token(state, silent)
     if head in (_NUM_OPEN, _TERM_OPEN):
         end = src.find("]", pos + 3)
@@ -530,7 +530,7 @@ def make_markdown() -> MarkdownIt:
     md.inline.ruler.before("link", "cit_refs", _inline_rule)
     md.block.ruler.before("paragraph", "cit_block", _block_rule)
     md.core.ruler.push("cit_lines_slugs", _core_lines_and_slugs)
-    from .claims import core_claims, render_claim_open, render_claim_mark
+    from .claimrefs import core_claims, render_claim_open, render_claim_mark
     md.core.ruler.push("cit_claims", core_claims)
     md.core.ruler.push("cit_links", _core_links)
     md.core.ruler.push("cit_sections", _core_sections)

@@ -34,7 +34,7 @@ def build_stage(registry, experiment, root: Path) -> int:
     cells = check_results(computed, root / RESULTS)
     register_sim(registry, computed, RESULTS, root)
     from . import transit_claims
-    transit_claims.register(registry, computed, experiment, RESULTS)
+    transit_claims.register_transit_claims(registry, computed, experiment, RESULTS)
     _last[str(root.resolve())] = computed
     return cells
 
