@@ -1,8 +1,9 @@
 """The build: vendor → runs → tables and their check → simulator and its check →
-registry → render → naked-number check → site/ written atomically, with numbers.json.
+registry → render → naked-number check → link check → site/ written atomically, with
+numbers.json (cit/output.py).
 
 Everything is computed before anything is written; a failed build leaves the previous
-output folder untouched.
+output folder untouched, and an --out the build did not make is never replaced.
 """
 
 from __future__ import annotations
@@ -222,10 +223,10 @@ def main(argv=None) -> int:
     print(f"{f['claims_verified'][0]} of {f['claims_total'][0]} claims verified")
     if a.check:
         from . import links
-        pinned = links.unpinned_links(result.files, [k for k in result.files
-                                                     if k.endswith(".html")])
-        print(f"external links to pages that can change (allowed): {len(pinned)}"
-              + "".join(f"\n  {line}" for line in pinned))
+        unpinned = links.unpinned_links(result.files, [k for k in result.files
+                                                       if k.endswith(".html")])
+        print(f"external links to pages that can change (allowed): {len(unpinned)}"
+              + "".join(f"\n  {line}" for line in unpinned))
     print(f"{len(result.registry)} numbers in the registry; "
           f"{len(result.files)} files; {result.seconds:.2f} s"
           + ("" if a.check else f" -> {a.out}"))

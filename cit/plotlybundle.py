@@ -30,6 +30,9 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+import yaml
+
+from . import yamlio
 from .errors import BuildError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,15 +78,21 @@ def read_lock(root: Path) -> dict:
         text = path.read_text()
     except FileNotFoundError:
         raise BuildError(rel, "missing; run `python -m cit.plotlybundle refresh`") from None
+    try:
+        yamlio.load(text, rel)               # valid YAML, no key given twice
+        node = yamlio.compose(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise BuildError(f"{rel}:{mark.line + 1 if mark else 1}", f"not valid YAML: "
+                         f"{getattr(e, 'problem', e)}") from None
+    if not isinstance(node, yaml.MappingNode):
+        raise BuildError(f"{rel}:1", "expected a mapping of " + ", ".join(LOCK_KEYS))
     lock: dict = {}
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        key, sep, value = line.partition(":")
-        if not sep or key not in LOCK_KEYS or key in lock:
-            raise BuildError(f"{rel}:{n}", f"expected one `key: value` line per key of "
-                                           f"{', '.join(LOCK_KEYS)}")
-        lock[key] = value.strip()
+    for k, v in node.value:              # each value as written (a hash stays text)
+        if k.value not in LOCK_KEYS or not isinstance(v, yaml.ScalarNode):
+            raise BuildError(f"{rel}:{k.start_mark.line + 1}", f"expected one `key: value` "
+                             f"line per key of {', '.join(LOCK_KEYS)}")
+        lock[k.value] = v.value.strip()
     missing = [k for k in LOCK_KEYS if k not in lock]
     if missing:
         raise BuildError(rel, f"missing keys: {', '.join(missing)}")
