@@ -22,10 +22,11 @@ from typing import Mapping
 
 from markupsafe import escape
 
+from . import plotlybundle
 from .errors import BuildError
 from .registry import Registry
 
-PLOTLY = "plotly.min.js"
+PLOTLY = plotlybundle.SCRIPT
 PROV_DIR = "static/prov"
 # scripts every page of a layout loads (when templates/static holds them), after site.js
 LAYOUT_SCRIPTS = {"hub": ("chain.js",), "page": (), "deck": ("deck.js",)}
@@ -131,12 +132,9 @@ def page_features(html_text: str) -> set[str]:
 
 
 def plotly_js() -> bytes:
-    """The plotly.min.js bundled in the installed plotly package (no CDN)."""
-    import plotly
-    path = Path(plotly.__file__).resolve().parent / "package_data" / PLOTLY
-    if not path.is_file():
-        raise BuildError(str(path), "plotly.min.js missing from the installed plotly package")
-    return path.read_bytes()
+    """The plotly.js partial bundle committed under vendored/plotly/, verified against
+    its lock and the Python plotly package's plotly.js version (no CDN)."""
+    return plotlybundle.bundle_bytes()
 
 
 def prov_path(url: str) -> str:
@@ -145,7 +143,8 @@ def prov_path(url: str) -> str:
     return f"{PROV_DIR}/{url.strip('/') or 'index'}.js"
 
 
-def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]]) -> dict:
+def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]],
+                 claim_ids=()) -> dict:
     """The provenance of numbers `ids` and the definitions of `terms` (key -> (term,
     definition)), compacted for a page's lazily loaded script.
 
@@ -154,11 +153,15 @@ def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]]) 
     indices into `t` (null where a part is absent), sorted; `n`: id -> [kind, value, text,
     unit, [source indices], locator, computation], with kind, unit, locator and
     computation as indices into `t` and value (JSON number, string or null) and text
-    as they are; `g`: term key -> [term, definition]. site.js and the tests decode it."""
+    as they are; `g`: term key -> [term, definition]; `c`: checked claim id -> [what was
+    checked, verdict, [[label, figure], …], [source indices], computation, hypothesis]
+    (cit/claims.py). site.js and the tests decode it."""
     numbers = [registry.numbers[i] for i in sorted(ids)]
+    claims = [registry.claims[i] for i in sorted(claim_ids)]
     strings: set[str] = set()
     for n in numbers:
         strings |= {n.kind, n.unit, n.locator, n.computation}
+    for n in numbers + claims:
         for src in n.sources:
             strings |= {x for x in (src.path, src.commit, src.blob_sha1) if x}
     table = sorted(strings)
@@ -169,7 +172,7 @@ def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]]) 
             return (at[src.path],)
         return (at[src.path], at.get(src.commit), at.get(src.blob_sha1))
 
-    sources = sorted({source(src) for n in numbers for src in n.sources},
+    sources = sorted({source(src) for n in numbers + claims for src in n.sources},
                      key=lambda t: tuple(-1 if x is None else x for x in t))
     sat = {s: k for k, s in enumerate(sources)}
     entries = {}
@@ -178,8 +181,13 @@ def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]]) 
         entries[n.id] = [at[n.kind], value, n.text, at[n.unit],
                          [sat[source(src)] for src in n.sources], at[n.locator],
                          at[n.computation]]
-    return {"t": table, "s": [list(x) for x in sources], "n": entries,
-            "g": {k: list(terms[k]) for k in sorted(terms)}}
+    out = {"t": table, "s": [list(x) for x in sources], "n": entries,
+           "g": {k: list(terms[k]) for k in sorted(terms)}}
+    if claims:
+        out["c"] = {c.id: [c.checked, c.holds, [list(e) for e in c.evidence],
+                           [sat[source(src)] for src in c.sources], c.computation,
+                           c.hypothesis] for c in claims}
+    return out
 
 
 def prov_script(url: str, payload: Mapping) -> bytes:

@@ -1,11 +1,12 @@
 """The build, one call per stage (docs/architecture.md):
 
-    vendor -> experiment (runs, tables, results.md check) -> simulator and its check
-    -> registry (benchmarks, the build's own figures) -> blocks -> render
-    -> naked-number check -> site/ written atomically, with numbers.json
+    vendor -> experiment (runs, tables, results.md check, its claims) -> simulator and
+    its check (and its claims) -> registry (benchmarks, the build's own figures)
+    -> blocks -> render -> claim check -> naked-number check -> link check
+    -> site/ written atomically (cit/output.py), with numbers.json
 
 Everything is computed before anything is written; a failed build leaves the previous
-output folder untouched.
+output folder untouched, and an --out the build did not make is never replaced.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import benchfigures, buildrecord, cache, links, naked, output, render, vendor, yamlio
+from . import (benchfigures, buildrecord, cache, claims, links, naked, output, render, vendor,
+               yamlio)
 from .blocks import block_table
 from .errors import BuildError
 from .registry import Registry
@@ -80,18 +82,29 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> B
     vendored = vendor.materialise(vendor_from, root)
     reg, verification, sim_cells, sim_computed = data_stages(root, vendored, use_cache)
     benchfigures.register(reg, root)
-    figures = buildrecord.build_figures(root, len(vendored), verification, sim_cells, len(reg))
+    figures = buildrecord.build_figures(root, len(vendored), verification, sim_cells,
+                                        reg.claims, len(reg))
     stamp = buildrecord.git_stamp(root)
     build_info = dict(stamp, verification=buildrecord.register_build_figures(reg, figures))
     blocks = block_table(reg, root / "content", root / "templates", sim_computed)
     site = render.render_site(reg, root / "content", root / "templates", blocks, build_info)
+    check_claims(reg)
     check_naked_numbers(site.files, reg, root / "data" / "allowlist.yaml")
     links.require_intact(site.files, [k for k in site.files if k.endswith(".html")],
                          site.sources, root)
     if site.unused_terms:
         print("glossary terms no page uses: " + ", ".join(site.unused_terms), file=sys.stderr)
-    files = site.files | {"numbers.json": buildrecord.numbers_json(reg, site.appears, figures, stamp)}
+    files = site.files | {"numbers.json": buildrecord.numbers_json(
+        reg, site.appears, site.claim_pages, figures, stamp)}
     return BuildResult(reg, files, figures, time.perf_counter() - t0)
+
+
+def check_claims(reg: Registry) -> None:
+    """No checked claim may be false, cited or not (cit/claims.py)."""
+    wrong = claims.false_claims(reg.claims)
+    if wrong:
+        raise BuildError("claim check", "false claims (no page cites them, but none may "
+                         "stand):\n  " + "\n  ".join(wrong))
 
 
 def check_naked_numbers(files: dict[str, bytes], reg: Registry, allowlist: Path) -> None:
@@ -101,6 +114,14 @@ def check_naked_numbers(files: dict[str, bytes], reg: Registry, allowlist: Path)
     if rep.failures:
         raise BuildError("naked-number check", "digits outside number elements:\n  "
                          + "\n  ".join(rep.failures[:20]))
+
+
+def serve_rebuilder(root: Path, vendor_from):
+    """The rebuild function `--serve` calls with the changed paths: a build in this
+    process with the data-stage cache, its files kept in memory."""
+    def rebuild(changed):
+        return run_stages(root, vendor_from, use_cache=True).files
+    return rebuild
 
 
 def main(argv=None) -> int:
@@ -113,8 +134,14 @@ def main(argv=None) -> int:
     ap.add_argument("--vendor-from", help="folder holding the upstream files (a mirror)")
     ap.add_argument("--no-cache", action="store_true",
                     help="cold build: ignore and write no .cache/ (CI's clean clone has none)")
+    ap.add_argument("--serve", action="store_true",
+                    help="build, serve on 127.0.0.1 from memory, rebuild and reload on save")
+    ap.add_argument("--port", type=int, default=8000, help="port for --serve (default 8000)")
     ap.add_argument("--root", default=str(ROOT), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.serve:
+        from . import serve
+        return serve.serve(Path(a.root), a.port, serve_rebuilder(Path(a.root), a.vendor_from))
     try:
         use_cache = not (a.no_cache or os.environ.get("CIT_NO_CACHE"))
         if not a.check:
@@ -131,11 +158,12 @@ def main(argv=None) -> int:
         print(f"{name} results.md: {f[key][0]} of {f[f'results_md_total.{name}'][0]} "
               "numbers verified")
     print(f"data/sim/results.md: {f['sim_cells'][0]} cells verified")
+    print(f"{f['claims_verified'][0]} of {f['claims_total'][0]} claims verified")
     if a.check:
-        pinned = links.unpinned_links(result.files, [k for k in result.files
-                                                     if k.endswith(".html")])
-        print(f"external links to pages that can change (allowed): {len(pinned)}"
-              + "".join(f"\n  {line}" for line in pinned))
+        unpinned = links.unpinned_links(result.files, [k for k in result.files
+                                                       if k.endswith(".html")])
+        print(f"external links to pages that can change (allowed): {len(unpinned)}"
+              + "".join(f"\n  {line}" for line in unpinned))
     print(f"{len(result.registry)} numbers in the registry; "
           f"{len(result.files)} files; {result.seconds:.2f} s"
           + ("" if a.check else f" -> {a.out}"))

@@ -26,11 +26,12 @@ def git_stamp(root: Path) -> dict:
 
 
 def build_figures(root: Path, upstream_files: int, verification: Mapping[str, tuple[int, int]],
-                  sim_cells: int, registry_size: int) -> dict[str, tuple]:
+                  sim_cells: int, claims: Mapping, registry_size: int) -> dict[str, tuple]:
     """key -> (value, label on /tested, computation) for what this build verified.
 
-    `verification`: results.md name -> (numbers verified, numbers in it);
-    `registry_size`: the registry's entries before these figures are added."""
+    `verification`: results.md name -> (numbers verified, numbers in it); `claims`: the
+    registry's checked claims; `registry_size`: the registry's entries before these
+    figures are added."""
     glossary = load_glossary((root / "content" / "glossary.yaml").read_text(),
                              "content/glossary.yaml")
     figures = {
@@ -46,6 +47,12 @@ def build_figures(root: Path, upstream_files: int, verification: Mapping[str, tu
             "digit runs in the upstream results.md")
     figures["sim_cells"] = (sim_cells, "Simulator cells verified",
                             "cells of data/sim/results.md recomputed and compared")
+    # A false claim fails the build, so a published "N of N" is true.
+    figures["claims_verified"] = (
+        sum(c.holds for c in claims.values()), "Checked claims verified",
+        "claims (kind claim) whose predicate held on this build's data")
+    figures["claims_total"] = (len(claims), "Checked claims",
+                               "claims (kind claim) in the registry")
     figures["glossary_terms"] = (len(glossary), "Glossary terms",
                                  "terms defined in content/glossary.yaml")
     figures["allowlist_size"] = (
@@ -75,11 +82,14 @@ def register_build_figures(reg: Registry, figures: Mapping[str, tuple]) -> list[
 
 
 def numbers_json(reg: Registry, appears: Mapping[str, list[str]],
-                 figures: Mapping[str, tuple], stamp: Mapping[str, str]) -> bytes:
-    """numbers.json: every registered number with the pages it appears on, and the
-    build's figures and stamp."""
+                 claim_pages: Mapping[str, list[str]], figures: Mapping[str, tuple],
+                 stamp: Mapping[str, str]) -> bytes:
+    """numbers.json: every registered number with the pages it appears on, every
+    checked claim with the pages that cite it, and the build's figures and stamp."""
     numbers = {"numbers": [reg.numbers[i].as_json(sorted(appears.get(i, [])))
                            for i in sorted(reg.numbers)],
+               "claims": [reg.claims[c].as_json(claim_pages.get(c, []))
+                          for c in sorted(reg.claims)],
                "build": {k: v[0] for k, v in figures.items()} | {
                    "commit": stamp["commit"], "commit_date": stamp["commit_date"]}}
     return (json.dumps(numbers, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()

@@ -28,6 +28,7 @@ from markupsafe import Markup
 from .assets import (PLOTLY, STYLESHEET_SLOT, StaticAssets, link_stylesheets,
                      page_scripts, prov_path, prov_payload, prov_script, static_assets)
 from .blocks.spec import BlockSpec
+from .claims import without_marks
 from .errors import BuildError
 from .frontmatter import ContentFile, parse_content_file
 from .glossary import Term, load_glossary
@@ -112,12 +113,14 @@ class Site:
     `files`: relative output path -> bytes. `appears`: number id -> sorted page URLs
     (every registry id is a key; ids shown nowhere map to []). `unused_terms`: glossary
     keys no page links. `pages`: page URL -> title, in site order. `sources`: output
-    page -> the content file it was rendered from (for the link check's errors)."""
+    page -> the content file it was rendered from (for the link check's errors).
+    `claim_pages`: checked claim id -> sorted page URLs that cite it."""
     files: dict[str, bytes]
     appears: dict[str, list[str]]
     unused_terms: list[str]
     pages: dict[str, str]
     sources: dict[str, str] = field(default_factory=dict)
+    claim_pages: dict[str, list[str]] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)   # output page -> content file
 
 
@@ -150,9 +153,11 @@ def render_site(registry: Registry, content_dir, templates_dir,
     files = dict(assets.files)
     files.update(_render_templates(state, templates_dir, assets))
     unused = sorted(k for k, u in state.term_pages.items() if not u)
+    claim_pages = {c: sorted(p.url for p in state.pages if c in p.ctx.claims_cited)
+                   for c in sorted(registry.claims)}
     return Site(files=dict(sorted(files.items())), appears=state.appears,
                 unused_terms=unused, pages={p.url: p.title for p in state.pages},
-                sources={p.out: p.doc.path for p in state.pages})
+                sources={p.out: p.doc.path for p in state.pages}, claim_pages=claim_pages)
 
 
 def _relative_names(root: Path) -> Callable[[Path], str]:
@@ -273,7 +278,8 @@ def _plain_definitions(state: SiteState) -> dict[str, str]:
     for k, t in sorted(state.glossary.items()):
         scratch = PageContext(state.registry, GLOSSARY_URL, "../", t.path, state.glossary,
                               state.blocks, state)
-        out[k] = plain_text(render_inline(state.md, t.definition, scratch, t.path, t.line))
+        out[k] = plain_text(without_marks(
+            render_inline(state.md, t.definition, scratch, t.path, t.line)))
     return out
 
 
@@ -338,13 +344,14 @@ def _render_templates(state: SiteState, templates_dir: Path,
                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
     files: dict[str, bytes] = {}
     for p in state.pages:
-        # a page's numbers' provenance and its terms' definitions load on demand
-        has_prov = bool(p.ctx.numbers_shown or p.ctx.terms_linked)
+        # a page's numbers' and claims' provenance and its terms' definitions load on demand
+        has_prov = bool(p.ctx.numbers_shown or p.ctx.terms_linked or p.ctx.claims_cited)
         if has_prov:
             terms_shown = {k: (state.glossary[k].term, state.definitions[k])
                            for k in p.ctx.terms_linked}
             files[prov_path(p.url)] = prov_script(
-                p.url, prov_payload(state.registry, p.ctx.numbers_shown, terms_shown))
+                p.url, prov_payload(state.registry, p.ctx.numbers_shown, terms_shown,
+                                    p.ctx.claims_cited))
         scripts = page_scripts(p.layout, p.ctx.scripts, assets.names, p.doc.path)
         ctx = _template_context(state, p, scripts, has_prov)
         files[p.out] = _render_page(env, p, ctx, assets).encode("utf-8")

@@ -17,15 +17,15 @@ PACKAGE = ROOT / "cit"
 
 LAYERS = (
     ("foundation", ("errors", "yamlio", "fmt", "markup", "pipetable")),
-    ("registry and vendoring", ("registry", "vendor")),
+    ("registry and vendoring", ("registry", "claims", "vendor", "plotlybundle")),
     ("reading the data", ("runs", "sweeplog", "tables", "resultsmd")),
-    ("data stages", ("experiment", "sim", "benchfigures")),
-    ("content", ("frontmatter", "glossary", "markdown")),
+    ("data stages", ("experiment", "experiment_claims", "sim", "benchfigures")),
+    ("content", ("frontmatter", "glossary", "markdown", "claimrefs")),
     ("blocks", ("svgplot", "blocks")),
     ("render", ("assets", "render")),
     ("checks and record", ("naked", "links", "buildrecord")),
     ("cache and output", ("cache", "output")),
-    ("build", ("build", "__init__")),
+    ("build", ("build", "serve", "__init__")),
 )
 
 
