@@ -45,11 +45,10 @@ class PageRecord:
     html: str
     prov_path: str
     prov: str
-    numbers: list[str]            # shown (their provenance is in the page's script)
-    recorded: list[str]           # counted as appearing on the page
-    terms: list[str]              # linked, shown in the page's script
-    terms_used: list[str]         # linked, for the glossary's back links
-    claims: list[str]
+    numbers_shown: list[str]      # their provenance is in the page's script
+    numbers_appearing: list[str]  # counted as appearing on the page
+    terms_linked: list[str]
+    claims_cited: list[str]
     scripts: list[list]
     late_names: list[str]
     anchors: str
@@ -59,14 +58,14 @@ class PageRecord:
 class ReusedContext:
     """Stands in for a page's PageContext when its record is reused: what the site-wide
     tally, numbers.json, the plotly decision and the glossary check read."""
-    numbers: set[str]
-    recorded: set[str]
-    terms: set[str]
-    terms_used: set[str]
-    claims: set[str]
+    numbers_shown: set[str]
+    numbers_appearing: set[str]
+    terms_linked: set[str]
+    claims_cited: set[str]
     scripts: list[tuple[str, bool]]
     late_names: list[str]
-    late: dict[str, str] = field(default_factory=dict)
+    late_markers: dict[str, str] = field(default_factory=dict)
+    late_pass: bool = False
 
 
 def _h(*parts: bytes | str) -> str:
@@ -133,6 +132,12 @@ def registry_digest(registry) -> str:
     return _h(buf.getvalue(), json.dumps(claims, sort_keys=True, default=str))
 
 
+def text_key(*parts) -> str:
+    """A key over strings and JSON-able values."""
+    return _h(*(p if isinstance(p, str) else json.dumps(p, sort_keys=True, default=str)
+                for p in parts))
+
+
 def usage_digest(usage: Mapping[str, tuple[set, set]]) -> str:
     """Hash of which page shows which number and links which term (`usage`: page out ->
     (numbers appearing, terms linked))."""
@@ -162,9 +167,9 @@ def page_key(inputs: KeyInputs, source: bytes, rec: PageRecord | None,
         return ""
     uses_blocks = bool(BLOCK_RE.search(source.decode("utf-8", "replace")))
     data = (_h(inputs.registry_hash(), inputs.content_other) if uses_blocks else
-            _h(number_entries(inputs.registry, rec.numbers + rec.recorded),
-               claim_entries(inputs.registry, rec.claims)))
-    return _h(inputs.site, source, term_entries(inputs.glossary, rec.terms + rec.terms_used),
+            _h(number_entries(inputs.registry, rec.numbers_shown + rec.numbers_appearing),
+               claim_entries(inputs.registry, rec.claims_cited)))
+    return _h(inputs.site, source, term_entries(inputs.glossary, rec.terms_linked),
               data, others_usage)
 
 
@@ -186,25 +191,28 @@ def record_page(inputs: KeyInputs, source: bytes, out: str, html: str, prov_path
                 prov: str, ctx, others_usage: str = "") -> PageRecord:
     """The record of a page just rendered, under the key its inputs give now."""
     rec = PageRecord(key="", out=out, html=html, prov_path=prov_path, prov=prov,
-                     numbers=sorted(ctx.numbers), recorded=sorted(ctx.recorded),
-                     terms=sorted(ctx.terms), terms_used=sorted(ctx.terms_used),
-                     claims=sorted(ctx.claims), scripts=[list(s) for s in ctx.scripts],
-                     late_names=sorted(set(ctx.late.values())), anchors=anchors_of(html))
+                     numbers_shown=sorted(ctx.numbers_shown),
+                     numbers_appearing=sorted(ctx.numbers_appearing),
+                     terms_linked=sorted(ctx.terms_linked),
+                     claims_cited=sorted(ctx.claims_cited),
+                     scripts=[list(s) for s in ctx.scripts],
+                     late_names=sorted(set(ctx.late_markers.values())),
+                     anchors=anchors_of(html))
     rec.key = page_key(inputs, source, rec, others_usage)
     return rec
 
 
 def reused_context(rec: PageRecord) -> ReusedContext:
-    return ReusedContext(set(rec.numbers), set(rec.recorded), set(rec.terms),
-                         set(rec.terms_used), set(rec.claims),
+    return ReusedContext(set(rec.numbers_shown), set(rec.numbers_appearing),
+                         set(rec.terms_linked), set(rec.claims_cited),
                          [tuple(s) for s in rec.scripts], list(rec.late_names))
 
 
 def usage_of(pages) -> str:
     """Hash of which page shows which number and links which term (`pages`: each with
     `out` and a context)."""
-    return usage_digest({p.out: (p.ctx.recorded | p.ctx.numbers, p.ctx.terms_used | p.ctx.terms)
-                         for p in pages})
+    return usage_digest({p.out: (p.ctx.numbers_appearing | p.ctx.numbers_shown,
+                                 p.ctx.terms_linked) for p in pages})
 
 
 # ---- the records on disk, for `python build.py` (verified like the data-stage cache)

@@ -6,7 +6,7 @@ import shutil
 
 from cit import cache, incremental
 from tests.conftest import give_caches, run_build
-from tests.unit.test_build import tree_digest
+from tests.conftest import tree_digest
 
 
 def _rendered(stdout: str) -> str:
@@ -51,8 +51,8 @@ def test_an_edited_glossary_term_renders_the_pages_that_link_it(project_copy, wa
                                                                 tmp_path):
     give_caches(warm_copy, project_copy)
     records = incremental.read_records(project_copy)
-    key = next(k for k in sorted({t for r in records.values() for t in r.terms}))
-    users = sorted(o for o, r in records.items() if key in r.terms + r.terms_used)
+    key = next(k for k in sorted({t for r in records.values() for t in r.terms_linked}))
+    users = sorted(o for o, r in records.items() if key in r.terms_linked)
     gpath = project_copy / "content" / "glossary.yaml"
     text = gpath.read_text()
     marker = f"\n{key}:\n"
