@@ -93,7 +93,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     build_info = dict(stamp, verification=buildrecord.register_build_figures(reg, figures))
     blocks = block_table(reg, root / "content", root / "templates", sim_computed)
     if previous is None:
-        previous = incremental.read_records(root) if use_cache else {}
+        previous = read_page_records(root) if use_cache else {}
     key_inputs = incremental.KeyInputs(
         site="", registry=reg, glossary={},
         content_other=incremental.files_digest(root, ("content", "data", "vendored/lock.yaml"),
@@ -115,9 +115,18 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     files = site.files | {"numbers.json": numbers_json(root, reg, site, figures, stamp,
                                                        key_inputs, use_cache)}
     if use_cache:
-        incremental.write_records(root, site.records)
+        cache.write_json(root, PAGE_RECORDS, PAGE_RECORDS_FORMAT,
+                         incremental.records_to_json(site.records))
     return BuildResult(reg, files, figures, time.perf_counter() - t0, site.records,
                        site.rendered)
+
+
+PAGE_RECORDS, PAGE_RECORDS_FORMAT = "pages", "page-records-1"   # each record has its own key
+
+
+def read_page_records(root: Path) -> dict:
+    """The page records of the last good build from .cache/ (verified), or {}."""
+    return incremental.records_from_json(cache.read_json(root, PAGE_RECORDS, PAGE_RECORDS_FORMAT))
 
 
 def numbers_json(root: Path, reg: Registry, site, figures, stamp, key_inputs,

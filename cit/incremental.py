@@ -29,12 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from . import cache
 
 BLOCK_RE = re.compile(r"@\[")
 ID_RE = re.compile(r'\sid="([^"]+)"')
-STORE_NAME = "pages"
-STORE_KEY = "page-records-1"   # the format; each record carries its own key
 
 
 @dataclass
@@ -215,19 +212,15 @@ def usage_of(pages) -> str:
                                  p.ctx.terms_linked) for p in pages})
 
 
-# ---- the records on disk, for `python build.py` (verified like the data-stage cache)
+def records_to_json(records: Mapping[str, PageRecord]) -> dict:
+    return {out: dict(vars(r)) for out, r in records.items()}
 
-def read_records(root: Path) -> dict[str, PageRecord]:
-    """The records of the last good build, or {} (none, or refused). Each record's key
-    is checked against its page's inputs before it is used."""
-    value = cache.read_json(root, STORE_NAME, STORE_KEY)
+
+def records_from_json(value) -> dict[str, PageRecord]:
+    """Records read back from .cache/ (cit/build.py), or {} when they do not fit."""
     if not isinstance(value, dict):
         return {}
     try:
         return {out: PageRecord(**r) for out, r in value.items()}
     except TypeError:
         return {}
-
-
-def write_records(root: Path, records: Mapping[str, PageRecord]) -> None:
-    cache.write_json(root, STORE_NAME, STORE_KEY, {out: dict(vars(r)) for out, r in records.items()})

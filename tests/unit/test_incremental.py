@@ -4,7 +4,7 @@ page records are verified before use."""
 
 import shutil
 
-from cit import cache, incremental
+from cit import build, cache
 from tests.conftest import give_caches, run_build
 from tests.conftest import tree_digest
 
@@ -50,7 +50,7 @@ def test_a_new_number_on_a_page_renders_the_pages_that_list_usage_too(
 def test_an_edited_glossary_term_renders_the_pages_that_link_it(project_copy, warm_copy,
                                                                 tmp_path):
     give_caches(warm_copy, project_copy)
-    records = incremental.read_records(project_copy)
+    records = build.read_page_records(project_copy)
     key = next(k for k in sorted({t for r in records.values() for t in r.terms_linked}))
     users = sorted(o for o, r in records.items() if key in r.terms_linked)
     gpath = project_copy / "content" / "glossary.yaml"
@@ -72,7 +72,7 @@ def test_an_edited_glossary_term_renders_the_pages_that_link_it(project_copy, wa
 def test_damaged_page_records_are_discarded_in_a_line_and_every_page_is_rendered(
         project_copy, warm_copy, tmp_path):
     give_caches(warm_copy, project_copy)
-    path = cache.json_file(project_copy, incremental.STORE_NAME)
+    path = cache.json_file(project_copy, build.PAGE_RECORDS)
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0x20
     path.write_bytes(bytes(data))
@@ -85,5 +85,5 @@ def test_damaged_page_records_are_discarded_in_a_line_and_every_page_is_rendered
 
 def test_a_cold_build_writes_no_records(project_copy, tmp_path):
     assert run_build(tmp_path / "site", root=project_copy).returncode == 0
-    assert not cache.json_file(project_copy, incremental.STORE_NAME).exists()
+    assert not cache.json_file(project_copy, build.PAGE_RECORDS).exists()
     shutil.rmtree(tmp_path / "site")
