@@ -131,7 +131,7 @@ def compute(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> Buil
                                 "digits outside number elements found by this build's check")
     build_info = dict(git_stamp(root))
     blocks = generic_blocks(reg)
-    for mod_name in ("charts", "chain", "explorer"):
+    for mod_name in ("charts", "chain", "explorer", "figures"):
         try:
             mod = __import__(f"cit.{mod_name}", fromlist=["blocks"])
         except ImportError:

@@ -272,15 +272,45 @@ def _y_axis(sy: Scale, ticks, left: float, right: float, title: str, title_y: fl
 
 # ---------------------------------------------------------------- line chart
 
+def _off_line(a, b, p) -> float:
+    """Distance of point p from the segment a-b (or from a, when b is a)."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length2 = dx * dx + dy * dy
+    t = 0.0 if not length2 else max(0.0, min(1.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / length2))
+    return math.hypot(p[0] - a[0] - t * dx, p[1] - a[1] - t * dy)
+
+
+def _thin(points, tol: float = 0.05):
+    """Drop the points that lie on the straight line from the last kept point to the
+    next one (every dropped point within `tol` units of it): a flat or straight stretch
+    becomes one segment and is drawn the same."""
+    out: list = []
+    skipped: list = []
+    for p in points:
+        if p is None:
+            out.append(None)
+            skipped = []
+            continue
+        if len(out) >= 2 and out[-1] is not None and out[-2] is not None:
+            cand = skipped + [out[-1]]
+            if all(_off_line(out[-2], p, q) <= tol for q in cand):
+                out[-1] = p
+                skipped = cand
+                continue
+        out.append(p)
+        skipped = []
+    return out
+
+
 def _path(points) -> str:
     """An SVG path through points; None (a missing value) breaks the line. After each
     move, steps are relative ("l"), rounded so that the rounding never accumulates."""
     out, last = [], None
-    for p in points:
+    for p in _thin([None if p is None else (round(p[0], 1), round(p[1], 1)) for p in points]):
         if p is None:
             last = None
             continue
-        x, y = round(p[0], 1), round(p[1], 1)
+        x, y = p
         if last is None:
             out.append(f"M{_f(x)} {_f(y)}")
         else:
@@ -391,8 +421,8 @@ def _marker(m: VLine, sx: Scale, top: float, bottom: float, log: bool) -> str:
         raise FigureError(f"marker {m.label!r}: x {m.x!r} cannot be drawn on this axis")
     x = sx(m.x)
     inner = (f'<line class="fig-marker" x1="{_f(x)}" x2="{_f(x)}" y1="{_f(top)}" y2="{_f(bottom)}"/>'
-             f'<text class="fig-marker-label" transform="translate({_f(x - 4)} {_f(top + 4)}) rotate(-90)" '
-             f'text-anchor="end" font-size="{FONT - 2}">{e(m.label)}</text>')
+             f'<text class="fig-marker-label" transform="translate({_f(x - 4)} {_f(top + 4)}) rotate(-90)">'
+             f'{e(m.label)}</text>')
     if m.number is None:
         return inner
     hit = f'<rect class="fig-hit" x="{_f(x - 6)}" y="{_f(top)}" width="12" height="{_f(bottom - top)}"/>'
