@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import re
+import html
 from html import escape as e
 from typing import Callable
 
@@ -35,6 +36,9 @@ from . import svgplot as sp
 from .blocks import scroll_region
 from .errors import BuildError
 from .registry import Number, Registry
+
+
+MARK_ID_RE = re.compile(r'<g class="fig-mark" data-id="([^"]+)"')
 
 
 def _num(reg: Registry, block: str, nid: str) -> Number:
@@ -75,6 +79,9 @@ def figure_html(ctx, uid: str, svg: str, caption: str, table: str) -> str:
     if uid in ctx.slugs:
         raise BuildError(ctx.path, f"figure {uid!r} is already on this page")
     ctx.slugs.add(uid)
+    for nid in sorted(set(MARK_ID_RE.findall(svg))):
+        # a mark's number is on the page: its card needs it in the page's provenance
+        ctx.num(html.unescape(nid))
     return (f'<figure class="fig" id="{uid}-figure">{svg}\n'
             f"<figcaption>{e(caption)}</figcaption>\n{table}</figure>")
 

@@ -233,10 +233,12 @@ def test_relative_path_steps_do_not_accumulate_rounding():
     root = parse(sp.line_chart([sp.Line("a", "l", xs, ys)], sp.Axis("x"), sp.Axis("y"),
                                title="T", desc="D", uid="g"))
     pts = points_of(root.find(f".//{SVG}path[@class='fig-line c-A']").get("d"))
-    assert len(pts) == 50
     first, last = pts[0][0], pts[-1][0]
     step = (last - first) / 49
-    assert all(abs(p[0] - (first + k * step)) < 0.11 for k, p in enumerate(pts))
+    # every drawn point (after thinning) sits on one of the 50 data x positions: summing
+    # the relative steps has not drifted
+    assert len(pts) > 10
+    assert all(min(abs(p[0] - (first + k * step)) for k in range(50)) < 0.11 for p in pts)
 
 
 def test_point_marks_name_their_point():
