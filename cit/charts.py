@@ -3,7 +3,7 @@
 Each chart block embeds its figure as JSON (`fig.to_plotly_json()`, sorted keys) in a
 `<script type="application/json" id="fig-NAME-json">` beside a
 `<div class="chart" data-figure-id="fig-NAME">`; static/charts.js draws it with the
-bundled plotly.min.js, which a page loads only when it has a chart. Ids are fixed, so
+plotly.js partial bundle (cit/plotlybundle.py), which a page loads only when it has a chart. Ids are fixed, so
 output is reproducible. The figure holds the look (layout, and per trace its series as
 `legendgroup`, name, colour, dash; a seed band is marked `meta: "band"`) but not the
 points: charts.js reads those from the chart's data table below, so the page carries
@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from html import escape as e
 from typing import Callable
 
+from . import plotlybundle
 from .blocks import scroll_region
 from .errors import BuildError
 from .markdown import json_for_script
@@ -322,7 +323,7 @@ def chart_html(ctx, spec: ChartSpec, series: list[Series], *, markers=(), extra_
     if fid in ctx.slugs:
         raise BuildError(ctx.path, f"chart:{spec.name} is already on this page")
     ctx.slugs.add(fid)
-    ctx.add_script("plotly.min.js")
+    ctx.add_script(plotlybundle.SCRIPT)
     ctx.add_script("charts.js")
     kinds = sorted({s.kind for s in series})
     return (f'<figure class="chart-figure" id="chart-{spec.name}">\n'

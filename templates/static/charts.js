@@ -1,4 +1,4 @@
-/* Draws every chart on the page with the bundled Plotly (static/plotly.min.js).
+/* Draws every chart on the page with the bundled Plotly (static/plotly-basic.min.js).
    Each <div class="chart" data-figure-id="ID"> has its figure, built at build time from
    the registry's series, in <script type="application/json" id="ID-json">: the layout
    and one trace per line (and per seed band), each naming its series in legendgroup.

@@ -12,6 +12,7 @@ import pytest
 
 from cit.errors import BuildError
 from cit.fmt import fmt, fmt_int
+from cit.plotlybundle import SCRIPT as PLOTLY_SCRIPT
 from cit.render import plotly_js
 
 PAGES = ("index.html", "optics/index.html", "method/index.html", "tested/index.html",
@@ -204,13 +205,13 @@ def test_charts_only_load_plotly_on_chart_pages(site):
         html = _text(site, path)
         has_chart = 'class="chart"' in html
         loads = [a.get("src", "") for t, a in _elements(html) if t == "script"]
-        loads_plotly = any(s.endswith("static/plotly.min.js") for s in loads)
+        loads_plotly = any(s.endswith("static/" + PLOTLY_SCRIPT) for s in loads)
         assert has_chart == loads_plotly, path
         assert has_chart == any(s.endswith("static/charts.js") for s in loads), path
         if has_chart:
             chart_pages.add(path)
     assert chart_pages == {"index.html", "decks/01-sources/index.html"}
-    assert site.files["static/plotly.min.js"] == plotly_js()
+    assert site.files["static/" + PLOTLY_SCRIPT] == plotly_js()
     assert "cdn" not in "".join(_text(site, p) for p in PAGES).lower()
 
 
@@ -218,7 +219,7 @@ def test_no_plotly_file_is_copied_when_no_page_has_a_chart(render_content, rende
     hub = _hub_without_charts()
     deck = "---\ntitle: Sources\ndescription: D.\nlayout: deck\norder: 1\n---\n# Sources\n"
     site = render_tiny(render_content({"hub.md": hub, "decks/01-sources.md": deck}))
-    assert "static/plotly.min.js" not in site.files
+    assert "static/" + PLOTLY_SCRIPT not in site.files
 
 
 def _hub_without_charts():
