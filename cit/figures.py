@@ -15,7 +15,7 @@ Blocks (`figure_blocks(registry)`):
   exact band for reference (log scale);
 - `figure:sweep`: simulated time to target against WAN bandwidth, with break-evens;
 - `figure:bytes`: payload against wire bytes per collective;
-- `figure:wan-bytes`: bytes crossing the WAN per step, per simulated variant;
+- `figure:breakevens`: the simulated break-even WAN bandwidths;
 - `figure:band-positions`: which positions of a 1-D chunk the low and high bands keep;
 - `figure:bit-planes`: bit planes (optical passes) per chunk of the repaired ENOB 8 runs;
 - `figure:seeds`: seeds per configuration;
@@ -98,7 +98,6 @@ def _draw(block: str, fn, *args, **kw) -> str:
 HEADLINE = (("A", "AdamW", "", "A"), ("B", "Top-k", "", "B"),
             ("C.1d256", "Low band", "1d256", "C"), ("C.1d64", "Low band", "1d64", "C"),
             ("C.2d64", "Low band", "2d64", "C"), ("D.2d64", "Calibrated band", "2d64", "D"),
-            ("F.zigzag.2d64", "Zig-zag band", "2d64", "F"), ("F.high.2d64", "High band", "2d64", "F"),
             ("F.random.2d64", "Random band", "2d64", "F"),
             ("E.e8p8.reset100.sent", "Optics, repaired, ENOB 8", "1d256", "E"))
 
@@ -227,6 +226,35 @@ def sweep(ctx) -> str:
     return figure_html(ctx, uid, svg, caption, fallback_html(SPECS["sweep"], series))
 
 
+def breakevens(ctx) -> str:
+    from .charts import breakeven_label
+
+    reg, uid = ctx.registry, "fig-breakevens"
+    found = sorted((nid, n) for nid, n in reg.numbers.items() if nid.startswith("sim.breakeven."))
+    if not found:
+        raise BuildError("figure:breakevens", 'no numbers "sim.breakeven.*"')
+    bars, rows = [], []
+    for nid, n in found:
+        label = breakeven_label(nid)
+        rows.append((label, [n]))
+        if isinstance(n.value, float) and math.isfinite(n.value) and n.value > 0:
+            colour = "Eprime" if label.startswith("E′") else "Cprime" if label.startswith("C′") else "muted"
+            bars.append(sp.Bar(label, n.value, n, colour))
+    if not bars:
+        raise BuildError("figure:breakevens", "no break-even bandwidth falls in the simulated range")
+    svg = _draw("breakevens", sp.bar_chart, bars, sp.Axis("WAN bandwidth (GB/s, log scale)", log=True),
+                title="Break-even WAN bandwidths of the simulated comparisons",
+                desc="Horizontal bars on a log scale, one per comparison that has a break-even in "
+                     "the simulated range: below its bandwidth the first variant named reaches the "
+                     "target sooner.",
+                uid=uid)
+    caption = ("Below each bandwidth, the first variant named reaches the target loss sooner "
+               "than the second. The table also lists the comparisons with no break-even in the "
+               "simulated range.")
+    table = data_table(ctx, uid, "Break-even WAN bandwidths", ("Comparison", "Break-even"), rows)
+    return figure_html(ctx, uid, svg, caption, table)
+
+
 # ---------------------------------------------------------------- traffic
 
 COLLECTIVES = (("A", "AdamW, all-reduce", "A"), ("B", "Top-k, all-gather", "B"),
@@ -251,34 +279,6 @@ def bytes_per_collective(ctx) -> str:
                "per step, in MB.")
     table = data_table(ctx, uid, "Payload and wire bytes per worker per step (MB)",
                        ("Variant and collective", "Payload (MB)", "On the wire (MB)"), rows)
-    return figure_html(ctx, uid, svg, caption, table)
-
-
-def wan_bytes(ctx) -> str:
-    reg, uid = ctx.registry, "fig-wan-bytes"
-    bars, rows = [], []
-    for s in sorted(reg.series.values(), key=lambda s: s.id):
-        if not s.id.startswith("sim.sweep."):
-            continue
-        key = s.id.split("sim.sweep.", 1)[1]
-        n = _num(reg, "wan-bytes", f"sim.wan_bytes.{key}")
-        hyp = n.kind == "hypothetical"
-        v = s.extra["variant"][0]
-        colour = {"C": "Cprime", "E": "Eprime"}.get(v, v) if hyp else v
-        label = s.extra["label"] + (" (hypothetical)" if hyp else "")
-        bars.append(sp.Bar(label, n.value, n, colour))
-        rows.append((label, [n]))
-    if not bars:
-        raise BuildError("figure:wan-bytes", 'no series "sim.sweep.*" to name the variants')
-    svg = _draw("wan-bytes", sp.bar_chart, bars, sp.Axis("Bytes crossing the WAN per step (log scale)", log=True),
-                title="Bytes crossing the WAN per step, per simulated variant",
-                desc=f"Horizontal bars on a log scale, one per variant: "
-                     f"{max(bars, key=lambda b: b.value).label} sends the most across the WAN, "
-                     f"{min(bars, key=lambda b: b.value).label} the least.",
-                uid=uid)
-    caption = ("Bytes crossing the wide-area link per training step, both directions, in the "
-               "simulated scenario.")
-    table = data_table(ctx, uid, "Bytes crossing the WAN per step", ("Variant", "Bytes"), rows)
     return figure_html(ctx, uid, svg, caption, table)
 
 
@@ -440,7 +440,7 @@ def figure_blocks(registry: Registry) -> dict[str, Callable]:
     """The figure blocks, by name; each reads the registry when a page uses it."""
     return {"figure:final-loss": final_loss, "figure:energy-kept": energy_kept,
             "figure:optics-enob": optics_enob, "figure:sweep": sweep,
-            "figure:bytes": bytes_per_collective, "figure:wan-bytes": wan_bytes,
+            "figure:bytes": bytes_per_collective, "figure:breakevens": breakevens,
             "figure:band-positions": band_positions, "figure:bit-planes": bit_planes,
             "figure:seeds": seeds, "figure:target": target,
             "figure:module-rate": module_rate, "figure:link-energy": link_energy}
