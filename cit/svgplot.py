@@ -500,7 +500,9 @@ def bar_chart(bars, axis: Axis, *, title: str, desc: str, uid: str, width: float
     row = 22 + (FONT + 2 if stacked else 0)
     groups = [b.group for b in bars]
     heads = sum(1 for k, g in enumerate(groups) if g and (k == 0 or groups[k - 1] != g))
-    label_w = 4 if stacked else max(_text_width(b.label) for b in bars) + 10
+    # stacked: just room for half the first tick label, which is centred on the axis start
+    label_w = (_text_width(tick_text(ticks[0])) / 2 + 2 if stacked
+               else max(_text_width(b.label) for b in bars) + 10)
     value_w = max(_text_width(b.number.text if b.number else "") for b in bars) + 10
     top = 8
     height = top + len(bars) * row + heads * GROUP_GAP + 2 * FONT + 20

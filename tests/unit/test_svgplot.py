@@ -260,3 +260,15 @@ def test_straight_stretches_become_one_segment_and_curves_stay():
     for q in arc:
         assert min(sp._off_line(a, b, q) for a, b in zip(kept, kept[1:])) <= 0.05 + 1e-9
     assert sp._thin([(0, 0), None, (1, 1), (2, 2), (3, 3)]) == [(0, 0), None, (1, 1), (3, 3)]
+
+
+def test_long_labels_go_above_the_bars_and_the_first_tick_stays_inside():
+    bars = [sp.Bar("a label far too long to sit beside its bar", 0.8),
+            sp.Bar("another label that is also long", 6.0)]
+    root = parse(sp.bar_chart(bars, sp.Axis("v", log=True), title="T", desc="D", uid="b"))
+    labels = [t for t in root.iter(f"{SVG}text") if t.get("class") == "fig-label"]
+    assert all(t.get("text-anchor") is None for t in labels)      # written rightwards, above
+    rect_x = min(float(r.get("x")) for r in root.iter(f"{SVG}rect") if "fig-bar" in r.get("class", ""))
+    first = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "fig-tick")[0]
+    assert float(first.get("x")) - sp._text_width(first.text) / 2 >= 0
+    assert rect_x == float(first.get("x"))
