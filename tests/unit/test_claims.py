@@ -8,7 +8,8 @@ import pytest
 from cit.claims import Verdict, parse_reference
 from cit.errors import BuildError
 from cit.fmt import fmt
-from cit.markdown import PageContext, make_markdown, parse_document, render_chunk
+from cit.frontmatter import parse_content_file
+from cit.markdown import PageContext, make_markdown, render_chunk
 from cit.registry import Registry, Source
 
 FRONT = "---\ntitle: A page\ndescription: One sentence.\nlayout: page\n---\n"
@@ -39,7 +40,7 @@ def page():
 
     def run(body, path="content/pages/x.md"):
         ctx = PageContext(reg, "/x/", "../", path, {}, {})
-        doc = parse_document(FRONT + body, path)
+        doc = parse_content_file(FRONT + body, path)
         return render_chunk(make_markdown(), doc.body, ctx, path, sections=True).html, ctx
     return run
 
@@ -61,7 +62,7 @@ def test_a_claim_wraps_its_sentence_and_ends_with_a_mark(page):
            'data-kind="claim"' in inner
     assert "First sentence." not in inner and "Last one." not in inner
     assert html.count('data-claim=') == 1
-    assert ctx.claims == {"a.below.b"}
+    assert ctx.claims_cited == {"a.below.b"}
 
 
 def test_two_claims_in_one_paragraph_wrap_their_own_sentences(page):

@@ -26,16 +26,18 @@ Blocks (`figure_blocks(registry)`):
 
 from __future__ import annotations
 
+import html
 import math
 import re
-import html
 from html import escape as e
-from typing import Callable
 
-from . import svgplot as sp
-from .blocks import scroll_region
-from .errors import BuildError
-from .registry import Number, Registry
+from .. import svgplot as sp
+from ..errors import BuildError
+from ..registry import Number, Registry
+from .charts import SPECS, ChartSpec, _markers, breakeven_label, fallback_html, select
+from .charts import Axis as ChartAxis
+from .generic import scroll_region
+from .spec import BlockSpec
 
 
 MARK_ID_RE = re.compile(r'<g class="fig-mark" data-id="([^"]+)"')
@@ -199,8 +201,6 @@ def optics_enob(ctx) -> str:
 
 
 def sweep(ctx) -> str:
-    from .charts import SPECS, _markers, fallback_html, select
-
     reg, uid = ctx.registry, "fig-sweep"
     series = select(reg, "sweep", lambda s: s.id.startswith("sim.sweep."), 'series "sim.sweep.*"')
     dashes = ("solid", "dash", "dot", "dashdot", "longdash")
@@ -227,8 +227,6 @@ def sweep(ctx) -> str:
 
 
 def breakevens(ctx) -> str:
-    from .charts import breakeven_label
-
     reg, uid = ctx.registry, "fig-breakevens"
     found = sorted((nid, n) for nid, n in reg.numbers.items() if nid.startswith("sim.breakeven."))
     if not found:
@@ -371,8 +369,6 @@ def seeds(ctx) -> str:
 
 
 def target(ctx) -> str:
-    from .charts import ChartSpec, Axis as ChartAxis, fallback_html
-
     reg, uid = ctx.registry, "fig-target"
     s = reg.series.get("curve.A")
     if s is None:
@@ -436,16 +432,12 @@ def link_energy(ctx) -> str:
     return figure_html(ctx, uid, svg, caption, table)
 
 
-def figure_blocks(registry: Registry) -> dict[str, Callable]:
+def figure_blocks(registry: Registry) -> dict[str, BlockSpec]:
     """The figure blocks, by name; each reads the registry when a page uses it."""
-    return {"figure:final-loss": final_loss, "figure:energy-kept": energy_kept,
-            "figure:optics-enob": optics_enob, "figure:sweep": sweep,
-            "figure:bytes": bytes_per_collective, "figure:breakevens": breakevens,
-            "figure:band-positions": band_positions, "figure:bit-planes": bit_planes,
-            "figure:seeds": seeds, "figure:target": target,
-            "figure:module-rate": module_rate, "figure:link-energy": link_energy}
-
-
-def blocks(registry: Registry, root=None) -> dict[str, Callable]:
-    """The same as figure_blocks (the name the build looks for in each block module)."""
-    return figure_blocks(registry)
+    fns = {"figure:final-loss": final_loss, "figure:energy-kept": energy_kept,
+           "figure:optics-enob": optics_enob, "figure:sweep": sweep,
+           "figure:bytes": bytes_per_collective, "figure:breakevens": breakevens,
+           "figure:band-positions": band_positions, "figure:bit-planes": bit_planes,
+           "figure:seeds": seeds, "figure:target": target,
+           "figure:module-rate": module_rate, "figure:link-energy": link_energy}
+    return {name: BlockSpec(fn) for name, fn in fns.items()}
