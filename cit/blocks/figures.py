@@ -374,7 +374,7 @@ def target(ctx) -> str:
     if s is None:
         raise BuildError("figure:target", 'series "curve.A" is missing')
     goal = _num(reg, "target", "exp.target")
-    line = sp.Line(s.id, "AdamW mean; target", s.x, s.y, colour="A", lo=s.extra.get("lo"),
+    line = sp.Line(s.id, "AdamW; target", s.x, s.y, colour="A", lo=s.extra.get("lo"),
                    hi=s.extra.get("hi"), end=goal)
     svg = _draw("target", sp.line_chart, [line], sp.Axis("Training step"),
                 sp.Axis("Validation loss (log scale)", log=True),
