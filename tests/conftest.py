@@ -27,12 +27,12 @@ def vendored_files():
 @pytest.fixture(scope="session")
 def upstream_mirror() -> Path:
     """The upstream mirror, found as the build finds it (cit.vendor.mirror_dir: the
-    CIT_VENDOR_MIRROR variable, then ../shared/upstream/ beside the clone)."""
+    CIT_VENDOR_MIRROR variable, then shared/upstream/ in the folder that holds the clone)."""
     from cit.vendor import mirror_dir
     found = mirror_dir(None)
     if found is None:
         pytest.fail("no upstream mirror: set CIT_VENDOR_MIRROR to a copy of the upstream "
-                    "repository, or put it in ../shared/upstream/ beside the clone")
+                    "repository, or put it in shared/upstream/ in the folder that holds the clone")
     return found
 
 
