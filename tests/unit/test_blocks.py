@@ -1,9 +1,17 @@
 """The generic blocks over the tiny site: registry tables, the tested table, the number
 index and the glossary (cit/blocks/generic.py)."""
 
+import os
 import re
+import shutil
+import subprocess
+import sys
 
-from tests.conftest import page_text
+import pytest
+
+from cit.errors import BuildError
+
+from tests.conftest import ROOT, page_text
 
 
 def test_the_number_index_lists_every_number_with_where_it_appears(site, render_registry):
@@ -65,3 +73,47 @@ def test_the_tested_table_shows_each_verification_figure(site, render_registry):
     html = page_text(site, "tested/index.html")
     assert '<th scope="row">Things checked</th>' in html
     assert f'data-id="build.checked" data-kind="derived">{render_registry.numbers["build.checked"].text}<' in html
+
+
+# ---- the block table (cit/blocks/__init__.py) ------------------------------------------
+
+def _table(render_registry):
+    from cit.blocks import block_table
+    # the explorer's computation is only read when a page uses @[explorer]
+    return block_table(render_registry, ROOT / "content", ROOT / "templates", None)
+
+
+def test_the_block_table_registers_every_kind_of_block_by_name(render_registry):
+    table = _table(render_registry)
+    assert {"table:number-index", "table:tested", "glossary", "decks", "chart:loss-curves",
+            "chart:optics-curves", "chart:band-energy", "chart:sweep", "chain",
+            "explorer"} <= set(table)
+    assert {f"table:{t}" for t in render_registry.tables} <= set(table)
+
+
+def test_only_the_glossary_and_the_number_index_are_late_in_that_order(render_registry):
+    late = {n: s.late_order for n, s in _table(render_registry).items()
+            if s.late_order is not None}
+    assert sorted(late, key=late.get) == ["glossary", "table:number-index"]
+
+
+def test_a_registry_table_named_like_a_generated_block_fails(render_registry):
+    from cit.blocks import generic_blocks
+    render_registry.add_table("tested", "caption", ("A",), [("x",)])
+    with pytest.raises(BuildError) as e:
+        generic_blocks(render_registry)
+    assert "@[table:tested]" in e.value.message
+
+
+def test_a_broken_import_in_a_block_module_is_an_import_error(tmp_path):
+    pkg = tmp_path / "cit"
+    shutil.copytree(ROOT / "cit", pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    charts = pkg / "blocks" / "charts.py"
+    charts.write_text(charts.read_text().replace(
+        "import math\n", "import math\nimport no_such_module_for_this_test\n", 1))
+    r = subprocess.run([sys.executable, "-c", "import cit.blocks"], cwd=tmp_path,
+                       capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert r.returncode != 0
+    assert "ModuleNotFoundError: No module named 'no_such_module_for_this_test'" in r.stderr
+    assert "cit/blocks/charts.py" in r.stderr
