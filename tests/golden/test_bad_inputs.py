@@ -6,6 +6,7 @@ upstream), so the hash check passes and the defect itself is what the build must
 
 import json
 import re
+import shutil
 
 import pytest
 import yaml
