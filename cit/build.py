@@ -96,8 +96,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
         previous = read_page_records(root) if use_cache else {}
     key_inputs = incremental.KeyInputs(
         site="", registry=reg, glossary={},
-        content_other=incremental.files_digest(root, ("content", "data", "vendored/lock.yaml"),
-                                               "*.y*ml"))
+        content_other=incremental.block_inputs_digest(root))
     site = render.render_site(reg, root / "content", root / "templates", blocks, build_info,
                               key_inputs=key_inputs, previous=previous)
     check_claims(reg)

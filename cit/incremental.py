@@ -87,6 +87,18 @@ def files_digest(root: Path, folders: Iterable[str], pattern: str = "*") -> str:
     return h.hexdigest()
 
 
+def block_inputs_digest(root: Path) -> str:
+    """What a block may read besides the registry: the data files, the lock and the
+    content files that are not pages, the glossary excepted (a page depends on the
+    entries of the terms it links, and a late page on all of them)."""
+    h = hashlib.sha256()
+    paths = [*(root / "content").glob("*.y*ml"), *(root / "data").rglob("*"),
+             root / "vendored" / "lock.yaml"]
+    for p in sorted(x for x in paths if x.is_file() and x.name != "glossary.yaml"):
+        h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def site_key(root: Path, build_info: Mapping, fronts: Iterable[tuple]) -> str:
     """What every page depends on: templates and static files, the code, the build
     stamp, and each page's front matter (`fronts`: (out, layout, title, description,
@@ -166,8 +178,9 @@ def page_key(inputs: KeyInputs, source: bytes, rec: PageRecord | None,
     data = (_h(inputs.registry_hash(), inputs.content_other) if uses_blocks else
             _h(number_entries(inputs.registry, rec.numbers_shown + rec.numbers_appearing),
                claim_entries(inputs.registry, rec.claims_cited)))
-    return _h(inputs.site, source, term_entries(inputs.glossary, rec.terms_linked),
-              data, others_usage)
+    # a page with a late block may list every term (the glossary does)
+    terms = list(inputs.glossary) if others_usage else rec.terms_linked
+    return _h(inputs.site, source, term_entries(inputs.glossary, terms), data, others_usage)
 
 
 def claim_entries(registry, ids) -> str:
