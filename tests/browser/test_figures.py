@@ -54,6 +54,23 @@ def test_every_deck_has_figures_with_title_description_and_data_table(built_site
             assert re.search(r'<details class="chart-data">.*<table', f, re.S), f"{d.name} {uid}: no data table"
 
 
+def test_every_deck_stays_within_its_byte_budget(built_site):
+    """HTML + CSS + own scripts of each deck, counted as benchmarks/bench_build.py counts
+    page weights, within data/budgets.yaml's deck budget."""
+    import yaml
+    root = Path(__file__).resolve().parents[2]
+    budget = yaml.safe_load((root / "data" / "budgets.yaml").read_text())["deck_bytes"]["value"]
+    for d in deck_dirs(Path(built_site)):
+        page = d / "index.html"
+        text = page.read_text()
+        total = len(text.encode())
+        for ref in sorted(set(re.findall(r'(?:src|href)="([^"]+\.(?:js|css))"', text))):
+            f = (page.parent / ref).resolve()
+            assert f.is_file(), f"{d.name}: {ref} is missing"
+            total += f.stat().st_size
+        assert total <= budget, f"{d.name}: {total} bytes, over the deck budget of {budget}"
+
+
 def _card_says(page) -> dict:
     page.wait_for_selector(CARD_READY)
     card = page.locator("#cit-prov-card")
