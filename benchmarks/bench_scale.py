@@ -93,18 +93,18 @@ def scale_folder(src: Path, dst: Path, k: int) -> int:
     return n
 
 
-def rewrite_results_md(text: str, doc: tables.Doc) -> str:
+def rewrite_results_md(text: str, doc: tables.ResultsDoc) -> str:
     """The results.md `text` with every checked table and prose number replaced by our
     recomputation from the (synthetic) logs: tables take the recomputed header and rows;
     a prose line's numbers, in order, take the recomputed texts."""
-    parsed = resultsmd.parse(text)
+    parsed = resultsmd.parse_results_md(text)
     lines = text.split("\n")
     for (_, start, _, body), t in reversed(list(zip(parsed.tables, doc.tables))):
         rows = []
         for (_, cells), row in zip(body, t.rows):
             rows.append([cells[i] if isinstance(c, tables.NumbersOnly) else
-                         (c.text if isinstance(c, tables.Q) else str(c)) for i, c in enumerate(row)])
-        rows += [[c.text if isinstance(c, tables.Q) else str(c) for c in row]
+                         (c.text if isinstance(c, tables.Quantity) else str(c)) for i, c in enumerate(row)])
+        rows += [[c.text if isinstance(c, tables.Quantity) else str(c) for c in row]
                  for row in t.rows[len(body):]]
         new = ["| " + " | ".join(t.columns) + " |", lines[start], *("| " + " | ".join(r) + " |" for r in rows)]
         end = body[-1][0] if body else start + 1
@@ -141,9 +141,13 @@ def make_project(k: int, base: Path) -> Path:
     _synthetic_whys(proj / "data" / "sim" / "quoted.yaml")
     vendor.write_lock(mirror, proj / "vendored" / "lock.yaml")
     vendor.materialise(mirror, proj)
-    from cit.sim.compute import compute_from_paths
-    from cit.sim.report import RESULTS, write_results
-    write_results(compute_from_paths(proj), proj / RESULTS)
+    # the simulator's fitted inputs and recorded results, redone from the synthetic logs
+    # by its own commands, as its docs say to after new data
+    for args in (["calibrate"], []):
+        r = subprocess.run([sys.executable, "-m", "cit.sim", *args, "--root", str(proj)],
+                           cwd=ROOT, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SystemExit(f"python -m cit.sim {' '.join(args)} failed at {proj}:\n{r.stderr}")
     (proj / "logs.txt").write_text(f"{logs}\n")
     return proj
 
@@ -172,8 +176,8 @@ t0 = time.perf_counter()
 vendored = vendor.materialise(None, proj)
 study = yamlio.load((proj / "data" / "study.yaml").read_text())
 reg = Registry()
-exp = experiment.load(vendored, proj, study, reg)
-cells = sim.build_stage(reg, exp, proj)
+exp = experiment.load_experiment(vendored, proj, study, reg)
+cells, _ = sim.build_stage(reg, exp, proj)
 seconds = time.perf_counter() - t0
 peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"seconds": seconds, "peak_kib": peak_kib, "numbers": len(reg),
