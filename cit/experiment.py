@@ -119,8 +119,15 @@ def _register_derived(reg, src, head: Folder, groups, folders, md1, vroot, study
                                ("wire", A.wire_bytes_per_step, run.wire_bytes_per_step)):
                 add(f"hub.{what}_ratio.{key}", a / b, fmt_ratio(a / b), "x", (A.rel, run.rel),
                     f"AdamW's {what} bytes per step ÷ this variant's")
+    add("hub.wire_ratio.B_to_band", B.wire_bytes_per_step / band.wire_bytes_per_step,
+        fmt_ratio(B.wire_bytes_per_step / band.wire_bytes_per_step), "x", (B.rel, band.rel),
+        "top-k's wire bytes per step ÷ the 1-D 256-point low band's")
     for g in groups:
+        if len(g.runs) == 1:
+            reg.show_one_seed(f"final_loss.{g.slug}", f"final_loss_mean.{g.slug}")
         r = g.first
+        add(f"wire_mb.{g.slug}", r.wire_bytes_per_step / 1e6, fmt(r.wire_bytes_per_step / 1e6, 1),
+            "MB", (r.rel,), "wire_bytes_per_step of the group's first run's config record ÷ 1e6")
         add(f"wire.{g.slug}", r.wire_bytes_per_step, fmt_int(r.wire_bytes_per_step), "bytes",
             (r.rel,), "wire_bytes_per_step of the group's first run's config record", "measured",
             f"{r.rel}:1 (config record)")
@@ -272,6 +279,7 @@ def _register_tables(reg: Registry, docs, groups, study):
                   [[g.label, Ref(f"seeds.{g.slug}"), Ref(f"final_loss.{g.slug}"),
                     Ref(f"payload.{g.slug}"), Ref(f"wire.{g.slug}"), Ref(f"wire_ratio.{g.slug}")]
                    for g in groups], source=f"{md1.file} §1 and the config records")
+    _register_headline_table(reg, groups, study["headline_groups"], md1.file)
     reg.add_table("loss", "Loss against communication: every cell checked against the upstream results.md",
                   loss.columns, _table_rows(loss), source=f"{md1.file} §1")
     reg.add_table("energy", "Share of energy kept by each selector at the same number of "
@@ -295,6 +303,42 @@ def _register_tables(reg: Registry, docs, groups, study):
     reg.add_table("shakespeare", "CPU diagnosis (TinyShakespeare): validation loss at each "
                   "hundredth step, with the clip rate of the preceding interval in brackets",
                   ["Run"] + [Ref(f"shakes.step.s{s}") for s in steps], srows, source=sh.file)
+
+
+def headline_label(run: Run) -> str:
+    """A short row label of our own for the hub's headline table, built from the config."""
+    c = run.cfg
+    if c.variant == "adamw":
+        return "A  AdamW"
+    shape = (f"2-D {c.chunk}x{c.chunk} chunks" if c.chunk_mode == "2d"
+             else f"1-D {c.chunk}-point chunks")
+    if c.variant == "optics":
+        design = "repaired optics" if c.feedback == "sent" else "first-design optics"
+        if c.enob is None:
+            return f"E  {design}, no quantisation, {shape}"
+        return f"E  {design}, ENOB {fmt_general(c.enob)}, {c.planes} planes"
+    if c.variant == "band":
+        name = "low band" if c.band == "low" else f"{c.band} band"
+        return f"{'C' if c.band == 'low' else 'F'}  {name}, {shape}"
+    return f"{tables.LETTER[c.variant]}  {'top-k' if c.variant == 'topk' else 'calibrated band'}, {shape}"
+
+
+def _register_headline_table(reg: Registry, groups, names: list[str], md_file: str) -> None:
+    """The hub's eight headline rows: final loss (one seed said as such), MB on the wire
+    a step and AdamW's wire bytes over the row's."""
+    by_name = {g.first.group: g for g in groups}
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        raise BuildError("data/study.yaml headline_groups", f"no completed runs for {unknown}")
+    rows = [[headline_label(by_name[n].first), Ref(f"seeds.{by_name[n].slug}"),
+             Ref(f"final_loss.{by_name[n].slug}"), Ref(f"wire_mb.{by_name[n].slug}"),
+             Ref(f"wire_ratio.{by_name[n].slug}")] for n in names]
+    reg.add_table("headline", "Final validation loss of the headline variants, with the "
+                  "megabytes each worker puts on the wire a step and how many times fewer "
+                  "that is than AdamW's",
+                  ["Variant", "Seeds", "Final validation loss (mean ± sd)",
+                   "Wire / step (MB)", "AdamW's wire bytes ÷ these"],
+                  rows, source=f"{md_file} §1 and the config records")
 
 
 def _shakes_label(run: Run) -> str:
