@@ -5,6 +5,9 @@ aria-label / placeholder attributes and the meta description) must be either
 
 - inside a `<data class="num">` element, i.e. a registered number (when the registry's
   numbers are given, its value, kind and text are checked against the entry), or
+- the text of a registered number inside a figure's mark (`<g class="fig-mark"
+  data-id=…>`, cit/svgplot.py): the mark must show its number's text; the rest of the
+  mark's text is checked like page text, or
 - a value cell of a chart's fallback table (a `<table data-fx=… data-fy=…>`: its column
   headers name their series with `data-series`, row i holds point i, the row header
   shows x and each cell y, followed by the lowest and highest seed in brackets when the
@@ -184,10 +187,10 @@ class _Scanner(HTMLParser):
             if tag == "script" and a.get("type") == "application/json" and \
                     (a.get("id") or "").startswith("fig-"):
                 self.figure = []
-        elif tag == "data" and "num" in classes:
+        elif (tag == "data" and "num" in classes) or ("fig-mark" in classes and "data-id" in a):
             self.exempt = len(self.stack)
             self.exempt_text = []
-            self.exempt_attrs = dict(a)
+            self.exempt_attrs = dict(a, **{"cit-mark": tag != "data"})
 
     def handle_startendtag(self, tag, attrs):
         self.handle_starttag(tag, attrs)
@@ -254,8 +257,41 @@ class _Scanner(HTMLParser):
         a = self.exempt_attrs
         text = "".join(self.exempt_text)
         self.exempt = 0
+        if a["cit-mark"]:
+            self._close_mark(a, text)
+            return
         self.parts.append(HOLE)
         self._check_num(a, text)
+
+    def _close_mark(self, a, text):
+        """A figure's mark (cit/svgplot.py): its text (its title, and any label) must
+        show its number's text; every occurrence of it is exempt, the rest is page text.
+        Its raw value is in data-value."""
+        nid = a.get("data-id")
+        if not nid:
+            self.problems.append(f"{self.page}: figure mark without data-id: {text!r}")
+            return
+        if self.numbers is None:
+            self.parts.append(HOLE)
+            return
+        n = self.numbers.get(nid)
+        if n is None:
+            self.problems.append(f"{self.page}: figure mark for unknown id {nid!r}")
+            return
+        shown = n.text
+        if shown not in text:
+            self.problems.append(f"{self.page}: figure mark {nid!r} does not show its text "
+                                 f"{shown!r}: {text.strip()!r}")
+        rest = text.split(shown) if shown else [text]
+        sel = self._selectors({".fig-mark"})
+        for k, part in enumerate(rest):
+            if k:
+                self.parts.append(HOLE)
+            self.parts.extend([SEP, (part, sel), SEP])
+        if (a.get("data-value"), a.get("data-kind")) != (n.raw(), n.kind):
+            self.problems.append(
+                f"{self.page}: figure mark {nid!r} has value {a.get('data-value')!r}, kind "
+                f"{a.get('data-kind')!r}; the registry has {n.raw()!r}, {n.kind!r}")
 
     def _check_num(self, a, text):
         nid = a.get("data-id")

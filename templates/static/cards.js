@@ -112,6 +112,7 @@ window.CIT_CARDS = (function () {
   /* ------------------------------------------------------------ provenance card */
 
   var CARD_ID = "cit-prov-card";
+  var NUM = "data.num, .fig-mark[data-id]"; // as in site.js
   var card = null;
   var owner = null;
   var refocusing = false; // returning focus to a number must not reopen its card
@@ -177,7 +178,7 @@ window.CIT_CARDS = (function () {
       : state === "failed" ? "could not be loaded" : "not recorded";
     var kind = entry.kind || num.getAttribute("data-kind") || "not recorded";
     var raw = entry.value !== undefined && entry.value !== null
-      ? String(entry.value) : (num.getAttribute("value") || "");
+      ? String(entry.value) : (num.getAttribute("value") || num.getAttribute("data-value") || "");
     var shown = (entry.text !== undefined ? String(entry.text) : num.textContent.trim()) +
       (entry.unit ? " " + entry.unit : "");
 
@@ -303,7 +304,7 @@ window.CIT_CARDS = (function () {
 
   var on = {
     click: function (e) {
-      var num = closestFrom(e.target, "data.num");
+      var num = closestFrom(e.target, NUM);
       if (num) {
         openCard(num, false);
         return;
@@ -322,7 +323,7 @@ window.CIT_CARDS = (function () {
         return;
       }
       if (e.key === "Enter" || e.key === " " || e.key === "Spacebar") {
-        var num = closestFrom(e.target, "data.num");
+        var num = closestFrom(e.target, NUM);
         if (num && !e.altKey && !e.ctrlKey && !e.metaKey) {
           e.preventDefault();
           openCard(num, true);
@@ -332,7 +333,7 @@ window.CIT_CARDS = (function () {
 
     focusin: function (e) {
       load();
-      var num = closestFrom(e.target, "data.num");
+      var num = closestFrom(e.target, NUM);
       if (num && !refocusing && focusVisible(num)) openCard(num, false);
       var link = closestFrom(e.target, "a.term[data-term]");
       if (link) showTip(link);
@@ -350,7 +351,7 @@ window.CIT_CARDS = (function () {
     },
 
     mouseover: function (e) {
-      if (closestFrom(e.target, "data.num")) load();
+      if (closestFrom(e.target, NUM)) load();
       var link = closestFrom(e.target, "a.term[data-term]");
       if (link) showTip(link);
     },

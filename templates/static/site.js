@@ -1,4 +1,5 @@
-/* site.js (every page, no dependencies): every number (<data class="num" data-id="…">)
+/* site.js (every page, no dependencies): every number (<data class="num" data-id="…">,
+   or a figure's mark <g class="fig-mark" data-id="…">)
    becomes a button that opens its provenance card, and every glossary term
    (<a class="term" data-term="…">) shows its definition on hover or focus.
 
@@ -13,6 +14,8 @@
 
   var CARD_ID = "cit-prov-card";
   var TERM = "a.term[data-term]";
+  // a number: its text element, or a mark of a build-time SVG figure (cit/svgplot.py)
+  var NUM = "data.num, .fig-mark[data-id]";
   var me = document.currentScript || document.querySelector('script[src$="static/site.js"]');
   var cardsSrc = me && me.src ? me.src.replace(/site\.js([?#].*)?$/, "cards.js") : "";
   var ui = null;
@@ -58,7 +61,7 @@
   /* Before cards.js is here, remember the last request and whether it still holds. */
   var early = {
     click: function (e) {
-      var num = closestFrom(e.target, "data.num");
+      var num = closestFrom(e.target, NUM);
       intent = null;
       if (num) want(function () { ui.openCard(num, false); });
     },
@@ -67,7 +70,7 @@
         intent = null;
         return;
       }
-      var num = closestFrom(e.target, "data.num");
+      var num = closestFrom(e.target, NUM);
       if (num && (e.key === "Enter" || e.key === " " || e.key === "Spacebar") &&
           !e.altKey && !e.ctrlKey && !e.metaKey) {
         e.preventDefault();
@@ -76,7 +79,7 @@
     },
     focusin: function (e) {
       loadCards();
-      var num = closestFrom(e.target, "data.num");
+      var num = closestFrom(e.target, NUM);
       if (num && focusVisible(num)) {
         want(function () { if (document.activeElement === num) ui.openCard(num, false); });
       }
@@ -84,7 +87,7 @@
       if (link) want(function () { if (document.activeElement === link) ui.showTip(link); });
     },
     mouseover: function (e) {
-      if (closestFrom(e.target, "data.num")) loadCards();
+      if (closestFrom(e.target, NUM)) loadCards();
       var link = closestFrom(e.target, TERM);
       if (link) want(function () { if (link.matches(":hover")) ui.showTip(link); });
     },
@@ -105,7 +108,7 @@
   listen(window, "resize");
 
   function setUpNumbers() {
-    var nums = document.querySelectorAll("data.num");
+    var nums = document.querySelectorAll(NUM);
     for (var i = 0; i < nums.length; i++) {
       var num = nums[i];
       if (!num.hasAttribute("tabindex")) num.tabIndex = 0;

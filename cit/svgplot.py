@@ -1,0 +1,521 @@
+"""Build-time SVG figures: line charts, horizontal bar charts and strip diagrams, drawn
+in Python with no library and no JavaScript (docs: README "Figures").
+
+Each function returns one `<svg>` element as a string: viewBox-scaled (it fills its
+column and shrinks to a 390 px phone), with a `<title>` and a `<desc>` that name it,
+styled by classes that static/figures.css colours for light, dark and print. Output is
+deterministic: the same input gives the same bytes (coordinates are rounded to a tenth
+of a unit, nothing depends on dict order, time or randomness).
+
+The API
+-------
+    line_chart(lines, x, y, *, title, desc, uid, markers=(), width=400, height=300) -> str
+        `lines`: `Line`s (x/y values, a palette colour, a dash, an optional min-max seed
+        band `lo`/`hi`, an optional registry number `end` that the line's last point shows).
+        Each line is labelled directly at its right end (labels are pushed apart so they
+        never overlap); there is no legend. `x` and `y` are `Axis`es, linear or log.
+        `markers`: `VLine`s, vertical marker lines with a label (break-evens), each
+        optionally a registry number.
+    bar_chart(bars, axis, *, title, desc, uid, width=400) -> str
+        Horizontal bars, one row per `Bar`, with an optional error range (`lo`/`hi`,
+        drawn as a whisker) and the bar's value written at its end. Consecutive bars with
+        the same `group` are drawn together under the group's heading. The value axis
+        may be log (bars then start at the axis minimum).
+    strip_diagram(strips, *, title, desc, uid, length, columns=None, width=400) -> str
+        One row of cells per `Strip` (e.g. the positions of a chunk a band keeps, or a
+        value's bit planes); `cells` holds the indices that are on. With `columns`, each
+        strip wraps into a grid of that many columns. A strip may end in a registry
+        number (e.g. the share of energy it keeps).
+
+Numbers on marks
+----------------
+A mark that shows a registry number (a bar, a line's end point, a marker, a strip's
+figure) is `<g class="fig-mark" data-id=ID data-kind=KIND data-value=RAW>` holding a
+`<title>` that contains the number's text, so a pointer shows it and a screen reader
+reads it. static/site.js gives these the same role, focus and provenance card as a
+`<data class="num">` element, and the no-naked-numbers check (cit/naked.py) verifies
+their id, kind, value and text against the registry. A figure with such marks has
+`role="group"` (its marks are buttons; `role="img"` would hide them from assistive
+technology and axe forbids focusable content inside an image); one without has
+`role="img"`. Both are named by their `<title>` and described by their `<desc>`.
+
+Axis tick labels (class `fig-tick`) are scale positions computed here from the data
+range, not results; data/allowlist.yaml exempts them from the naked-number check.
+Numbers are duck-typed: anything with `.id`, `.kind`, `.text` and `.raw()`, such as
+`cit.registry.Number`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from html import escape as e
+
+# Palette keys a Line, Bar or Strip may use: the variant letters (static/figures.css
+# gives each a stroke and fill shade that holds 3:1 against the page in light and
+# dark mode) and "muted" for context marks.
+COLOURS = ("A", "B", "C", "D", "E", "F", "Cprime", "Eprime", "muted")
+DASHES = {"solid": "", "dash": "6 4", "dot": "1.5 3", "dashdot": "6 3 1.5 3",
+          "longdash": "11 4"}
+FONT = 13            # viewBox units; a 400-unit figure keeps text legible on a phone
+LINE_GAP = 15        # the least vertical distance between two end-of-line labels
+CHAR_W = 0.56        # average glyph width as a share of the font size (label sizing)
+
+
+@dataclass(frozen=True)
+class Axis:
+    """A value axis: its title, log or linear, and optional fixed bounds."""
+    title: str
+    log: bool = False
+    lo: float | None = None
+    hi: float | None = None
+
+
+@dataclass(frozen=True)
+class Line:
+    """One series of a line chart. `lo`/`hi` (same length as `x`) shade a min-max band;
+    `end` is the registry number the last point shows (a focusable mark)."""
+    key: str
+    label: str
+    x: tuple
+    y: tuple
+    colour: str = "A"
+    dash: str = "solid"
+    lo: tuple | None = None
+    hi: tuple | None = None
+    end: object = None
+
+
+@dataclass(frozen=True)
+class VLine:
+    """A vertical marker at `x` with a label; `number` makes it a focusable mark."""
+    x: float
+    label: str
+    number: object = None
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One bar: `value` from the axis start, an optional error range `lo`-`hi`, the
+    registry `number` it shows (its text is written at the bar's end)."""
+    label: str
+    value: float
+    number: object = None
+    colour: str = "A"
+    lo: float | None = None
+    hi: float | None = None
+    group: str = ""
+
+
+@dataclass(frozen=True)
+class Strip:
+    """One row of a strip diagram: the indices in `on` are filled in `colour`; `number`
+    (optional) is written after the row."""
+    label: str
+    on: tuple
+    colour: str = "A"
+    number: object = None
+
+
+class FigureError(ValueError):
+    """Input a figure cannot be drawn from (the caller names the block)."""
+
+
+# ---------------------------------------------------------------- small helpers
+
+def _f(v: float) -> str:
+    """A coordinate: one decimal, no trailing ".0", no "-0"."""
+    s = f"{v:.1f}"
+    if s.endswith(".0"):
+        s = s[:-2]
+    return "0" if s == "-0" else s
+
+
+def _finite(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _text_width(text: str, size: float = FONT) -> float:
+    return len(text) * size * CHAR_W
+
+
+def _colour(key: str) -> str:
+    if key not in COLOURS:
+        raise FigureError(f"colour {key!r} is not one of {COLOURS}")
+    return key
+
+
+def mark(number, title: str, inner: str) -> str:
+    """A mark that shows registry number `number`: its `<title>` must contain the
+    number's text (cit/naked.py checks it)."""
+    if number.text not in title:
+        raise FigureError(f"mark for {number.id!r}: its title {title!r} does not show {number.text!r}")
+    return (f'<g class="fig-mark" data-id="{e(number.id)}" data-kind="{e(number.kind)}" '
+            f'data-value="{e(number.raw())}"><title>{e(title)}</title>{inner}</g>')
+
+
+def _svg(uid: str, width: float, height: float, title: str, desc: str, body: str,
+         interactive: bool) -> str:
+    if not uid or not uid.replace("-", "").isalnum():
+        raise FigureError(f"figure id {uid!r} must be letters, digits and hyphens")
+    if not title.strip() or not desc.strip():
+        raise FigureError(f"figure {uid!r} needs a title and a description")
+    role = "group" if interactive else "img"
+    return (f'<svg class="svg-figure" id="{uid}" viewBox="0 0 {_f(width)} {_f(height)}" '
+            f'role="{role}" aria-labelledby="{uid}-t" aria-describedby="{uid}-d" '
+            f'font-size="{FONT}" xmlns="http://www.w3.org/2000/svg">'
+            f'<title id="{uid}-t">{e(title)}</title><desc id="{uid}-d">{e(desc)}</desc>'
+            f"{body}</svg>")
+
+
+# ---------------------------------------------------------------- scales and ticks
+
+@dataclass(frozen=True)
+class Scale:
+    """Maps data values in [lo, hi] (linear or log) onto pixels [p0, p1]."""
+    lo: float
+    hi: float
+    p0: float
+    p1: float
+    log: bool = False
+
+    def __call__(self, v: float) -> float:
+        if self.log:
+            a, b, t = math.log10(self.lo), math.log10(self.hi), math.log10(v)
+        else:
+            a, b, t = self.lo, self.hi, v
+        return self.p0 + (t - a) / (b - a) * (self.p1 - self.p0)
+
+
+def _nice_step(span: float, target: int = 5) -> float:
+    raw = span / target
+    mag = 10 ** math.floor(math.log10(raw))
+    for m in (1, 2, 2.5, 5, 10):
+        if m * mag >= raw:
+            return m * mag
+    return 10 * mag
+
+
+def domain(values, axis: Axis) -> tuple[float, float, list[float]]:
+    """The axis bounds and tick positions for `values` (finite ones; positive ones on a
+    log axis), widened to round numbers unless the axis fixes them."""
+    vals = [v for v in values if _finite(v) and (not axis.log or v > 0)]
+    if axis.lo is not None:
+        vals.append(axis.lo)
+    if axis.hi is not None:
+        vals.append(axis.hi)
+    if not vals:
+        raise FigureError(f"axis {axis.title!r}: no value to draw")
+    lo, hi = min(vals), max(vals)
+    if axis.log:
+        return _log_domain(lo, hi, axis)
+    if lo == hi:
+        lo, hi = (lo - 1, hi + 1) if lo == 0 else (lo - abs(lo) / 2, hi + abs(hi) / 2)
+    step = _nice_step(hi - lo)
+    a = axis.lo if axis.lo is not None else math.floor(lo / step + 1e-9) * step
+    b = axis.hi if axis.hi is not None else math.ceil(hi / step - 1e-9) * step
+    first = math.ceil(a / step - 1e-9)
+    ticks = [round(k * step, 12) for k in range(first, int(math.floor(b / step + 1e-9)) + 1)]
+    return a, b, ticks
+
+
+def _log_domain(lo: float, hi: float, axis: Axis) -> tuple[float, float, list[float]]:
+    if lo == hi:
+        lo, hi = lo / 2, hi * 2
+    d0, d1 = math.floor(math.log10(lo) + 1e-9), math.ceil(math.log10(hi) - 1e-9)
+    decades = max(1, d1 - d0)
+    mults = (1,) if decades > 3 else (1, 2, 5) if decades > 1 else (1, 1.5, 2, 3, 5, 7)
+    cands = sorted({round(m * 10 ** d, 12) for d in range(d0 - 1, d1 + 1) for m in mults})
+    a = axis.lo if axis.lo is not None else max(c for c in cands if c <= lo * (1 + 1e-9))
+    b = axis.hi if axis.hi is not None else min(c for c in cands if c >= hi * (1 - 1e-9))
+    ticks = [c for c in cands if a * (1 - 1e-9) <= c <= b * (1 + 1e-9)]
+    return a, b, ticks
+
+
+def tick_text(v: float) -> str:
+    """A tick label: thousands separated, no needless zeros ("0.05", "2.5", "10,000")."""
+    if v == 0:
+        return "0"
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    decimals = max(0, -math.floor(math.log10(abs(v))) + 2)
+    s = f"{v:.{decimals}f}"
+    if "." in s:
+        s = s.rstrip("0").rstrip(".")
+    return s
+
+
+def _x_axis(sx: Scale, ticks, top: float, bottom: float, title: str) -> str:
+    out = [f'<g class="fig-axis">']
+    for t in ticks:
+        x = _f(sx(t))
+        out.append(f'<line class="fig-grid" x1="{x}" x2="{x}" y1="{_f(top)}" y2="{_f(bottom)}"/>'
+                   f'<text class="fig-tick" x="{x}" y="{_f(bottom + FONT + 3)}" '
+                   f'text-anchor="middle">{tick_text(t)}</text>')
+    mid = (sx.p0 + sx.p1) / 2
+    out.append(f'<text class="fig-axis-title" x="{_f(mid)}" y="{_f(bottom + 2 * FONT + 10)}" '
+               f'text-anchor="middle">{e(title)}</text></g>')
+    return "".join(out)
+
+
+def _y_axis(sy: Scale, ticks, left: float, right: float, title: str, title_y: float) -> str:
+    out = [f'<g class="fig-axis">']
+    for t in ticks:
+        y = _f(sy(t))
+        out.append(f'<line class="fig-grid" x1="{_f(left)}" x2="{_f(right)}" y1="{y}" y2="{y}"/>'
+                   f'<text class="fig-tick" x="{_f(left - 5)}" y="{_f(sy(t) + FONT * 0.35)}" '
+                   f'text-anchor="end">{tick_text(t)}</text>')
+    out.append(f'<text class="fig-axis-title" x="{_f(left - 5)}" y="{_f(title_y)}" '
+               f'text-anchor="start">{e(title)}</text></g>')
+    return "".join(out)
+
+
+# ---------------------------------------------------------------- line chart
+
+def _path(points) -> str:
+    """An SVG path through points; None (a missing value) breaks the line."""
+    out, pen = [], "M"
+    for p in points:
+        if p is None:
+            pen = "M"
+            continue
+        out.append(f"{pen}{_f(p[0])} {_f(p[1])}")
+        pen = "L"
+    return "".join(out)
+
+
+def _check_line(ln: Line) -> None:
+    if len(ln.x) != len(ln.y):
+        raise FigureError(f"line {ln.key!r}: {len(ln.x)} x values but {len(ln.y)} y values")
+    for name in ("lo", "hi"):
+        band = getattr(ln, name)
+        if band is not None and len(band) != len(ln.x):
+            raise FigureError(f"line {ln.key!r}: {name} has {len(band)} values for {len(ln.x)} points")
+    if ln.dash not in DASHES:
+        raise FigureError(f"line {ln.key!r}: dash {ln.dash!r} is not one of {sorted(DASHES)}")
+    _colour(ln.colour)
+
+
+def spread_labels(wanted: list[float], gap: float, lo: float, hi: float) -> list[float]:
+    """Label positions as close as possible to `wanted` (in order), at least `gap` apart
+    and inside [lo, hi]: a forward then a backward sweep over the sorted positions."""
+    order = sorted(range(len(wanted)), key=lambda i: (wanted[i], i))
+    pos = [min(max(wanted[i], lo), hi) for i in order]
+    for k in range(1, len(pos)):
+        pos[k] = max(pos[k], pos[k - 1] + gap)
+    if pos and pos[-1] > hi:
+        pos[-1] = hi
+        for k in range(len(pos) - 2, -1, -1):
+            pos[k] = min(pos[k], pos[k + 1] - gap)
+    out = [0.0] * len(wanted)
+    for k, i in enumerate(order):
+        out[i] = pos[k]
+    return out
+
+
+def _last_point(ln: Line, sx: Scale, sy: Scale, log_y: bool):
+    for x, y in zip(reversed(ln.x), reversed(ln.y)):
+        if _finite(x) and _finite(y) and (not log_y or y > 0):
+            return sx(x), sy(y)
+    return None
+
+
+def line_chart(lines, x: Axis, y: Axis, *, title: str, desc: str, uid: str,
+               markers=(), width: float = 400, height: float = 300) -> str:
+    """A line chart as an `<svg>` string (see the module docstring)."""
+    lines = list(lines)
+    if not lines:
+        raise FigureError(f"figure {uid!r}: no line to draw")
+    for ln in lines:
+        _check_line(ln)
+    xs = [v for ln in lines for v in ln.x] + [m.x for m in markers]
+    ys = [v for ln in lines for v in ln.y + (ln.lo or ()) + (ln.hi or ())]
+    x0, x1, xticks = domain(xs, x)
+    y0, y1, yticks = domain(ys, y)
+    labels = [ln.label + (f" {ln.end.text}" if ln.end is not None else "") for ln in lines]
+    right = min(width * 0.42, max(_text_width(t) for t in labels) + 16)
+    ytick_w = max(_text_width(tick_text(t)) for t in yticks)
+    left, top, bottom = ytick_w + 12, 2 * FONT + 6, height - 2 * FONT - 16
+    sx = Scale(x0, x1, left, width - right, x.log)
+    sy = Scale(y0, y1, bottom, top, y.log)
+
+    def pt(a, b):
+        ok = _finite(a) and _finite(b) and (not x.log or a > 0) and (not y.log or b > 0)
+        return (sx(a), sy(b)) if ok else None
+
+    body = [_y_axis(sy, yticks, left, width - right, y.title, FONT),
+            _x_axis(sx, xticks, top, bottom, x.title)]
+    for m in markers:
+        body.append(_marker(m, sx, top, bottom, x.log))
+    for ln in lines:
+        if ln.lo is not None and ln.hi is not None and any(a != b for a, b in zip(ln.lo, ln.hi)):
+            up = [pt(a, b) for a, b in zip(ln.x, ln.hi)]
+            down = [pt(a, b) for a, b in zip(ln.x, ln.lo)]
+            ring = [p for p in up if p] + [p for p in reversed(down) if p]
+            body.append(f'<path class="fig-band c-{ln.colour}" d="{_path(ring)}Z"/>')
+    for ln in lines:
+        dash = DASHES[ln.dash]
+        da = f' stroke-dasharray="{dash}"' if dash else ""
+        d = _path([pt(a, b) for a, b in zip(ln.x, ln.y)])
+        body.append(f'<path class="fig-line c-{ln.colour}"{da} d="{d}"/>')
+    body.append(_end_labels(lines, labels, sx, sy, y.log, top, bottom, width - right))
+    interactive = any(ln.end is not None for ln in lines) or any(m.number is not None for m in markers)
+    return _svg(uid, width, height, title, desc, "".join(body), interactive)
+
+
+def _marker(m: VLine, sx: Scale, top: float, bottom: float, log: bool) -> str:
+    if not _finite(m.x) or (log and m.x <= 0):
+        raise FigureError(f"marker {m.label!r}: x {m.x!r} cannot be drawn on this axis")
+    x = sx(m.x)
+    inner = (f'<line class="fig-marker" x1="{_f(x)}" x2="{_f(x)}" y1="{_f(top)}" y2="{_f(bottom)}"/>'
+             f'<text class="fig-marker-label" transform="translate({_f(x - 4)} {_f(top + 4)}) rotate(-90)" '
+             f'text-anchor="end" font-size="{FONT - 2}">{e(m.label)}</text>')
+    if m.number is None:
+        return inner
+    hit = f'<rect class="fig-hit" x="{_f(x - 6)}" y="{_f(top)}" width="12" height="{_f(bottom - top)}"/>'
+    return mark(m.number, f"{m.label}: {m.number.text}", inner + hit)
+
+
+def _end_labels(lines, labels, sx, sy, log_y, top, bottom, x_end) -> str:
+    ends = [_last_point(ln, sx, sy, log_y) for ln in lines]
+    keep = [i for i, p in enumerate(ends) if p is not None]
+    ys = spread_labels([ends[i][1] for i in keep], LINE_GAP, top + FONT / 2, bottom)
+    out = []
+    for i, ty in zip(keep, ys):
+        ln, (px, py) = lines[i], ends[i]
+        lx = x_end + 6
+        lead = (f'<path class="fig-lead c-{ln.colour}" d="M{_f(px)} {_f(py)}L{_f(lx - 2)} {_f(ty)}"/>'
+                if abs(ty - py) > 1 or lx - px > 8 else "")
+        words = f'<text class="fig-label" x="{_f(lx)}" y="{_f(ty + FONT * 0.35)}">{e(ln.label)}'
+        if ln.end is not None:
+            dot = f'<circle class="fig-dot c-{ln.colour}" cx="{_f(px)}" cy="{_f(py)}" r="3.5"/>'
+            out.append(lead + mark(ln.end, f"{ln.label}: {ln.end.text}",
+                                   dot + words + f' <tspan class="fig-value">{e(ln.end.text)}</tspan></text>'))
+        else:
+            out.append(lead + words + "</text>")
+    return "".join(out)
+
+
+# ---------------------------------------------------------------- bar chart
+
+def bar_chart(bars, axis: Axis, *, title: str, desc: str, uid: str, width: float = 400) -> str:
+    """Horizontal bars, grouped by consecutive `group`, as an `<svg>` string."""
+    bars = list(bars)
+    if not bars:
+        raise FigureError(f"figure {uid!r}: no bar to draw")
+    for b in bars:
+        _colour(b.colour)
+        if not _finite(b.value) or (axis.log and b.value <= 0):
+            raise FigureError(f"bar {b.label!r}: value {b.value!r} cannot be drawn on this axis")
+    vals = [v for b in bars for v in (b.value, b.lo, b.hi) if v is not None]
+    if not axis.log and axis.lo is None:
+        vals.append(0)
+    a, z, ticks = domain(vals, axis)
+    row, gap_group = 22, 20
+    groups = [b.group for b in bars]
+    heads = sum(1 for k, g in enumerate(groups) if g and (k == 0 or groups[k - 1] != g))
+    label_w = min(width * 0.4, max(_text_width(b.label) for b in bars) + 10)
+    value_w = max(_text_width(b.number.text if b.number else "") for b in bars) + 10
+    top = FONT + 10
+    height = top + len(bars) * row + heads * gap_group + 2 * FONT + 20
+    left, right = label_w, width - value_w
+    sx = Scale(a, z, left, right, axis.log)
+    bottom = height - 2 * FONT - 16
+    body = [_x_axis(sx, ticks, top, bottom, axis.title)]
+    y = top
+    for k, b in enumerate(bars):
+        if b.group and (k == 0 or groups[k - 1] != b.group):
+            body.append(f'<text class="fig-group" x="2" y="{_f(y + FONT + 2)}">{e(b.group)}</text>')
+            y += gap_group
+        body.append(_bar(b, sx, a, y, row, label_w))
+        y += row
+    return _svg(uid, width, height, title, desc, "".join(body),
+                any(b.number is not None for b in bars))
+
+
+def _bar(b: Bar, sx: Scale, start: float, y: float, row: float, label_w: float) -> str:
+    x0, x1 = sx(start), sx(b.value)
+    h = row - 8
+    cy = y + row / 2
+    label = (f'<text class="fig-label" x="{_f(label_w - 6)}" y="{_f(cy + FONT * 0.35)}" '
+             f'text-anchor="end">{e(b.label)}</text>')
+    shape = (f'<rect class="fig-bar c-{b.colour}" x="{_f(min(x0, x1))}" y="{_f(y + 4)}" '
+             f'width="{_f(abs(x1 - x0))}" height="{_f(h)}"/>')
+    if b.lo is not None and b.hi is not None and b.lo != b.hi:
+        lo, hi = sx(b.lo), sx(b.hi)
+        shape += (f'<path class="fig-whisker" d="M{_f(lo)} {_f(cy)}H{_f(hi)}M{_f(lo)} {_f(cy - 5)}'
+                  f'V{_f(cy + 5)}M{_f(hi)} {_f(cy - 5)}V{_f(cy + 5)}"/>')
+    if b.number is None:
+        return label + shape
+    end = max(x1, sx(b.hi) if b.hi is not None else x1)
+    text = (f'<text class="fig-value" x="{_f(end + 5)}" y="{_f(cy + FONT * 0.35)}">'
+            f"{e(b.number.text)}</text>")
+    return label + mark(b.number, f"{b.label}: {b.number.text}", shape + text)
+
+
+# ---------------------------------------------------------------- strip diagram
+
+def _runs(on: set, start: int, stop: int):
+    """Maximal runs [a, b) of consecutive indices of `on` within [start, stop)."""
+    k = start
+    while k < stop:
+        if k in on:
+            j = k
+            while j < stop and j in on:
+                j += 1
+            yield k, j
+            k = j
+        else:
+            k += 1
+
+
+def strip_diagram(strips, *, title: str, desc: str, uid: str, length: int,
+                  columns: int | None = None, axis_title: str = "", width: float = 400) -> str:
+    """Rows of `length` cells, those in each strip's `on` filled, as an `<svg>` string.
+    With `columns`, each strip wraps into a grid of `columns` cells a line."""
+    strips = list(strips)
+    if not strips or length < 1:
+        raise FigureError(f"figure {uid!r}: nothing to draw")
+    cols = columns or length
+    lines = math.ceil(length / cols)
+    label_w = max(_text_width(s.label) for s in strips) + 10
+    value_w = max((_text_width(s.number.text) for s in strips if s.number), default=0) + 10
+    cell = min(24.0, (width - label_w - value_w) / cols)
+    block_h = lines * cell
+    pitch = max(block_h, FONT + 4) + 12
+    top = 6
+    height = top + len(strips) * pitch + (FONT + 8 if axis_title else 0)
+    body = []
+    for r, s in enumerate(strips):
+        _colour(s.colour)
+        on = {int(i) for i in s.on}
+        if any(i < 0 or i >= length for i in on):
+            raise FigureError(f"strip {s.label!r}: an index lies outside 0..{length - 1}")
+        y = top + r * pitch
+        body.append(_strip(s, on, label_w, y, cell, cols, length, block_h))
+    if axis_title:
+        mid = label_w + cols * cell / 2
+        body.append(f'<text class="fig-axis-title" x="{_f(mid)}" y="{_f(height - 6)}" '
+                    f'text-anchor="middle">{e(axis_title)}</text>')
+    return _svg(uid, width, height, title, desc, "".join(body),
+                any(s.number is not None for s in strips))
+
+
+def _strip(s: Strip, on: set, x0: float, y: float, cell: float, cols: int, length: int,
+           block_h: float) -> str:
+    cy = y + block_h / 2
+    out = [f'<text class="fig-label" x="{_f(x0 - 6)}" y="{_f(cy + FONT * 0.35)}" '
+           f'text-anchor="end">{e(s.label)}</text>']
+    lines = math.ceil(length / cols)
+    for ln in range(lines):
+        a, b = ln * cols, min(length, (ln + 1) * cols)
+        out.append(f'<rect class="fig-cell-off" x="{_f(x0)}" y="{_f(y + ln * cell)}" '
+                   f'width="{_f((b - a) * cell)}" height="{_f(cell)}"/>')
+        for i, j in _runs(on, a, b):
+            out.append(f'<rect class="fig-cell c-{s.colour}" x="{_f(x0 + (i - a) * cell)}" '
+                       f'y="{_f(y + ln * cell)}" width="{_f((j - i) * cell)}" height="{_f(cell)}"/>')
+    if s.number is not None:
+        text = (f'<text class="fig-value" x="{_f(x0 + cols * cell + 6)}" y="{_f(cy + FONT * 0.35)}">'
+                f"{e(s.number.text)}</text>")
+        out.append(mark(s.number, f"{s.label}: {s.number.text}", text))
+    return "".join(out)
