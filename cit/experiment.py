@@ -243,27 +243,50 @@ def _curve(runs: list[Run]):
     return steps, list(g.mean()), list(g.min()), list(g.max())
 
 
+def chart_label(run: Run, *, detail: bool = False) -> str:
+    """A line's short name at its end in a chart: the variant letter and what sets it
+    apart; `detail` adds the optics runs' planes (charts of many optics runs)."""
+    c = run.cfg
+    shape = f"{c.chunk_mode[0]}-D {c.chunk}" + (f"x{c.chunk}" if c.chunk_mode == "2d" else "")
+    if c.variant == "adamw":
+        return "A AdamW"
+    if c.variant == "topk":
+        return "B top-k"
+    if c.variant == "calib":
+        return "D calibrated"
+    if c.variant == "band":
+        return f"C low {shape}" if c.band == "low" else f"F {c.band.replace('zigzag', 'zig-zag')}"
+    design = ("repaired" if c.feedback == "sent" and c.fs_every
+              else "band sent" if c.feedback == "sent" else "first")
+    enob = "exact" if c.enob is None else f"ENOB {fmt_general(c.enob)}"
+    return f"E {design}, {enob}" + (f", {c.planes} planes" if detail else "")
+
+
 def _register_series(reg, src, groups):
     optics_roles = {g.slug for g in groups if g.first.cfg.variant == "optics"} | {"C.1d256"}
     best_e = "E.e8p8.reset100.sent"
     for g in groups:
         x, y, lo, hi = _curve(g.runs)
         letter = g.label[0]
+        end = f"final_loss_mean.{g.slug}"
+        if reg.get(end).value != y[-1]:
+            raise BuildError(f"series of {g.slug}", f"the curve's last point {y[-1]!r} is not "
+                                                    f"{end} ({reg.get(end).value!r})")
         common = dict(kind="measured", sources=src(g.files),
                       locator=f"eval records (step, val_loss) of {len(g.runs)} run(s)",
-                      computation="mean over seeds of val_loss at each eval step; band = min and max")
+                      computation="mean over seeds of val_loss at each eval step; band = min and max",
+                      label=g.label, variant=letter, lo=tuple(lo), hi=tuple(hi), end=end)
         if letter != "E" or g.slug == best_e:
-            reg.add_series(f"curve.{g.slug}", x, y, label=g.label, variant=letter, role="hub",
-                           lo=tuple(lo), hi=tuple(hi), **common)
+            reg.add_series(f"curve.{g.slug}", x, y, role="hub", short=chart_label(g.first), **common)
         if g.slug in optics_roles:
-            reg.add_series(f"optics_curve.{g.slug}", x, y, label=g.label, variant=letter,
-                           role="optics", lo=tuple(lo), hi=tuple(hi), **common)
+            reg.add_series(f"optics_curve.{g.slug}", x, y, role="optics",
+                           short=chart_label(g.first, detail=True), **common)
     for slug in ("C.1d256", "E.e8p8.fixed.exact", "E.e8p8.reset100.sent"):
         g = next(g for g in groups if g.slug == slug)
         df = pd.DataFrame([(d.step, d.energy["delta"]["all"]["low"]) for r in g.runs for d in r.diags],
                           columns=["step", "share"]).groupby("step")["share"].mean()
         reg.add_series(f"band_energy.{slug}", list(df.index), list(df), label=g.label,
-                       variant=g.label[0], role="optics", kind="measured", sources=src(g.files),
+                       short=chart_label(g.first, detail=True), variant=g.label[0], role="optics", kind="measured", sources=src(g.files),
                        locator="diag records: energy.delta.all.low",
                        computation="the low band's share of the delta's energy at each diag "
                                    "step, mean over seeds")

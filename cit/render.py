@@ -504,6 +504,8 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
         for s in p.ctx.scripts:
             if s[0] not in static_names:
                 raise BuildError(p.doc.path, f"a block asks for static/{s[0]}, which does not exist")
+            if s[0] == PLOTLY:
+                continue   # fetched by charts.js when a reader reaches for a chart
             if s not in scripts:
                 scripts.append(s)
         # a page's numbers' provenance and its terms' definitions load on demand
