@@ -126,6 +126,8 @@ CHECK_CHARTS = """async ({settleMs}) => {
     try { want = JSON.parse(script.textContent).data.length; }
     catch (err) { failures.push(`${fid}: figure JSON does not parse: ${err}`); continue; }
     gd.scrollIntoView();
+    // plotly loads only when a reader reaches for a chart: the pointer enters it
+    gd.dispatchEvent(new PointerEvent('pointerenter', {bubbles: false}));
     const ok = await wait(() => gd.data && gd.data.length === want &&
                                 drawnTraces(gd).length === want &&
                                 drawnTraces(gd).every(g => tracePaths(g) > 0));
