@@ -360,7 +360,7 @@ def _register_headline_table(reg: Registry, groups, names: list[str], md_file: s
                   "megabytes each worker puts on the wire a step and how many times fewer "
                   "that is than AdamW's",
                   ["Variant", "Seeds", "Final validation loss (mean ± sd)",
-                   "Wire / step (MB)", "AdamW's wire bytes ÷ these"],
+                   "Wire / step (MB)", "A's wire bytes ÷ this row's"],
                   rows, source=f"{md_file} §1 and the config records")
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from cit.errors import BuildError
 from cit.fmt import fmt, fmt_int
-from cit.render import plotly_js
+from cit.render import PLOTLY, plotly_js
 
 PAGES = ("index.html", "optics/index.html", "method/index.html", "tested/index.html",
          "glossary/index.html", "decks/01-sources/index.html", "decks/02-traffic/index.html")
@@ -198,19 +198,23 @@ def test_deck_slides_are_sections_inside_a_deck_main(site):
     assert 'href="../../decks/02-traffic/index.html" rel="next"' in html
 
 
-def test_charts_only_load_plotly_on_chart_pages(site):
+def test_chart_pages_name_plotly_for_later_and_never_load_it_up_front(site):
+    """No page loads plotly with a <script>: each chart names the file in data-plotly-src
+    (relative to the page) and charts.js fetches it when a reader reaches for the chart."""
     chart_pages = set()
     for path in PAGES:
         html = _text(site, path)
         has_chart = 'class="chart"' in html
         loads = [a.get("src", "") for t, a in _elements(html) if t == "script"]
-        loads_plotly = any(s.endswith("static/plotly.min.js") for s in loads)
-        assert has_chart == loads_plotly, path
+        assert not any(s.endswith(PLOTLY) for s in loads), path
+        named = {a.get("data-plotly-src") for t, a in _elements(html) if a.get("data-plotly-src")}
+        root = "../" * path.count("/")
+        assert named == ({f"{root}static/{PLOTLY}"} if has_chart else set()), path
         assert has_chart == any(s.endswith("static/charts.js") for s in loads), path
         if has_chart:
             chart_pages.add(path)
     assert chart_pages == {"index.html", "decks/01-sources/index.html"}
-    assert site.files["static/plotly.min.js"] == plotly_js()
+    assert site.files["static/" + PLOTLY] == plotly_js()
     assert "cdn" not in "".join(_text(site, p) for p in PAGES).lower()
 
 
@@ -218,7 +222,7 @@ def test_no_plotly_file_is_copied_when_no_page_has_a_chart(render_content, rende
     hub = _hub_without_charts()
     deck = "---\ntitle: Sources\ndescription: D.\nlayout: deck\norder: 1\n---\n# Sources\n"
     site = render_tiny(render_content({"hub.md": hub, "decks/01-sources.md": deck}))
-    assert "static/plotly.min.js" not in site.files
+    assert "static/" + PLOTLY not in site.files
 
 
 def _hub_without_charts():
