@@ -24,7 +24,7 @@ TIMINGS = (("cold_build_s", "Cold build (no cache), median", 2),
 
 def _read(root: Path, rel: str) -> dict:
     try:
-        data = yamlio.load((root / rel).read_text())
+        data = yamlio.load((root / rel).read_text(), rel)
     except FileNotFoundError:
         raise BuildError(rel, "missing; run python benchmarks/bench_build.py") from None
     if not isinstance(data, dict):

@@ -10,16 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import vendor, yamlio
+from . import cache, output, vendor, yamlio
 from .errors import BuildError
 from .registry import Registry, Source
 
@@ -66,18 +63,25 @@ def data_stage_key(root: Path) -> str:
     return h.hexdigest()
 
 
+def _cached_shape(value) -> bool:
+    """What data_stages stores: (registry, {name: (verified, total)}, cells, computed)."""
+    return (isinstance(value, tuple) and len(value) == 4 and isinstance(value[0], Registry)
+            and isinstance(value[1], dict) and isinstance(value[2], int))
+
+
 def data_stages(root: Path, vendored, use_cache: bool):
     """Experiment and simulator stages: load, recompute, check, register. Their result is
     cached under the hash of their inputs, so a content-only edit or a no-op rebuild skips
     them (and the pandas and simpy imports); a cold build always runs every check."""
-    cache = root / ".cache" / f"data-stages-{data_stage_key(root)}.pickle"
-    if use_cache and cache.exists():
-        reg, verification, sim_cells, computed = pickle.loads(cache.read_bytes())
+    key = data_stage_key(root)
+    cached = cache.read(root, key, _cached_shape) if use_cache else None
+    if cached is not None:
+        reg, verification, sim_cells, computed = cached
         from . import sim
         sim.remember(root, computed)
         return reg, verification, sim_cells
     from . import experiment, sim
-    study = yamlio.load((root / "data" / "study.yaml").read_text())
+    study = yamlio.load((root / "data" / "study.yaml").read_text(), "data/study.yaml")
     reg = Registry()
     exp = experiment.load(vendored, root, study, reg)
     sim_cells = sim.build_stage(reg, exp, root)
@@ -85,13 +89,7 @@ def data_stages(root: Path, vendored, use_cache: bool):
     # it, and with it pandas, on every cached rebuild
     verification = {k: (c.verified, c.total) for k, c in exp.verification.items()}
     if use_cache:
-        cache.parent.mkdir(exist_ok=True)
-        for old in cache.parent.glob("data-stages-*.pickle"):
-            old.unlink()
-        tmp = cache.with_suffix(".part")
-        tmp.write_bytes(pickle.dumps((reg, verification, sim_cells,
-                                      sim.last_computed(root))))
-        tmp.replace(cache)
+        cache.write(root, key, (reg, verification, sim_cells, sim.last_computed(root)))
     return reg, verification, sim_cells
 
 
@@ -151,6 +149,9 @@ def compute(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> Buil
     if site.naked_report.failures:
         raise BuildError("naked-number check", "digits outside number elements:\n  "
                          + "\n  ".join(site.naked_report.failures[:20]))
+    from . import links
+    links.require_intact(site.files, [k for k in site.files if k.endswith(".html")],
+                         site.sources, root)
     if site.unused_terms:
         print("glossary terms no page uses: " + ", ".join(site.unused_terms), file=sys.stderr)
     files = dict(site.files)
@@ -161,29 +162,6 @@ def compute(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> Buil
     files["numbers.json"] = (json.dumps(numbers, indent=1, sort_keys=True, ensure_ascii=False)
                              + "\n").encode()
     return BuildResult(reg, files, figures, time.perf_counter() - t0)
-
-
-def write_atomically(files: dict[str, bytes], out: Path) -> None:
-    """Write into a sibling temporary folder, then swap it in; on failure, out is untouched."""
-    out = out.resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))
-    try:
-        for rel, data in sorted(files.items()):
-            p = tmp / rel
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_bytes(data)
-        old = out.parent / f".{out.name}-old"
-        if old.exists():
-            shutil.rmtree(old)
-        if out.exists():
-            out.rename(old)
-        tmp.rename(out)
-        if old.exists():
-            shutil.rmtree(old)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
 
 
 def main(argv=None) -> int:
@@ -200,9 +178,11 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     try:
         use_cache = not (a.no_cache or os.environ.get("CIT_NO_CACHE"))
+        if not a.check:
+            output.check_target(Path(a.out))     # refuse a bad --out before the work
         result = compute(Path(a.root), a.vendor_from, use_cache)
         if not a.check:
-            write_atomically(result.files, Path(a.out))
+            output.write_site(result.files, Path(a.out))
     except BuildError as e:
         print(f"build failed: {e}", file=sys.stderr)
         return 1
@@ -212,6 +192,12 @@ def main(argv=None) -> int:
         print(f"{name} results.md: {f[key][0]} of {f[f'results_md_total.{name}'][0]} "
               "numbers verified")
     print(f"data/sim/results.md: {f['sim_cells'][0]} cells verified")
+    if a.check:
+        from . import links
+        pinned = links.unpinned_links(result.files, [k for k in result.files
+                                                     if k.endswith(".html")])
+        print(f"external links to pages that can change (allowed): {len(pinned)}"
+              + "".join(f"\n  {line}" for line in pinned))
     print(f"{len(result.registry)} numbers in the registry; "
           f"{len(result.files)} files; {result.seconds:.2f} s"
           + ("" if a.check else f" -> {a.out}"))

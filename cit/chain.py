@@ -24,6 +24,7 @@ from typing import Callable, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from . import yamlio
 from .errors import BuildError
 
 Tag = Literal["paper", "experiment", "simulation", "assumption"]
@@ -190,8 +191,8 @@ def load_chain(path: Path | str) -> Chain:
     except OSError as e:
         raise BuildError(_display(path), f"cannot read the chain file: {e.strerror}") from None
     try:
-        root = yaml.compose(text)
-        raw = yaml.safe_load(text)
+        root = yamlio.compose(text)
+        raw = yamlio.load(text, _display(path))
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = mark.line + 1 if mark else 1
@@ -509,8 +510,9 @@ def render_chain(registry, chain_yaml_path, num: Callable[[str], str]) -> str:
     unknown id raises BuildError naming chain.yaml, the line and the block."""
     path = Path(chain_yaml_path)
     chain = load_chain(path)
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    root = yaml.compose(path.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    raw = yamlio.load(text, _display(path))
+    root = yamlio.compose(text)
 
     def where(loc) -> str:
         return f"{_display(path)}:{_node_line(root, loc)} ({_owner(raw, loc)})"

@@ -1,8 +1,10 @@
-"""Link check over a built site folder: every internal link and anchor must resolve.
+"""Link check: every internal link and anchor of the rendered pages must resolve.
 
-`broken_links(site_dir)` reads every .html file under `site_dir` and returns one line
-per problem (an empty list means every link works). Rules, so the site works from
-file:// as well as from any static host, with no request leaving the page:
+The build runs it on the pages it rendered, in memory, before anything is written
+(`check_pages(files, pages)`); a problem fails the build, named by the Markdown source
+and line when the link is found there (`describe`). `broken_links(site_dir)` checks a
+site folder on disk the same way. Rules, so the site works from file:// as well as
+from any static host, with no request leaving the page:
 
 - `href`/`src` of a, area, link, script, img, source, iframe, use, form action: a
   relative URL must name a file inside the site (a folder is not enough: file:// does
@@ -11,85 +13,125 @@ file:// as well as from any static host, with no request leaving the page:
 - a root-relative ("/x") or protocol-relative ("//host") URL is a problem (it breaks
   file://), and so is any absolute URL that the page would load (script, stylesheet,
   image, iframe); plain links to outside pages (a, area with http(s): or mailto:) are
-  navigations, not requests, and are allowed;
+  navigations, not requests, and are allowed; those to a page that can change (not
+  pinned to a commit, an archive snapshot, a DOI or a versioned arXiv id) are listed
+  by `unpinned_links` for `python build.py --check`;
 - ids named by aria-labelledby, aria-describedby, aria-controls, label[for] and
   data-figure-id (+ "-json") must exist on the same page; an id used twice is a problem.
+
+Pages are scanned with regular expressions rather than html.parser (several times
+faster on the method page's many rows); comments and the text of script, style,
+textarea and title elements are skipped as a parser would.
 """
 
 from __future__ import annotations
 
-from html.parser import HTMLParser
+import html
+import posixpath
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+from .errors import BuildError
 
 LINK_ATTRS = {"a": "href", "area": "href", "link": "href", "script": "src", "img": "src",
               "source": "src", "iframe": "src", "use": "href", "form": "action",
               "video": "src", "audio": "src", "embed": "src", "object": "data"}
 NAVIGATION = {"a", "area"}
 IDREF_ATTRS = ("aria-labelledby", "aria-describedby", "aria-controls")
+_SKIP = re.compile(r"<!--.*?-->|(<(script|style|textarea|title)\b(?:[^>\"']++|\"[^\"]*+\"|"
+                   r"'[^']*+')*+>).*?</\2\s*>", re.S | re.I)
+_TAG = re.compile(r"<([a-zA-Z][^\s/>]*+)((?:[^>\"']++|\"[^\"]*+\"|'[^']*+')*+)>")
+_ATTR = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
+_WANTED = re.compile(r"(?:^|\s)(?:id|name|href|src|action|data|for|aria-[a-z]+|data-figure-id)"
+                     r"\s*=", re.I)
+_PINNED = re.compile(r"/[0-9a-f]{40}(?:[/?#]|$)|^https?://web\.archive\.org/web/\d{14}/"
+                     r"|^https?://(?:dx\.)?doi\.org/|^https?://arxiv\.org/abs/[\d.]+v\d+$")
 
 
-class _Page(HTMLParser):
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.ids: list[str] = []
-        self.links: list[tuple[str, str]] = []       # (tag, url)
-        self.idrefs: list[tuple[str, str]] = []      # (attribute, id)
+@dataclass
+class PageLinks:
+    """What the check reads from one page."""
+    ids: list[str] = field(default_factory=list)
+    links: list[tuple[str, str]] = field(default_factory=list)     # (tag, url)
+    idrefs: list[tuple[str, str]] = field(default_factory=list)    # (attribute, id)
 
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
+
+@dataclass(frozen=True)
+class Broken:
+    """One problem on a built page; `tag` and `url` are set for a link."""
+    page: str
+    problem: str
+    tag: str = ""
+    url: str = ""
+
+    def __str__(self) -> str:
+        if self.url or self.tag:
+            return f"{self.page}: {self.tag} {self.url!r}: {self.problem}"
+        return f"{self.page}: {self.problem}"
+
+
+def scan(text: str) -> PageLinks:
+    """The ids, links and id references of one HTML page."""
+    out = PageLinks()
+    text = _SKIP.sub(lambda m: m.group(1) or "", text)
+    for m in _TAG.finditer(text):
+        attrs = m.group(2)
+        if not _WANTED.search(attrs):
+            continue            # most tags (rows, cells) carry nothing the check reads
+        tag = m.group(1).lower()
+        a: dict[str, str] = {}
+        for name, v1, v2, v3 in _ATTR.findall(attrs):
+            v = v1 or v2 or v3
+            a.setdefault(name.lower(), html.unescape(v) if "&" in v else v)
         if a.get("id"):
-            self.ids.append(a["id"])
+            out.ids.append(a["id"])
         if tag == "a" and a.get("name"):
-            self.ids.append(a["name"])
+            out.ids.append(a["name"])
         attr = LINK_ATTRS.get(tag)
-        if attr and a.get(attr) is not None:
-            self.links.append((tag, a[attr]))
-        for name in IDREF_ATTRS:
-            for ref in (a.get(name) or "").split():
-                self.idrefs.append((name, ref))
+        if attr and attr in a:
+            out.links.append((tag, a[attr]))
+        if "aria-" in attrs:
+            for name in IDREF_ATTRS:
+                out.idrefs.extend((name, ref) for ref in a.get(name, "").split())
         if tag == "label" and a.get("for"):
-            self.idrefs.append(("label for", a["for"]))
+            out.idrefs.append(("label for", a["for"]))
         if a.get("data-figure-id"):
-            self.idrefs.append(("data-figure-id", a["data-figure-id"] + "-json"))
-
-    handle_startendtag = handle_starttag
-
-
-def _parse(path: Path) -> _Page:
-    p = _Page()
-    p.feed(path.read_text(encoding="utf-8"))
-    p.close()
-    return p
-
-
-def broken_links(site_dir) -> list[str]:
-    """Every problem with the links of the site in `site_dir` (see the module docstring)."""
-    site = Path(site_dir).resolve()
-    if not site.is_dir():
-        return [f"{site}: not a folder"]
-    pages = {p: _parse(p) for p in sorted(site.rglob("*.html"))}
-    if not pages:
-        return [f"{site}: no .html files"]
-    out: list[str] = []
-    for path, page in pages.items():
-        rel = path.relative_to(site).as_posix()
-        seen: set[str] = set()
-        for i in page.ids:
-            if i in seen:
-                out.append(f"{rel}: id {i!r} used more than once")
-            seen.add(i)
-        for attr, ref in page.idrefs:
-            if ref not in seen:
-                out.append(f"{rel}: {attr} names missing id {ref!r}")
-        for tag, url in page.links:
-            problem = _check(site, path, pages, tag, url)
-            if problem:
-                out.append(f"{rel}: {tag} {url!r}: {problem}")
+            out.idrefs.append(("data-figure-id", a["data-figure-id"] + "-json"))
     return out
 
 
-def _check(site: Path, page: Path, pages: dict, tag: str, url: str) -> str | None:
+def check_pages(files: Mapping[str, bytes], pages: Iterable[str]) -> list[Broken]:
+    """Problems with the links of `pages` (output paths of .html files in `files`,
+    the whole site: relative path -> bytes); anchors are looked up in their targets."""
+    scanned: dict[str, PageLinks] = {}
+
+    def parsed(rel: str) -> PageLinks:
+        if rel not in scanned:
+            scanned[rel] = scan(files[rel].decode("utf-8"))
+        return scanned[rel]
+
+    folders = {str(parent) for k in files for parent in list(Path(k).parents)[:-1]}
+    out: list[Broken] = []
+    for rel in sorted(pages):
+        page = parsed(rel)
+        seen: set[str] = set()
+        for i in page.ids:
+            if i in seen:
+                out.append(Broken(rel, f"id {i!r} used more than once"))
+            seen.add(i)
+        out += [Broken(rel, f"{attr} names missing id {ref!r}")
+                for attr, ref in page.idrefs if ref not in seen]
+        for tag, url in page.links:
+            problem = _check(files, folders, parsed, rel, tag, url)
+            if problem:
+                out.append(Broken(rel, problem, tag, url))
+    return out
+
+
+def _check(files, folders, parsed, page: str, tag: str, url: str) -> str | None:
     parts = urlsplit(url.strip())
     if parts.scheme or url.startswith("//"):
         if tag in NAVIGATION and parts.scheme in ("http", "https", "mailto"):
@@ -99,22 +141,105 @@ def _check(site: Path, page: Path, pages: dict, tag: str, url: str) -> str | Non
         return "empty URL"
     if parts.path.startswith("/"):
         return "root-relative URL (breaks file://; use a relative path)"
+    target = page
     if parts.path:
-        target = (page.parent / unquote(parts.path)).resolve()
-        try:
-            target.relative_to(site)
-        except ValueError:
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(page),
+                                                   unquote(parts.path)))
+        if target == ".." or target.startswith("../"):
             return "points outside the site"
-        if target.is_dir():
-            return "points at a folder (file:// needs the file name, e.g. index.html)"
-        if not target.is_file():
+        if target not in files:
+            if target in folders or target == ".":
+                return "points at a folder (file:// needs the file name, e.g. index.html)"
             return "no such file"
-    else:
-        target = page
     if parts.fragment:
-        if target.suffix != ".html":
+        if not target.endswith(".html"):
             return "fragment on a non-HTML file"
         frag = unquote(parts.fragment)
-        if frag not in pages[target].ids:
-            return f"no element with id {frag!r} in {target.relative_to(site).as_posix()}"
+        if frag not in parsed(target).ids:
+            return f"no element with id {frag!r} in {target}"
     return None
+
+
+def unpinned_links(files: Mapping[str, bytes], pages: Iterable[str]) -> list[str]:
+    """`page: url` for each link to an outside web page that is not pinned (it may
+    change or vanish under the site): allowed, but listed for the author."""
+    out = []
+    for rel in sorted(pages):
+        for tag, url in scan(files[rel].decode("utf-8")).links:
+            if (tag in NAVIGATION and urlsplit(url).scheme in ("http", "https")
+                    and not _PINNED.search(url)):
+                out.append(f"{rel}: {url}")
+    return out
+
+
+def _as_written(url: str) -> list[str]:
+    """How a rendered href may appear in the Markdown: as is, or as the folder link
+    the renderer completed with index.html."""
+    path, hash_, frag = url.partition("#")
+    forms = [url]
+    if path == "index.html" or path.endswith("/index.html"):
+        folder = path[: -len("index.html")] or "./"
+        forms += [folder + hash_ + frag, folder.rstrip("/") + hash_ + frag]
+    return [f for f in forms if f]
+
+
+def _source_line(text: str, url: str) -> tuple[int, str] | None:
+    for form in _as_written(url):
+        needles = (f"]({form})", f"]({form} ", f"](<{form}>", f"]: {form}", f'href="{form}"')
+        for n, line in enumerate(text.splitlines(), 1):
+            if any(s in line for s in needles):
+                return n, form
+    return None
+
+
+def describe(problems: list[Broken], sources: Mapping[str, tuple[str, str]]
+             ) -> list[tuple[str, str]]:
+    """(where, message) per problem: the Markdown file and line that wrote the link when
+    it is found there (`sources`: page -> (display path, text)), else the built page."""
+    out = []
+    for b in problems:
+        src = sources.get(b.page)
+        found = _source_line(src[1], b.url) if src and b.url else None
+        if found:
+            line, form = found
+            out.append((f"{src[0]}:{line}", f"broken link {form!r}: {b.problem} "
+                        f"(built page {b.page}, {b.tag} {b.url!r})"))
+        elif b.url or b.tag:
+            out.append((f"built page {b.page}", f"{b.tag} {b.url!r}: {b.problem}"))
+        else:
+            out.append((f"built page {b.page}", b.problem))
+    return out
+
+
+def require_intact(files: Mapping[str, bytes], pages: Iterable[str],
+                   page_sources: Mapping[str, str], root: Path) -> None:
+    """The build's gate: raise BuildError naming the first problem (and listing the
+    rest) when a link or anchor of `pages` is broken. `page_sources`: page -> the
+    Markdown file (relative to `root`) it was rendered from."""
+    problems = check_pages(files, pages)
+    if not problems:
+        return
+    texts = {}
+    for page, src in page_sources.items():
+        try:
+            texts[page] = (src, (Path(root) / src).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+    (where, message), *rest = describe(problems, texts)
+    more = "".join(f"\n  {w}: {m}" for w, m in rest[:20])
+    if len(rest) > 20:
+        more += f"\n  ... and {len(rest) - 20} more"
+    raise BuildError(where, message + more)
+
+
+def broken_links(site_dir) -> list[str]:
+    """Every problem with the links of the site folder `site_dir`, one line each."""
+    site = Path(site_dir).resolve()
+    if not site.is_dir():
+        return [f"{site}: not a folder"]
+    files = {p.relative_to(site).as_posix(): p.read_bytes()
+             for p in sorted(site.rglob("*")) if p.is_file()}
+    pages = [k for k in files if k.endswith(".html")]
+    if not pages:
+        return [f"{site}: no .html files"]
+    return [str(b) for b in check_pages(files, pages)]

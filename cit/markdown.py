@@ -102,7 +102,7 @@ def parse_document(text: str, path: str) -> Document:
         raise BuildError(f"{path}:1", "front matter not closed: no second `---` line")
     fm_text = "".join(lines[1:end])
     try:
-        data = yamlio.load(fm_text)
+        data = yamlio.load(fm_text, path, first_line=2)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = 2 + mark.line if mark is not None else 1
@@ -166,7 +166,7 @@ def load_glossary(text: str, path: str) -> dict[str, Term]:
     Errors name `path` and the line of the offending entry."""
     try:
         node = yamlio.compose(text)
-        data = yamlio.load(text)
+        data = yamlio.load(text, path)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = 1 + mark.line if mark is not None else 1

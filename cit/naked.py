@@ -79,7 +79,7 @@ def load_allowlist(path: Path | str = ALLOWLIST_PATH) -> list[AllowEntry]:
     name = str(path)
     try:
         node = yamlio.compose(text)
-        data = yamlio.load(text)
+        data = yamlio.load(text, name)
     except yaml.YAMLError as e:
         raise BuildError(f"{name}:1", f"not valid YAML: {e}") from None
     if not isinstance(data, dict) or set(data) != {"entries"} or not isinstance(data["entries"], list):

@@ -117,6 +117,7 @@ class Site:
     unused_terms: list[str]
     naked_report: naked.NakedReport
     pages: dict[str, str]
+    sources: dict[str, str] = field(default_factory=dict)   # output page -> content file
 
 
 def _read(path: Path) -> str:
@@ -558,4 +559,5 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
     unused = sorted(k for k, u in state.term_pages.items() if not u)
     return Site(files=dict(sorted(files.items())), appears=state.appears,
                 unused_terms=unused, naked_report=rep,
-                pages={p.url: p.title for p in pages})
+                pages={p.url: p.title for p in pages},
+                sources={p.out: p.doc.path for p in pages})

@@ -11,7 +11,8 @@ The API
 -------
     line_chart(lines, x, y, *, title, desc, uid, markers=(), width=400, height=300) -> str
         `lines`: `Line`s (x/y values, a palette colour, a dash, an optional min-max seed
-        band `lo`/`hi`, an optional registry number `end` that the line's last point shows).
+        band `lo`/`hi`, an optional registry number `end` that the line's last point shows,
+        optional registry numbers `points`, one per point, each drawn as a dot-mark).
         Each line is labelled directly at its right end (labels are pushed apart so they
         never overlap); there is no legend. `x` and `y` are `Axis`es, linear or log.
         `markers`: `VLine`s, vertical marker lines with a label (break-evens), each
@@ -74,7 +75,9 @@ class Axis:
 @dataclass(frozen=True)
 class Line:
     """One series of a line chart. `lo`/`hi` (same length as `x`) shade a min-max band;
-    `end` is the registry number the last point shows (a focusable mark)."""
+    `end` is the registry number the last point shows (a focusable mark). `points` (same
+    length as `x`, None where there is none) makes each point a dot and a mark for its
+    registry number, named by `point_labels` (e.g. "ENOB 8")."""
     key: str
     label: str
     x: tuple
@@ -84,6 +87,8 @@ class Line:
     lo: tuple | None = None
     hi: tuple | None = None
     end: object = None
+    points: tuple | None = None
+    point_labels: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -246,48 +251,49 @@ def tick_text(v: float) -> str:
 
 
 def _x_axis(sx: Scale, ticks, top: float, bottom: float, title: str) -> str:
-    out = [f'<g class="fig-axis">']
-    for t in ticks:
-        x = _f(sx(t))
-        out.append(f'<line class="fig-grid" x1="{x}" x2="{x}" y1="{_f(top)}" y2="{_f(bottom)}"/>'
-                   f'<text class="fig-tick" x="{x}" y="{_f(bottom + FONT + 3)}" '
-                   f'text-anchor="middle">{tick_text(t)}</text>')
+    """Vertical grid lines (one path), tick labels and the axis title below the plot."""
+    grid = "".join(f"M{_f(sx(t))} {_f(top)}V{_f(bottom)}" for t in ticks)
+    labels = "".join(f'<text x="{_f(sx(t))}" y="{_f(bottom + FONT + 3)}">{tick_text(t)}</text>'
+                     for t in ticks)
     mid = (sx.p0 + sx.p1) / 2
-    out.append(f'<text class="fig-axis-title" x="{_f(mid)}" y="{_f(bottom + 2 * FONT + 10)}" '
-               f'text-anchor="middle">{e(title)}</text></g>')
-    return "".join(out)
+    return (f'<path class="fig-grid" d="{grid}"/><g class="fig-tick" text-anchor="middle">{labels}</g>'
+            f'<text class="fig-axis-title" x="{_f(mid)}" y="{_f(bottom + 2 * FONT + 10)}" '
+            f'text-anchor="middle">{e(title)}</text>')
 
 
 def _y_axis(sy: Scale, ticks, left: float, right: float, title: str, title_y: float) -> str:
-    out = [f'<g class="fig-axis">']
-    for t in ticks:
-        y = _f(sy(t))
-        out.append(f'<line class="fig-grid" x1="{_f(left)}" x2="{_f(right)}" y1="{y}" y2="{y}"/>'
-                   f'<text class="fig-tick" x="{_f(left - 5)}" y="{_f(sy(t) + FONT * 0.35)}" '
-                   f'text-anchor="end">{tick_text(t)}</text>')
-    out.append(f'<text class="fig-axis-title" x="{_f(left - 5)}" y="{_f(title_y)}" '
-               f'text-anchor="start">{e(title)}</text></g>')
-    return "".join(out)
+    """Horizontal grid lines (one path), tick labels and the axis title above the plot."""
+    grid = "".join(f"M{_f(left)} {_f(sy(t))}H{_f(right)}" for t in ticks)
+    labels = "".join(f'<text x="{_f(left - 5)}" y="{_f(sy(t) + FONT * 0.35)}">{tick_text(t)}</text>'
+                     for t in ticks)
+    return (f'<path class="fig-grid" d="{grid}"/><g class="fig-tick" text-anchor="end">{labels}</g>'
+            f'<text class="fig-axis-title" x="{_f(left - 5)}" y="{_f(title_y)}">{e(title)}</text>')
 
 
 # ---------------------------------------------------------------- line chart
 
 def _path(points) -> str:
-    """An SVG path through points; None (a missing value) breaks the line."""
-    out, pen = [], "M"
+    """An SVG path through points; None (a missing value) breaks the line. After each
+    move, steps are relative ("l"), rounded so that the rounding never accumulates."""
+    out, last = [], None
     for p in points:
         if p is None:
-            pen = "M"
+            last = None
             continue
-        out.append(f"{pen}{_f(p[0])} {_f(p[1])}")
-        pen = "L"
+        x, y = round(p[0], 1), round(p[1], 1)
+        if last is None:
+            out.append(f"M{_f(x)} {_f(y)}")
+        else:
+            dx, dy = _f(x - last[0]), _f(y - last[1])
+            out.append(f"l{dx}{dy if dy.startswith('-') else ' ' + dy}")
+        last = (x, y)
     return "".join(out)
 
 
 def _check_line(ln: Line) -> None:
     if len(ln.x) != len(ln.y):
         raise FigureError(f"line {ln.key!r}: {len(ln.x)} x values but {len(ln.y)} y values")
-    for name in ("lo", "hi"):
+    for name in ("lo", "hi", "points", "point_labels"):
         band = getattr(ln, name)
         if band is not None and len(band) != len(ln.x):
             raise FigureError(f"line {ln.key!r}: {name} has {len(band)} values for {len(ln.x)} points")
@@ -358,9 +364,26 @@ def line_chart(lines, x: Axis, y: Axis, *, title: str, desc: str, uid: str,
         da = f' stroke-dasharray="{dash}"' if dash else ""
         d = _path([pt(a, b) for a, b in zip(ln.x, ln.y)])
         body.append(f'<path class="fig-line c-{ln.colour}"{da} d="{d}"/>')
+    for ln in lines:
+        body.append(_point_marks(ln, pt))
     body.append(_end_labels(lines, labels, sx, sy, y.log, top, bottom, width - right))
-    interactive = any(ln.end is not None for ln in lines) or any(m.number is not None for m in markers)
+    interactive = (any(ln.end is not None or ln.points for ln in lines)
+                   or any(m.number is not None for m in markers))
     return _svg(uid, width, height, title, desc, "".join(body), interactive)
+
+
+def _point_marks(ln: Line, pt) -> str:
+    if not ln.points:
+        return ""
+    out = []
+    for k, (a, b, n) in enumerate(zip(ln.x, ln.y, ln.points)):
+        p = pt(a, b)
+        if n is None or p is None:
+            continue
+        where = f", {ln.point_labels[k]}" if ln.point_labels else ""
+        dot = f'<circle class="fig-dot c-{ln.colour}" cx="{_f(p[0])}" cy="{_f(p[1])}" r="4"/>'
+        out.append(mark(n, f"{ln.label}{where}: {n.text}", dot))
+    return "".join(out)
 
 
 def _marker(m: VLine, sx: Scale, top: float, bottom: float, log: bool) -> str:

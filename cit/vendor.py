@@ -66,7 +66,7 @@ def git_blob_sha1(data: bytes) -> str:
 
 def read_lock(path: Path = LOCK) -> Lock:
     try:
-        raw = yamlio.load(path.read_text())
+        raw = yamlio.load(path.read_text(), str(path))
         return Lock.model_validate(raw)
     except FileNotFoundError:
         raise BuildError(str(path), "lock file missing; run `python -m cit.vendor lock`") from None
@@ -75,11 +75,14 @@ def read_lock(path: Path = LOCK) -> Lock:
 
 
 def default_mirror(root: Path = ROOT) -> Path:
+    """The last place mirror_dir looks: ../shared/upstream/<repository name>."""
     return root.parent / "shared" / "upstream" / REPOSITORY.split("/")[1]
 
 
 def mirror_dir(vendor_from: str | Path | None, root: Path = ROOT) -> Path | None:
-    """The first mirror in the lookup order that exists, or None (then: download)."""
+    """The first mirror in the lookup order that exists, or None (then: download).
+    The one place the order lives: the build and the tests (their `upstream_mirror`
+    fixture) both call it, so the tests find the data wherever the build does."""
     for candidate in (vendor_from, os.environ.get("CIT_VENDOR_MIRROR")):
         if candidate:
             p = Path(candidate)

@@ -1,15 +1,67 @@
-"""YAML read through libyaml's C parser when it is there (several times faster than the
-pure-Python one, which mattered for build time); the same safe schema either way."""
+"""Every YAML file the build reads goes through here: libyaml's C parser when it is there
+(several times faster than the pure-Python one, which mattered for build time), the
+safe schema either way, and no duplicate keys.
+
+A key given twice in one mapping is an error naming the file, the key and both lines;
+PyYAML would otherwise keep the last value without a word. The check is a constructor
+for mappings registered on the loader (its own hook), so it sees every mapping at every
+depth, with the parser's line marks.
+"""
 
 import yaml
 
-LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from .errors import BuildError
+
+BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-def load(text: str):
-    return yaml.load(text, Loader=LOADER)
+class UniqueKeyLoader(BASE_LOADER):
+    """The safe loader, refusing a mapping that names a key twice. `cit_name` and
+    `cit_first_line` (set per load) say how errors name the file and its first line."""
+    cit_name = "YAML text"
+    cit_first_line = 1
+
+
+def _reject_duplicates(loader: UniqueKeyLoader, node: yaml.MappingNode) -> None:
+    seen: dict[object, int] = {}
+    for key_node, _ in node.value:
+        if key_node.tag == MERGE_TAG:
+            continue
+        key = loader.construct_object(key_node, deep=True)
+        line = loader.cit_first_line + key_node.start_mark.line
+        try:
+            first = seen.get(key)
+        except TypeError:        # an unhashable key: the constructor reports it
+            continue
+        if first is not None:
+            raise BuildError(f"{loader.cit_name}:{line}", f"duplicate key {key!r}: first "
+                             f"given at line {first}, again at line {line}")
+        seen[key] = line
+
+
+def _construct_unique_map(loader: UniqueKeyLoader, node: yaml.MappingNode):
+    data: dict = {}
+    yield data
+    _reject_duplicates(loader, node)
+    data.update(loader.construct_mapping(node))
+
+
+UniqueKeyLoader.add_constructor("tag:yaml.org,2002:map", _construct_unique_map)
+
+
+def load(text: str, name: str = "YAML text", first_line: int = 1):
+    """Parse `text` (the file `name`, whose first line is `first_line` of that file:
+    front matter starts on line 2). Bad YAML raises yaml.YAMLError as PyYAML does; a
+    duplicate key raises BuildError("name:line", ...)."""
+    loader = UniqueKeyLoader(text)
+    loader.cit_name, loader.cit_first_line = name, first_line
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
 
 
 def compose(text: str):
     """The node tree, whose marks give line numbers for error messages."""
-    return yaml.compose(text, Loader=LOADER)
+    return yaml.compose(text, Loader=BASE_LOADER)

@@ -18,6 +18,18 @@ def vendored_files():
 
 
 @pytest.fixture(scope="session")
+def upstream_mirror() -> Path:
+    """The upstream mirror, found as the build finds it (cit.vendor.mirror_dir: the
+    CIT_VENDOR_MIRROR variable, then ../shared/upstream/ beside the clone)."""
+    from cit.vendor import mirror_dir
+    found = mirror_dir(None)
+    if found is None:
+        pytest.fail("no upstream mirror: set CIT_VENDOR_MIRROR to a copy of the upstream "
+                    "repository, or put it in ../shared/upstream/ beside the clone")
+    return found
+
+
+@pytest.fixture(scope="session")
 def vendored_root(vendored_files) -> Path:
     return ROOT / "vendored"
 

@@ -204,7 +204,7 @@ def compute_from_paths(root: Path, folder: Folder | None = None) -> Computed:
     from .. import yamlio
     study_path = root / "data" / "study.yaml"
     try:
-        study = yamlio.load(study_path.read_text())
+        study = yamlio.load(study_path.read_text(), "data/study.yaml")
         target_group = study["sim_target_group"]
         headline = study["headline"]
     except (FileNotFoundError, KeyError, TypeError) as e:

@@ -99,7 +99,7 @@ def load_quoted(path: Path, display: str = QUOTED) -> QuotedFile:
     except FileNotFoundError:
         raise BuildError(display, "quoted figures file missing") from None
     try:
-        data = QuotedFile.model_validate(yamlio.load(text))
+        data = QuotedFile.model_validate(yamlio.load(text, display))
     except (yaml.YAMLError, ValidationError) as e:
         # name the line of the offending figure when we can find it
         line = 1

@@ -185,9 +185,6 @@ def _key_lines(text: str, path: str) -> tuple[int, dict[str, int], dict[str, dic
         if not isinstance(vnode, yaml.MappingNode):
             raise BuildError(f"{path}:{inputs_line}", "`inputs` must be a mapping")
         for k2, v2 in vnode.value:
-            if k2.value in keys:
-                raise BuildError(f"{path}:{k2.start_mark.line + 1}",
-                                 f"inputs.{k2.value}: given twice")
             keys[k2.value] = k2.start_mark.line + 1
             if isinstance(v2, yaml.MappingNode):
                 fields[k2.value] = {k3.value: k3.start_mark.line + 1 for k3, _ in v2.value}
@@ -201,7 +198,7 @@ def load_scenario(path: Path, display: str = "data/sim/scenario.yaml") -> Scenar
     except FileNotFoundError:
         raise BuildError(display, "scenario file missing") from None
     inputs_line, key_lines, field_lines = _key_lines(text, display)
-    raw = yamlio.load(text)
+    raw = yamlio.load(text, display)
     if set(raw) != {"inputs"}:
         extra = sorted(set(raw) - {"inputs"})
         raise BuildError(f"{display}:1", f"unknown top-level key(s) {extra}; only `inputs`")

@@ -39,6 +39,18 @@ def case(project_copy, built_site, tmp_path):
             return r
 
         @staticmethod
+        def run_out(target, *user_paths):
+            """Build with --out `target`; it must fail, leaving the previous site and
+            every file under `user_paths` byte-for-byte as they were."""
+            users = {u: tree_digest(u) if u.is_dir() else u.read_bytes() for u in user_paths}
+            r = run_build(target, root=project_copy, env={"CIT_VENDOR_MIRROR": ""})
+            assert r.returncode != 0, "the build should have failed"
+            assert tree_digest(out) == before, "the previous site was changed"
+            for u, was in users.items():
+                assert (tree_digest(u) if u.is_dir() else u.read_bytes()) == was, u
+            return r
+
+        @staticmethod
         def repin(rel: str, data: bytes):
             """Write a vendored file and re-pin it in the copy's lock."""
             (project_copy / "vendored" / rel).write_bytes(data)
@@ -223,3 +235,229 @@ def test_a_script_tag_in_content_is_escaped_and_inert(case, tmp_path):
     html = (out / "method" / "index.html").read_text()
     assert "&lt;script&gt;alert(" in html
     assert "<script>alert(" not in html
+
+
+# ---- the output folder: never replace what the build did not make -----------------------
+
+def test_out_naming_a_folder_of_the_users(case, tmp_path):
+    user = tmp_path / "userdir"
+    user.mkdir()
+    (user / "thesis.tex").write_text("precious\n")
+    (user / "notes").mkdir()
+    (user / "notes" / "a.md").write_bytes(b"\x00binary too\n")
+    err = case.run_out(user, user).stderr
+    assert (f"build failed: --out {user}: is an existing folder without the build's "
+            "numbers.json; refusing to replace what this build did not make") in err
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".userdir")) == []
+
+
+def test_out_naming_the_projects_own_content_folder(case):
+    content = case.root / "content"
+    err = case.run_out(content, content).stderr
+    assert f"build failed: --out {content}: is an existing folder without the build's" in err
+
+
+def test_out_naming_a_file(case, tmp_path):
+    f = tmp_path / "thesis.tex"
+    f.write_text("precious\n")
+    err = case.run_out(f, f).stderr
+    assert (f"build failed: --out {f}: is an existing file, not a folder this build made; "
+            "refusing to replace it (nothing was changed)") in err
+    assert not (tmp_path / ".thesis.tex-old").exists()
+
+
+def test_out_on_a_path_even_root_cannot_write(case):
+    """Simulates a folder the user may not write: /sys refuses a new folder even to root
+    (the tests run as root, so a chmod-ed folder would not stop them)."""
+    target = __import__("pathlib").Path("/sys/cit-site")
+    err = case.run_out(target).stderr
+    assert f"build failed: --out {target}: cannot create a folder in /sys (" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_out_under_a_parent_that_is_a_file(case, tmp_path):
+    """Simulates a mistyped or missing parent: the parent path is a regular file."""
+    f = tmp_path / "notes.txt"
+    f.write_text("mine\n")
+    target = f / "site"
+    err = case.run_out(target, f).stderr
+    assert f"build failed: --out {target}: its parent {f} is not a folder" in err
+
+
+def test_out_under_a_missing_parent(case, tmp_path):
+    target = tmp_path / "no" / "such" / "site"
+    err = case.run_out(target).stderr
+    assert f"build failed: --out {target}: its parent folder {target.parent} does not exist" in err
+    assert not (tmp_path / "no").exists()
+
+
+# ---- duplicate keys: every YAML file the build reads ----------------------------------
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def duplicate_entry(text: str, key_re: str):
+    """Repeat the first `key:` entry matching `key_re` (with its indented block) right
+    after itself. Returns the new text, the key, and the 1-based lines of both."""
+    lines = text.split("\n")
+    i = next(k for k, l in enumerate(lines) if re.match(rf"^{key_re}:(\s|$)", l))
+    key = lines[i].split(":")[0].strip()
+    j = i + 1
+    while j < len(lines) and (not lines[j].strip() or _indent(lines[j]) > _indent(lines[i])
+                              or (_indent(lines[j]) == _indent(lines[i])
+                                  and lines[j].lstrip().startswith("- "))):
+        j += 1
+    while not lines[j - 1].strip():
+        j -= 1
+    return "\n".join(lines[:j] + lines[i:j] + lines[j:]), key, i + 1, j + 1
+
+
+# (file, key pattern): a top-level entry with its block, a nested one, a one-line one
+DUPLICATES = [
+    ("content/glossary.yaml", r"[a-z0-9-]+"),
+    ("content/chain.yaml", r"title"),
+    ("content/pages/optics.md", r"description"),      # front matter
+    ("data/study.yaml", r"sim_target_group"),
+    ("data/allowlist.yaml", r" +reason"),
+    ("data/sim/scenario.yaml", r" +gpu_power"),
+    ("data/sim/quoted.yaml", r"citation"),
+    ("data/budgets.yaml", r"hub_bytes"),
+    ("data/benchmarks.yaml", r"runs"),
+    ("vendored/lock.yaml", r"host"),
+]
+
+
+@pytest.mark.parametrize("rel,key_re", DUPLICATES, ids=[d[0] for d in DUPLICATES])
+def test_a_duplicate_key(case, rel, key_re):
+    p = case.root / rel
+    text, key, first, again = duplicate_entry(p.read_text(), key_re)
+    p.write_text(text)
+    # the allow-list and the lock are named by the path the build was given
+    shown = str(p) if rel in ("data/allowlist.yaml", "vendored/lock.yaml") else rel
+    err = case.run().stderr
+    # chain.yaml is read by the hub's @[chain] block, which prefixes the page and block
+    assert err.startswith("build failed: ") and len(err.strip().splitlines()) == 1, err
+    assert (f"{shown}:{again}: duplicate key '{key}': first given at line {first}, again "
+            f"at line {again}\n") in err
+
+
+def test_every_yaml_read_in_the_package_goes_through_yamlio():
+    """yamlio is where duplicate keys are refused: no module parses YAML on its own."""
+    from tests.conftest import ROOT
+    offenders = [f"{p.relative_to(ROOT)}:{n}" for p in sorted((ROOT / "cit").rglob("*.py"))
+                 if p.name != "yamlio.py"
+                 for n, line in enumerate(p.read_text().splitlines(), 1)
+                 if re.search(r"\byaml\.(safe_load|load|full_load|unsafe_load|compose)\(", line)]
+    assert offenders == []
+
+
+# ---- the data-stage cache: verified before use, a refused one means a cold build --------
+
+def _other_version(cache, root):
+    """A cache written by another version of the code, renamed to this version's key."""
+    fmt = root / "cit" / "fmt.py"
+    fmt.write_text(fmt.read_text() + "\n# another version of the code\n")
+    from cit.build import data_stage_key
+    moved = cache.with_name(f"data-stages-{data_stage_key(root)}.pickle")
+    cache.rename(moved)
+    return moved
+
+
+def _garble(cache, root):
+    data = bytearray(cache.read_bytes())
+    for k in range(len(data) // 2, len(data) // 2 + 64):
+        data[k] ^= 0x5A
+    cache.write_bytes(bytes(data))
+    return cache
+
+
+def _truncate(cache, root):
+    cache.write_bytes(cache.read_bytes()[: cache.stat().st_size // 3])
+    return cache
+
+
+def _headerless(cache, root):
+    """The bare pickle an earlier version of the build wrote."""
+    cache.write_bytes(cache.read_bytes().partition(b"\n")[2])
+    return cache
+
+
+CACHE_DAMAGE = {
+    "truncated": (_truncate, "its SHA-256 does not match (damaged or truncated)"),
+    "garbled": (_garble, "its SHA-256 does not match (damaged or truncated)"),
+    "another-version": (_other_version, "written for other inputs or another version of "
+                                        "the code"),
+    "headerless": (_headerless, "not a cache file of this build (no valid header)"),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(CACHE_DAMAGE))
+def test_a_damaged_or_foreign_cache_is_discarded_and_the_build_goes_on_cold(
+        project_copy, tmp_path, damage):
+    """Documented recovery: one line on stderr, a cold build, the same site byte for byte,
+    and a fresh cache that the next build uses without a word."""
+    out = tmp_path / "site"
+    r = run_build(out, root=project_copy, cold=False)
+    assert r.returncode == 0, r.stderr
+    before = tree_digest(out)
+    [cache] = (project_copy / ".cache").glob("data-stages-*.pickle")
+    spoil, why = CACHE_DAMAGE[damage]
+    cache = spoil(cache, project_copy)
+    r = run_build(out, root=project_copy, cold=False)
+    assert r.returncode == 0, r.stderr
+    rel = cache.relative_to(project_copy).as_posix()
+    assert f"cache {rel} discarded: {why}; building cold\n" in r.stderr
+    assert "Traceback" not in r.stderr and r.stderr.count("discarded") == 1
+    assert tree_digest(out) == before
+    r = run_build(out, root=project_copy, cold=False)
+    assert r.returncode == 0 and "discarded" not in r.stderr, r.stderr
+    assert tree_digest(out) == before
+
+
+# ---- links: the build checks the pages it rendered ------------------------------------
+
+def test_a_broken_internal_link(case):
+    p = case.root / "content" / "hub.md"
+    p.write_text(p.read_text() + "\nSee [x](nowhere/) here.\n")
+    line = len(p.read_text().splitlines())
+    assert ("build failed: content/hub.md:{}: broken link 'nowhere/': no such file (built "
+            "page index.html, a 'nowhere/index.html')\n".format(line)) in case.run().stderr
+
+
+def test_a_broken_anchor_to_another_page(case):
+    p = case.root / "content" / "pages" / "notebook.md"
+    p.write_text(p.read_text() + "\nThe repair is [on optics](../optics/#no-such-part).\n")
+    line = len(p.read_text().splitlines())
+    assert (f"build failed: content/pages/notebook.md:{line}: broken link "
+            "'../optics/#no-such-part': no element with id 'no-such-part' in "
+            "optics/index.html (built page notebook/index.html, a "
+            "'../optics/index.html#no-such-part')\n") in case.run().stderr
+
+
+def test_a_broken_link_written_by_a_template_names_the_built_page(case):
+    p = case.root / "templates" / "page.html"
+    text = p.read_text()
+    p.write_text(text.replace("</main>", '<a href="{{ root }}colophon.html">colophon</a></main>', 1))
+    assert "</main>" in text
+    err = case.run().stderr
+    # every page made from page.html, in path order, the first one leading
+    assert err.startswith("build failed: built page glossary/index.html: a "
+                          "'../colophon.html': no such file\n")
+    assert "\n  built page index.html: a 'colophon.html': no such file\n" in err
+
+
+def test_an_unpinned_outside_link_is_allowed_and_listed_by_check(case, tmp_path):
+    p = case.root / "content" / "pages" / "notebook.md"
+    p.write_text(p.read_text() + "\nSee [the project](https://example.org/project) and "
+                 "[a pinned tree](https://example.org/t/0123456789abcdef0123456789abcdef01234567)."
+                 "\n")
+    r = run_build(tmp_path / "fresh", root=case.root, env={"CIT_VENDOR_MIRROR": ""})
+    assert r.returncode == 0, r.stderr
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "build.py", "--check", "--no-cache"], cwd=case.root,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert ("external links to pages that can change (allowed): 1\n"
+            "  notebook/index.html: https://example.org/project\n") in r.stdout

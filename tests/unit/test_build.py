@@ -167,3 +167,27 @@ def test_a_changed_data_file_misses_the_cache_and_runs_every_check(project_copy,
     p.write_text(text[:j] + str((int(text[j]) + 1) % 10) + text[j + 1:])
     r = run_build(tmp_path / "b", root=project_copy, cold=False)
     assert r.returncode != 0 and "build failed: data/sim/results.md:" in r.stderr
+
+
+@pytest.mark.parametrize("umask,dirs,files", [(0o022, "755", "644"), (0o027, "750", "640")])
+def test_the_site_is_created_with_the_users_umask(tmp_path, umask, dirs, files):
+    import os
+    import subprocess
+    import sys
+    out = tmp_path / "site"
+    r = subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(out)],
+                       cwd=ROOT, capture_output=True, text=True,
+                       preexec_fn=lambda: os.umask(umask))
+    assert r.returncode == 0, r.stderr
+    modes = {(p.is_dir(), f"{p.stat().st_mode & 0o777:o}") for p in [out, *out.rglob("*")]}
+    assert modes == {(True, dirs), (False, files)}
+
+
+def test_a_previous_site_is_replaced_and_no_temporary_folder_is_left(built_site, tmp_path):
+    out = tmp_path / "site"
+    shutil.copytree(built_site, out)
+    (out / "stale.html").write_text("from an older build")
+    r = run_build(out)
+    assert r.returncode == 0, r.stderr
+    assert tree_digest(out) == tree_digest(built_site)
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]

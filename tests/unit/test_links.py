@@ -77,3 +77,73 @@ def test_duplicate_ids_and_dangling_aria_references_are_reported(tmp_path):
 def test_an_empty_or_missing_site_folder_is_a_failure_not_a_pass(tmp_path):
     assert broken_links(tmp_path / "absent")
     assert broken_links(tmp_path)
+
+
+def test_the_build_checks_only_the_pages_it_is_given():
+    from cit.links import check_pages
+    files = {"a.html": _html('<a href="gone.html">x</a>').encode(),
+             "b.html": _html('<a href="a.html#main">ok</a>').encode()}
+    assert check_pages(files, {"b.html"}) == []
+    assert [str(b) for b in check_pages(files, {"a.html"})] == [
+        "a.html: a 'gone.html': no such file"]
+
+
+def test_a_problem_is_named_by_its_markdown_line_when_found_there():
+    from cit.links import Broken, describe
+    md = "---\ntitle: t\n---\n\nIntro.\n\nSee [the repair](../optics/#fix).\n"
+    got = describe([Broken("notebook/index.html", "no element with id 'fix' in optics/index.html",
+                           "a", "../optics/index.html#fix"),
+                    Broken("notebook/index.html", "id 'x' used more than once")],
+                   {"notebook/index.html": ("content/pages/notebook.md", md)})
+    assert got == [("content/pages/notebook.md:7", "broken link '../optics/#fix': no element "
+                    "with id 'fix' in optics/index.html (built page notebook/index.html, a "
+                    "'../optics/index.html#fix')"),
+                   ("built page notebook/index.html", "id 'x' used more than once")]
+
+
+def test_outside_links_not_pinned_to_a_version_are_listed():
+    from cit.links import unpinned_links
+    urls = ["https://example.org/page",
+            "https://github.com/o/r/tree/0123456789abcdef0123456789abcdef01234567",
+            "https://web.archive.org/web/20240101000000/https://example.org/",
+            "https://doi.org/10.1000/xyz", "https://arxiv.org/abs/2411.19870v2",
+            "https://arxiv.org/abs/2411.19870", "mailto:someone@example.org"]
+    body = "".join(f'<a href="{u}">x</a>' for u in urls)
+    assert unpinned_links({"i.html": _html(body).encode()}, ["i.html"]) == [
+        "i.html: https://example.org/page", "i.html: https://arxiv.org/abs/2411.19870"]
+
+
+def test_the_scanner_reads_what_an_html_parser_reads(built_site):
+    """The regular-expression scanner against html.parser on every built page: the same
+    ids, links and id references, in the same order."""
+    from html.parser import HTMLParser
+    from cit.links import IDREF_ATTRS, LINK_ATTRS, scan
+
+    class Reference(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.ids, self.links, self.idrefs = [], [], []
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            self.ids += [a["id"]] if a.get("id") else []
+            self.ids += [a["name"]] if tag == "a" and a.get("name") else []
+            if LINK_ATTRS.get(tag) and a.get(LINK_ATTRS[tag]) is not None:
+                self.links.append((tag, a[LINK_ATTRS[tag]]))
+            self.idrefs += [(n, r) for n in IDREF_ATTRS for r in (a.get(n) or "").split()]
+            self.idrefs += [("label for", a["for"])] if tag == "label" and a.get("for") else []
+            if a.get("data-figure-id"):
+                self.idrefs.append(("data-figure-id", a["data-figure-id"] + "-json"))
+
+        handle_startendtag = handle_starttag
+
+    tricky = ('<!-- <a href="in-comment.html"> --><script>let s = "<a href=\'x.html\'>";'
+              '</script><p title="a > b" id="p1">t</p><a href=\'q.html?a=1&amp;b=2\'>q</a>'
+              '<style>a[id="no"]{}</style><IMG SRC="i.png"><label for=p1>l</label>')
+    pages = [p.read_text() for p in sorted(built_site.rglob("*.html"))] + [_html(tricky)]
+    for text in pages:
+        ref = Reference()
+        ref.feed(text)
+        ref.close()
+        got = scan(text)
+        assert (got.ids, got.links, got.idrefs) == (ref.ids, ref.links, ref.idrefs)

@@ -32,6 +32,19 @@ def parse(svg: str) -> ET.Element:
     return ET.fromstring(svg)
 
 
+def ticks_of(root: ET.Element) -> list[str]:
+    return [t.text for g in root.iter(f"{SVG}g") if g.get("class") == "fig-tick" for t in g]
+
+
+def points_of(d: str) -> list[tuple[float, float]]:
+    """Absolute points of a path of M (absolute) and l (relative) steps."""
+    pts = []
+    for cmd, a, b in re.findall(r"([Ml])(-?[\d.]+)[ ]?(-?[\d.]+)", d):
+        a, b = float(a), float(b)
+        pts.append((a, b) if cmd == "M" else (pts[-1][0] + a, pts[-1][1] + b))
+    return pts
+
+
 def test_linear_scale_maps_ends_and_middle():
     s = sp.Scale(0, 10, 100, 200)
     assert (s(0), s(5), s(10)) == (100, 150, 200)
@@ -109,7 +122,7 @@ def test_log_axis_places_points_by_log10():
     ln = [sp.Line("a", "l", (1, 10, 100), (1, 10, 100))]
     svg = sp.line_chart(ln, sp.Axis("x", log=True), sp.Axis("y", log=True), title="T", desc="D", uid="g")
     d = parse(svg).find(f".//{SVG}path[@class='fig-line c-A']").get("d")
-    pts = [tuple(map(float, p.split())) for p in re.findall(r"[ML]([-\d.]+ [-\d.]+)", d)]
+    pts = points_of(d)
     assert len(pts) == 3
     # equal ratios are equal distances on a log axis: a straight line
     assert math.isclose(pts[1][0] - pts[0][0], pts[2][0] - pts[1][0], abs_tol=0.15)
@@ -175,7 +188,7 @@ def test_bar_chart_marks_whiskers_and_groups():
 def test_bar_chart_on_a_log_axis():
     bars = [sp.Bar("a", 2.0), sp.Bar("b", 200.0)]
     root = parse(sp.bar_chart(bars, sp.Axis("v", log=True), title="T", desc="D", uid="b"))
-    ticks = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "fig-tick"]
+    ticks = ticks_of(root)
     assert ticks == ["2", "5", "10", "20", "50", "100", "200"]   # two decades: 1-2-5 steps
     with pytest.raises(sp.FigureError, match="cannot be drawn"):
         sp.bar_chart([sp.Bar("z", 0.0)], sp.Axis("v", log=True), title="T", desc="D", uid="b")
@@ -212,3 +225,24 @@ def test_naked_check_accepts_marks_and_ticks_and_catches_a_wrong_mark():
     assert any("does not show its text" in f for f in fails)
     stray = page.replace("<desc id=\"f-d\">D</desc>", "<desc id=\"f-d\">D 42</desc>")
     assert any("naked number '42'" in f for f in scan_page("p", stray, allow, numbers={"t.a": n}))
+
+
+def test_relative_path_steps_do_not_accumulate_rounding():
+    xs = tuple(range(50))
+    ys = tuple(math.sin(k / 3) for k in xs)
+    root = parse(sp.line_chart([sp.Line("a", "l", xs, ys)], sp.Axis("x"), sp.Axis("y"),
+                               title="T", desc="D", uid="g"))
+    pts = points_of(root.find(f".//{SVG}path[@class='fig-line c-A']").get("d"))
+    assert len(pts) == 50
+    first, last = pts[0][0], pts[-1][0]
+    step = (last - first) / 49
+    assert all(abs(p[0] - (first + k * step)) < 0.11 for k, p in enumerate(pts))
+
+
+def test_point_marks_name_their_point():
+    n6, n8 = num("p.6", 3.4, "3.400"), num("p.8", 3.0, "3.000")
+    ln = sp.Line("r", "Repaired", (6, 8), (3.4, 3.0), points=(n6, n8), point_labels=("ENOB 6", "ENOB 8"))
+    root = parse(sp.line_chart([ln], sp.Axis("x"), sp.Axis("y"), title="T", desc="D", uid="g"))
+    titles = [m.find(f"{SVG}title").text for m in root.findall(f".//{SVG}g[@class='fig-mark']")]
+    assert titles == ["Repaired, ENOB 6: 3.400", "Repaired, ENOB 8: 3.000"]
+    assert root.get("role") == "group"

@@ -19,10 +19,9 @@ def test_the_blob_hash_is_the_one_git_computes(tmp_path):
     assert git_blob_sha1(f.read_bytes()) == got
 
 
-def test_the_lock_agrees_with_the_mirror_manifest(vendored_files):
+def test_the_lock_agrees_with_the_mirror_manifest(vendored_files, upstream_mirror):
     lock = read_lock()
-    from cit.vendor import default_mirror
-    manifest = (default_mirror() / "MANIFEST.tsv").read_text().splitlines()[1:]
+    manifest = (upstream_mirror / "MANIFEST.tsv").read_text().splitlines()[1:]
     rows = {l.split("\t")[0]: l.split("\t") for l in manifest}
     assert sorted(rows) == sorted(f.path for f in lock.files)
     for f in lock.files:
@@ -49,12 +48,12 @@ def test_one_changed_byte_fails_with_the_file_name_and_both_hashes(project_copy)
     assert f.path in msg and f.blob_sha1 in msg and git_blob_sha1(bytes(data)) in msg
 
 
-def test_a_missing_vendored_file_is_taken_from_the_mirror_and_verified(project_copy):
+def test_a_missing_vendored_file_is_taken_from_the_mirror_and_verified(project_copy,
+                                                                       upstream_mirror):
     lock = read_lock(project_copy / "vendored" / "lock.yaml")
     f = lock.files[0]
     (project_copy / "vendored" / f.path).unlink()
-    from cit.vendor import default_mirror
-    files = materialise(vendor_from=default_mirror(), root=project_copy)
+    files = materialise(vendor_from=upstream_mirror, root=project_copy)
     assert git_blob_sha1(files[f.path].local.read_bytes()) == f.blob_sha1
 
 
@@ -73,10 +72,9 @@ def test_a_missing_vendored_file_with_no_mirror_and_no_network_names_the_file(pr
     assert f.path in str(e.value) and "no mirror" in str(e.value)
 
 
-def test_a_mirror_with_a_bad_file_is_refused_not_used(project_copy, tmp_path):
-    from cit.vendor import default_mirror
+def test_a_mirror_with_a_bad_file_is_refused_not_used(project_copy, tmp_path, upstream_mirror):
     mirror = tmp_path / "mirror"
-    shutil.copytree(default_mirror(), mirror)
+    shutil.copytree(upstream_mirror, mirror)
     lock = read_lock(project_copy / "vendored" / "lock.yaml")
     f = lock.files[5]
     (project_copy / "vendored" / f.path).unlink()

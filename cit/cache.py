@@ -1,0 +1,116 @@
+"""The data-stage cache in `.cache/`: a convenience, never a source of truth.
+
+One file per key (the hash of every input of the data stages, code included):
+
+    cit-data-stages <format> <key> <sha256 of the body>\\n<body: a pickle>
+
+Before anything is unpickled the header is checked: our format, the key this build
+expects (a file from another version of the code or other inputs is refused even when
+renamed), and the SHA-256 of the body (a truncated or garbled file is refused). The
+body is then read by an unpickler that only builds the classes of the registry and the
+simulator (dataclasses and pydantic models of cit.registry and cit.sim), so even a
+well-formed pickle made elsewhere cannot run code. A refused cache is reported in one
+line and the build goes on cold, writing a fresh one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import os
+import pickle
+import sys
+from pathlib import Path
+from typing import Callable
+
+MAGIC = b"cit-data-stages"
+FORMAT = b"1"
+PREFIX = "data-stages-"
+ALLOWED_MODULES = ("cit.registry", "cit.sim.")
+
+
+class CacheRefused(Exception):
+    """The cache file may not be used; the message says why."""
+
+
+class _RegistryUnpickler(pickle.Unpickler):
+    """Builds only data classes of the registry and the simulator; refuses any other
+    global (a function, a builtin like eval, a class from elsewhere)."""
+
+    def find_class(self, module: str, name: str):
+        if module == ALLOWED_MODULES[0] or module.startswith(ALLOWED_MODULES[1]):
+            obj = super().find_class(module, name)
+            from pydantic import BaseModel
+            if isinstance(obj, type) and (dataclasses.is_dataclass(obj)
+                                          or issubclass(obj, BaseModel)):
+                return obj
+        raise CacheRefused(f"it names {module}.{name}, which a cache of ours never holds")
+
+
+def cache_file(root: Path, key: str) -> Path:
+    return Path(root) / ".cache" / f"{PREFIX}{key}.pickle"
+
+
+def _body(data: bytes, key: str) -> bytes:
+    """The verified pickle bytes of a cache file, or CacheRefused."""
+    head, newline, body = data.partition(b"\n")
+    fields = head.split(b" ")
+    if not newline or len(fields) != 4 or fields[0] != MAGIC:
+        raise CacheRefused("not a cache file of this build (no valid header)")
+    if fields[1] != FORMAT:
+        raise CacheRefused(f"cache format {fields[1].decode(errors='replace')!r}, this "
+                           f"build reads {FORMAT.decode()!r}")
+    if fields[2] != key.encode():
+        raise CacheRefused("written for other inputs or another version of the code")
+    if hashlib.sha256(body).hexdigest().encode() != fields[3]:
+        raise CacheRefused("its SHA-256 does not match (damaged or truncated)")
+    return body
+
+
+def read(root: Path, key: str, valid: Callable[[object], bool]):
+    """The cached value for `key`, or None (no cache, or one refused with a line on
+    stderr). `valid(value)` checks the value's shape after loading."""
+    path = cache_file(root, key)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return _refuse(path, root, f"unreadable ({e.strerror})")
+    try:
+        value = _RegistryUnpickler(io.BytesIO(_body(data, key))).load()
+    except CacheRefused as e:
+        return _refuse(path, root, str(e))
+    except Exception as e:     # noqa: BLE001 - any failure to load means: build cold
+        return _refuse(path, root, f"cannot be loaded ({type(e).__name__}: {e})")
+    if not valid(value):
+        return _refuse(path, root, "it does not hold the data stages' results")
+    return value
+
+
+def _refuse(path: Path, root: Path, why: str) -> None:
+    try:
+        shown = path.relative_to(root).as_posix()
+    except ValueError:
+        shown = str(path)
+    print(f"cache {shown} discarded: {why}; building cold", file=sys.stderr)
+    return None
+
+
+def write(root: Path, key: str, value) -> None:
+    """Store `value` for `key`, replacing any older data-stage cache. A cache that
+    cannot be written is reported in one line; the build does not depend on it."""
+    path = cache_file(root, key)
+    body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    head = b" ".join((MAGIC, FORMAT, key.encode(), hashlib.sha256(body).hexdigest().encode()))
+    try:
+        path.parent.mkdir(exist_ok=True)
+        for old in path.parent.glob(f"{PREFIX}*.pickle"):
+            old.unlink()
+        tmp = path.with_suffix(f".{os.getpid()}.part")
+        tmp.write_bytes(head + b"\n" + body)
+        tmp.replace(path)
+    except OSError as e:
+        print(f"cache not written ({e.strerror}: {e.filename}); the next build runs cold",
+              file=sys.stderr)
