@@ -7,7 +7,7 @@ Measures, each as the median of --runs runs on this machine:
 - no-op rebuild: the same again with nothing changed;
 - simulator regeneration: `python -m cit.sim --out <tmp>` (full sweep), when the
   simulator is present;
-- page weights: per page, HTML + CSS + own JS, and plotly.min.js separately;
+- page weights: per page, HTML + CSS + own JS, and the plotly bundle separately;
 - mkdocs: `mkdocs build` of the same Markdown content, and our time ÷ its time.
 Writes data/benchmarks.yaml (committed; the build reads it for /tested).
 """
@@ -29,6 +29,9 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from cit import plotlybundle  # noqa: E402  (the checkout's cit, not an installed one)
+
 PY = sys.executable
 
 
@@ -54,7 +57,7 @@ def page_weights(site: Path) -> dict:
             f = (html.parent / ref).resolve()
             if not f.exists():
                 continue
-            if f.name == "plotly.min.js":
+            if f.name == plotlybundle.SCRIPT:
                 plotly = f.stat().st_size
             else:
                 own += f.stat().st_size

@@ -1,5 +1,6 @@
-"""Benchmark: full regeneration of data/sim/results.md (every DES run of the default WAN
-and the sweep, the bisections, rendering), median of five, on this machine.
+"""Benchmark: full regeneration of data/sim/results.md (the calibration's check, every DES
+run of the default WAN and the sweep, the bisections, rendering), median of five, on this
+machine; and the calibration alone.
 
     python benchmarks/bench_sim.py
 
@@ -20,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from cit.runs import load_folder  # noqa: E402
-from cit.sim import closed, des  # noqa: E402
+from cit.sim import calibrate, closed, des  # noqa: E402
 from cit.sim.compute import compute  # noqa: E402
 from cit.sim.report import build_doc, render  # noqa: E402
 from cit.sim.scenario import load_scenario  # noqa: E402
@@ -43,7 +44,14 @@ def main() -> int:
         c = compute(folder, scenario, study["sim_target_group"])
         render(build_doc(c))
         full.append(time.perf_counter() - t)
-    n_des = (1 + len(c.grid)) * len(closed.MECHS)
+    cals = []
+    for _ in range(RUNS):
+        t = time.perf_counter()
+        values = scenario.resolve(c.inputs.measured)
+        cal = calibrate.calibrate(scenario, values, c.params, c.steps, c.quoted)
+        cals.append(time.perf_counter() - t)
+    # the default WAN's runs, then every mechanism and A under the other layout per point
+    n_des = len(closed.MECHS) + len(c.grid) * (len(closed.MECHS) + 1)
     for _ in range(RUNS):
         t = time.perf_counter()
         for mech in closed.MECHS:
@@ -56,8 +64,11 @@ def main() -> int:
     print(f"regeneration (compute + render), median of {RUNS}: "
           f"{statistics.median(full):.3f} s  (min {min(full):.3f}, max {max(full):.3f})")
     print(f"  DES runs per regeneration: {n_des} ({len(closed.MECHS)} of "
-          f"{c.values.simulated_steps} steps at the default WAN, one step at each of the "
-          f"{len(c.grid)} sweep bandwidths)")
+          f"{c.values.simulated_steps} steps at the default WAN, one step of each mechanism "
+          f"and of A under the other layout at each of the {len(c.grid)} sweep "
+          "bandwidths)")
+    print(f"calibration alone ({cal.iterations} Gauss-Newton iterations), median of {RUNS}: "
+          f"{statistics.median(cals):.3f} s")
     print(f"one {c.values.simulated_steps}-step DES run, median over mechanisms and repeats: "
           f"{statistics.median(sims) * 1e3:.2f} ms")
     return 0

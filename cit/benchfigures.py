@@ -1,5 +1,5 @@
-"""The benchmark's recorded figures (data/benchmarks.yaml, written by
-benchmarks/bench_build.py) and our budgets (data/budgets.yaml) as registry entries and
+"""The benchmarks' recorded figures (data/benchmarks.yaml, written by
+benchmarks/bench_build.py and, under `scaling:`, benchmarks/bench_scale.py) and our budgets (data/budgets.yaml) as registry entries and
 tables for /tested. Kind `measured` for the timings and weights, `assumption` for the
 budgets; both files are ours, so the source is our own path."""
 
@@ -75,7 +75,7 @@ def register(reg: Registry, root: Path) -> None:
             reg.add(f"bench.weight.{slug}.{k}", w[k], fmt_int(w[k]), unit="bytes",
                     kind="measured", sources=src_b, locator=f"{BENCH}, page_weights {url} {k}",
                     computation="bytes of the page's HTML, CSS and own scripts" if k == "own_bytes"
-                    else "bytes of plotly.min.js, loaded only on chart pages")
+                    else "bytes of the plotly.js basic bundle, loaded only on chart pages")
             cells.append(Ref(f"bench.weight.{slug}.{k}"))
         if budget:
             met = w["own_bytes"] <= budgets[budget]["value"]
@@ -86,3 +86,46 @@ def register(reg: Registry, root: Path) -> None:
     reg.add_table("bench-weights", "Page weights: HTML + CSS + own scripts, and plotly apart",
                   ["Page", "Own bytes", "Plotly bytes", "Budget (bytes)", "Budget met"], wrows,
                   source=BENCH)
+    _register_scaling(reg, bench.get("scaling"))
+
+
+SCALE_COLUMNS = (("run_logs", "Run logs", "run logs in the synthetic mirror", "logs"),
+                 ("data_stages_s", "Data stages (s)",
+                  "vendor verification, experiment and simulator stages with their checks, "
+                  "median", "s"),
+                 ("time_ratio_to_1x", "Time ÷ time at the study's size",
+                  "data-stage time at this size ÷ at the study's own size", "x"),
+                 ("peak_rss_mib", "Peak memory (MiB)",
+                  "peak resident memory of the measuring process (Python, pandas and the "
+                  "stages), the highest of the runs", "MiB"))
+
+
+def _register_scaling(reg: Registry, scaling) -> None:
+    """benchmarks/bench_scale.py's figures: per size, the data stages' time and peak memory."""
+    if not scaling:
+        raise BuildError(BENCH, "scaling missing; run python benchmarks/bench_scale.py")
+    src = (Source(BENCH),)
+    sizes = scaling.get("sizes") or {}
+    reg.add("bench.scale.runs", scaling["runs"], str(scaling["runs"]), unit="runs",
+            kind="measured", sources=src, locator=f"{BENCH}, scaling.runs",
+            computation="measurements at each size (median taken)")
+    rows = []
+    for key in sorted(sizes, key=lambda k: int(k.lstrip("x"))):
+        row, k = sizes[key], int(key.lstrip("x"))
+        base = f"bench.scale.{key}"
+        reg.add(f"{base}.size", k, str(k), unit="x", kind="measured", sources=src,
+                locator=f"{BENCH}, scaling.sizes.{key}",
+                computation="multiple of the study's run logs in the synthetic mirror")
+        cells = [Ref(f"{base}.size")]
+        for field, _, what, unit in SCALE_COLUMNS:
+            v = row[field]
+            text = fmt_int(v) if isinstance(v, int) else fmt(v, 2 if unit == "x" else
+                                                                 1 if unit == "MiB" else 2)
+            reg.add(f"{base}.{field}", v, text, unit=unit, kind="measured", sources=src,
+                    locator=f"{BENCH}, scaling.sizes.{key}.{field}", computation=what)
+            cells.append(Ref(f"{base}.{field}"))
+        rows.append(cells)
+    reg.add_table("bench-scale", "The data stages at multiples of the study's size "
+                  "(synthetic run logs, medians on the machine named above)",
+                  ["Size (× the study)"] + [c[1] for c in SCALE_COLUMNS], rows,
+                  source=f"{BENCH}, scaling")

@@ -1,8 +1,9 @@
 """The build: vendor → runs → tables and their check → simulator and its check →
-registry → render → naked-number check → site/ written atomically, with numbers.json.
+registry → render → naked-number check → link check → site/ written atomically, with
+numbers.json (cit/output.py).
 
 Everything is computed before anything is written; a failed build leaves the previous
-output folder untouched.
+output folder untouched, and an --out the build did not make is never replaced.
 """
 
 from __future__ import annotations
@@ -117,6 +118,12 @@ def compute(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> Buil
             "digit runs in the upstream results.md")
     figures["sim_cells"] = (sim_cells, "Simulator cells verified",
                             "cells of data/sim/results.md recomputed and compared")
+    # A false claim fails the build below, so a published "N of N" is true.
+    figures["claims_verified"] = (
+        sum(c.holds for c in reg.claims.values()), "Checked claims verified",
+        "claims (kind claim) whose predicate held on this build's data")
+    figures["claims_total"] = (len(reg.claims), "Checked claims",
+                               "claims (kind claim) in the registry")
     from .markdown import load_glossary
     from .naked import load_allowlist
     glossary_path = root / "content" / "glossary.yaml"
@@ -146,6 +153,11 @@ def compute(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> Buil
     build_info["verification"] = _register_build_figures(reg, figures)
     site = render.render_site(reg, root / "content", root / "templates", blocks, build_info,
                               allowlist_path=root / "data" / "allowlist.yaml")
+    from .claims import false_claims
+    wrong = false_claims(reg.claims)
+    if wrong:
+        raise BuildError("claim check", "false claims (no page cites them, but none may "
+                         "stand):\n  " + "\n  ".join(wrong))
     if site.naked_report.failures:
         raise BuildError("naked-number check", "digits outside number elements:\n  "
                          + "\n  ".join(site.naked_report.failures[:20]))
@@ -157,11 +169,21 @@ def compute(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> Buil
     files = dict(site.files)
     numbers = {"numbers": [reg.numbers[i].as_json(sorted(site.appears.get(i, [])))
                            for i in sorted(reg.numbers)],
+               "claims": [reg.claims[c].as_json(site.claim_pages.get(c, []))
+                          for c in sorted(reg.claims)],
                "build": {k: v[0] for k, v in figures.items()} | {
                    "commit": build_info["commit"], "commit_date": build_info["commit_date"]}}
     files["numbers.json"] = (json.dumps(numbers, indent=1, sort_keys=True, ensure_ascii=False)
                              + "\n").encode()
     return BuildResult(reg, files, figures, time.perf_counter() - t0)
+
+
+def serve_rebuilder(root: Path, vendor_from):
+    """The rebuild function `--serve` calls with the changed paths: a build in this
+    process with the data-stage cache, its files kept in memory."""
+    def rebuild(changed):
+        return compute(root, vendor_from, use_cache=True).files
+    return rebuild
 
 
 def main(argv=None) -> int:
@@ -174,8 +196,14 @@ def main(argv=None) -> int:
     ap.add_argument("--vendor-from", help="folder holding the upstream files (a mirror)")
     ap.add_argument("--no-cache", action="store_true",
                     help="cold build: ignore and write no .cache/ (CI's clean clone has none)")
+    ap.add_argument("--serve", action="store_true",
+                    help="build, serve on 127.0.0.1 from memory, rebuild and reload on save")
+    ap.add_argument("--port", type=int, default=8000, help="port for --serve (default 8000)")
     ap.add_argument("--root", default=str(ROOT), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.serve:
+        from . import serve
+        return serve.serve(Path(a.root), a.port, serve_rebuilder(Path(a.root), a.vendor_from))
     try:
         use_cache = not (a.no_cache or os.environ.get("CIT_NO_CACHE"))
         if not a.check:
@@ -192,12 +220,13 @@ def main(argv=None) -> int:
         print(f"{name} results.md: {f[key][0]} of {f[f'results_md_total.{name}'][0]} "
               "numbers verified")
     print(f"data/sim/results.md: {f['sim_cells'][0]} cells verified")
+    print(f"{f['claims_verified'][0]} of {f['claims_total'][0]} claims verified")
     if a.check:
         from . import links
-        pinned = links.unpinned_links(result.files, [k for k in result.files
-                                                     if k.endswith(".html")])
-        print(f"external links to pages that can change (allowed): {len(pinned)}"
-              + "".join(f"\n  {line}" for line in pinned))
+        unpinned = links.unpinned_links(result.files, [k for k in result.files
+                                                       if k.endswith(".html")])
+        print(f"external links to pages that can change (allowed): {len(unpinned)}"
+              + "".join(f"\n  {line}" for line in unpinned))
     print(f"{len(result.registry)} numbers in the registry; "
           f"{len(result.files)} files; {result.seconds:.2f} s"
           + ("" if a.check else f" -> {a.out}"))

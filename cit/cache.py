@@ -27,7 +27,7 @@ from typing import Callable
 MAGIC = b"cit-data-stages"
 FORMAT = b"1"
 PREFIX = "data-stages-"
-ALLOWED_MODULES = ("cit.registry", "cit.sim.")
+ALLOWED_MODULES = ("cit.registry", "cit.sim.", "cit.claims")   # claims: checked claims
 
 
 class CacheRefused(Exception):
@@ -39,7 +39,7 @@ class _RegistryUnpickler(pickle.Unpickler):
     global (a function, a builtin like eval, a class from elsewhere)."""
 
     def find_class(self, module: str, name: str):
-        if module == ALLOWED_MODULES[0] or module.startswith(ALLOWED_MODULES[1]):
+        if module in (ALLOWED_MODULES[0], ALLOWED_MODULES[2]) or module.startswith(ALLOWED_MODULES[1]):
             obj = super().find_class(module, name)
             from pydantic import BaseModel
             if isinstance(obj, type) and (dataclasses.is_dataclass(obj)

@@ -2,9 +2,10 @@
 
 Each chart block embeds its figure as JSON (`fig.to_plotly_json()`, sorted keys) in a
 `<script type="application/json" id="fig-NAME-json">` beside a
-`<div class="chart" data-figure-id="fig-NAME">`; static/charts.js draws it with the
-bundled plotly.min.js, which a page loads only when it has a chart. Ids are fixed, so
-output is reproducible. The figure holds the look (layout, and per trace its series as
+`<div class="chart" data-figure-id="fig-NAME">`, which first shows a static SVG preview
+drawn at build time (cit/svgplot.py, `preview_html`); static/charts.js fetches the
+plotly.js partial bundle (cit/plotlybundle.py) only when a reader reaches for the chart
+and draws it into the preview's box. Ids are fixed, so output is reproducible. The figure holds the look (layout, and per trace its series as
 `legendgroup`, name, colour, dash; a seed band is marked `meta: "band"`) but not the
 points: charts.js reads those from the chart's data table below, so the page carries
 each value once and the chart draws exactly the values the check verified.
@@ -39,12 +40,12 @@ from dataclasses import dataclass
 from html import escape as e
 from typing import Callable
 
+from . import plotlybundle
 from .blocks import scroll_region
 from .errors import BuildError
 from .markdown import json_for_script
 from .naked import SERIES_FORMATS, series_cell, series_text
 from .registry import Registry, Series
-from .render import PLOTLY
 
 # Okabe-Ito colours: distinguishable with the common colour-vision deficiencies
 VARIANT_COLOURS = {
@@ -379,12 +380,12 @@ def chart_html(ctx, spec: ChartSpec, series: list[Series], *, markers=(), extra_
     if fid in ctx.slugs:
         raise BuildError(ctx.path, f"chart:{spec.name} is already on this page")
     ctx.slugs.add(fid)
-    ctx.add_script(PLOTLY)      # written to static/, but fetched by charts.js on demand
+    ctx.add_script(plotlybundle.SCRIPT)   # written to static/, but fetched by charts.js on demand
     ctx.add_script("charts.js")
     kinds = sorted({s.kind for s in series})
     return (f'<figure class="chart-figure" id="chart-{spec.name}">\n'
             f'<div class="chart" id="{fid}" data-figure-id="{fid}" '
-            f'data-plotly-src="{e(ctx.root)}static/{e(PLOTLY)}" tabindex="0" role="group" '
+            f'data-plotly-src="{e(ctx.root)}static/{e(plotlybundle.SCRIPT)}" tabindex="0" role="group" '
             f'aria-label="{e(spec.title)}">{preview_html(ctx, spec, series, markers)}</div>\n'
             f'<script type="application/json" id="{fid}-json">{json_for_script(figure_json(fig))}</script>\n'
             f'<figcaption>{e(spec.title)}. <span class="chart-kind">Kind: {e(", ".join(kinds))}.</span></figcaption>\n'

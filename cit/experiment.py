@@ -88,6 +88,8 @@ def load(vendored: dict[str, VendoredFile], root: Path, study: dict, reg: Regist
     _register_tables(reg, docs, groups, study)
     sessions = sweeplog.parse((vroot / study["sweep_log"]).read_text(), study["sweep_log"])
     _register_ledger(reg, src, folders, sessions, study["sweep_log"])
+    from . import experiment_claims
+    experiment_claims.register(reg, src, groups)
     return Experiment(head, folders, groups, checked, sessions)
 
 

@@ -29,6 +29,8 @@ def explorer_data(c) -> dict:
     """The model's inputs at the recorded settings, for explorer.js (plain JSON)."""
     from .sim import closed
     from .sim.compute import BREAKEVENS
+    from .sim.quoted import against
+    from .sim.report import other_a_label
     v = c.values
     return {
         "base": c.params.as_json(),
@@ -47,6 +49,12 @@ def explorer_data(c) -> dict:
         "enob": [{"slug": r.run.slug, "enob": r.run.enob, "planes": r.run.planes,
                   "fs_every": r.run.fs_every, "steps": r.run.steps.mean} for r in c.enob],
         "e_planes": v.e_planes,
+        "other_layout": "flat-ring" if c.params.layout == "hierarchical" else "hierarchical",
+        "other_a_label": other_a_label(c),
+        "against": [{"key": k, "what": c.quoted.figures[k].what,
+                     "text": c.quoted.figures[k].text(), "value": c.quoted.figures[k].value,
+                     "decimals": c.quoted.figures[k].decimals,
+                     "kind": c.quoted.figures[k].kind} for k in against(c.quoted)],
     }
 
 
@@ -70,6 +78,19 @@ def _slider(ctx, name, label, num_id, *, lo, hi, step, value, hint) -> str:
             f'step="{step!r}" value="{value!r}" aria-describedby="{cid}-hint">'
             f'<output for="{cid}" data-out="{name}">{ctx.num(num_id)}</output>'
             f'<span class="explorer-hint" id="{cid}-hint">{e(hint)}</span></div>')
+
+
+def _layout_switch(ctx, current: str) -> str:
+    """Radio buttons for the collective layout (hierarchical or flat ring)."""
+    from .sim.closed import LAYOUT_LABEL, LAYOUTS
+    items = []
+    for layout in LAYOUTS:
+        rid = ctx.unique_id(f"explorer-layout-{layout}")
+        checked = " checked" if layout == current else ""
+        items.append(f'<span><input id="{rid}" name="layout" type="radio" value="{layout}"'
+                     f'{checked}><label for="{rid}">{e(LAYOUT_LABEL[layout])}</label></span>')
+    return (f'<fieldset class="explorer-control explorer-switch"><legend>Collective layout'
+            f'</legend>{"".join(items)}</fieldset>')
 
 
 def explorer_html(ctx, c) -> str:
@@ -98,6 +119,7 @@ def explorer_html(ctx, c) -> str:
         f'name="counts" type="checkbox"{" checked" if ctl["transform_counts"] else ""}>'
         f'<label for="{counts_id}">The optical transform counts against the module\'s '
         f'budget</label></div>',
+        _layout_switch(ctx, ctl["layout"]),
         '<div class="explorer-actions"><button type="button" data-action="reset">'
         'Back to the recorded settings</button></div>',
     ])
@@ -127,7 +149,7 @@ def explorer_html(ctx, c) -> str:
         f'<div class="explorer-outputs" aria-live="polite">'
         f'{scroll_region("explorer-times-caption")}<table class="data explorer-times">'
         f'<caption id="explorer-times-caption">Time and energy to the target loss at these settings '
-        f'(closed form, no contention)</caption>'
+        f'(closed form, no contention; the original page gave no energy figures)</caption>'
         f'<thead><tr><th scope="col">Variant</th><th scope="col" class="n">Step time (ms)'
         f'</th><th scope="col" class="n">Time to target (s)</th><th scope="col" class="n">'
         f'Energy to target (kJ)</th></tr></thead><tbody>{"".join(times)}</tbody></table>'
@@ -138,6 +160,10 @@ def explorer_html(ctx, c) -> str:
         f'</th></tr></thead><tbody>{"".join(bes)}</tbody></table></div>'
         f'<p class="explorer-enob">Break-even ENOB at these settings: '
         f'<span data-out="enob">{ctx.num("sim.enob.breakeven")}</span></p>'
+        f'<p class="explorer-against">The original\'s transit figures that ours match at '
+        f'the precision it printed, at these settings: '
+        f'<span data-out="against-same">{ctx.num("sim.against.same")}</span> of '
+        f'<span data-out="against-total">{ctx.num("sim.against.total")}</span></p>'
         f'</div>'
         f'<script type="application/json" class="explorer-data" id="explorer-data">'
         f'{json_for_script(data)}</script>'

@@ -1,7 +1,7 @@
 """Link check: every internal link and anchor of the rendered pages must resolve.
 
 The build runs it on the pages it rendered, in memory, before anything is written
-(`check_pages(files, pages)`); a problem fails the build, named by the Markdown source
+(`check_links(files, pages)`); a problem fails the build, named by the Markdown source
 and line when the link is found there (`describe`). `broken_links(site_dir)` checks a
 site folder on disk the same way. Rules, so the site works from file:// as well as
 from any static host, with no request leaving the page:
@@ -103,7 +103,7 @@ def scan(text: str) -> PageLinks:
     return out
 
 
-def check_pages(files: Mapping[str, bytes], pages: Iterable[str]) -> list[Broken]:
+def check_links(files: Mapping[str, bytes], pages: Iterable[str]) -> list[Broken]:
     """Problems with the links of `pages` (output paths of .html files in `files`,
     the whole site: relative path -> bytes); anchors are looked up in their targets."""
     scanned: dict[str, PageLinks] = {}
@@ -125,13 +125,13 @@ def check_pages(files: Mapping[str, bytes], pages: Iterable[str]) -> list[Broken
         out += [Broken(rel, f"{attr} names missing id {ref!r}")
                 for attr, ref in page.idrefs if ref not in seen]
         for tag, url in page.links:
-            problem = _check(files, folders, parsed, rel, tag, url)
+            problem = _link_problem(files, folders, parsed, rel, tag, url)
             if problem:
                 out.append(Broken(rel, problem, tag, url))
     return out
 
 
-def _check(files, folders, parsed, page: str, tag: str, url: str) -> str | None:
+def _link_problem(files, folders, parsed, page: str, tag: str, url: str) -> str | None:
     parts = urlsplit(url.strip())
     if parts.scheme or url.startswith("//"):
         if tag in NAVIGATION and parts.scheme in ("http", "https", "mailto"):
@@ -216,7 +216,7 @@ def require_intact(files: Mapping[str, bytes], pages: Iterable[str],
     """The build's gate: raise BuildError naming the first problem (and listing the
     rest) when a link or anchor of `pages` is broken. `page_sources`: page -> the
     Markdown file (relative to `root`) it was rendered from."""
-    problems = check_pages(files, pages)
+    problems = check_links(files, pages)
     if not problems:
         return
     texts = {}
@@ -242,4 +242,4 @@ def broken_links(site_dir) -> list[str]:
     pages = [k for k in files if k.endswith(".html")]
     if not pages:
         return [f"{site}: no .html files"]
-    return [str(b) for b in check_pages(files, pages)]
+    return [str(b) for b in check_links(files, pages)]

@@ -245,6 +245,7 @@ class PageContext:
     scripts: list[tuple[str, bool]] = field(default_factory=list)
     slugs: set[str] = field(default_factory=set)
     late: dict[str, str] = field(default_factory=dict)
+    claims: set[str] = field(default_factory=set)
     defer_late: bool = True
     count_terms: bool = True
 
@@ -277,6 +278,14 @@ class PageContext:
         return (f'<a class="term" href="{e(self.root)}glossary/index.html#term-{e(key)}" '
                 f'data-term="{e(key)}">{e(shown)}</a>')
 
+    def claim(self, cid: str, marked: bool, *, where: str | None = None):
+        """The checked claim a sentence cites (cit/claims.py); fails on an unknown id,
+        a false claim or a missing or needless hypothesis marker."""
+        from .claims import check_reference
+        c = check_reference(self.registry.claims, cid, marked, where or self.path)
+        self.claims.add(cid)
+        return c
+
     def add_script(self, name: str, module: bool = False) -> None:
         """Ask for `static/<name>` to be loaded on this page (once, in order)."""
         if (name, module) not in self.scripts:
@@ -301,6 +310,7 @@ class PageContext:
 
 _NUM_OPEN = ":n["
 _TERM_OPEN = ":t["
+_CLAIM_OPEN = ":c["
 
 
 def _inline_rule(state, silent: bool) -> bool:
@@ -308,6 +318,9 @@ def _inline_rule(state, silent: bool) -> bool:
     (kept as a token so the error can name its line)."""
     src, pos = state.src, state.pos
     head = src[pos:pos + 3]
+    if head == _CLAIM_OPEN:
+        from .claims import claim_token
+        return claim_token(state, silent)
     if head in (_NUM_OPEN, _TERM_OPEN):
         end = src.find("]", pos + 3)
         inner = src[pos + 3:end] if end >= 0 else ""
@@ -467,6 +480,11 @@ def _core_sections(state) -> None:
     state.tokens = out
 
 
+def where_of(env, tok) -> str:
+    """`file:line` of an extension token (cit/claims.py renders with it too)."""
+    return _where(env, tok)
+
+
 def _where(env, tok) -> str:
     return f"{env['path']}:{tok.meta.get('line', env['line0'] + 1)}"
 
@@ -518,6 +536,8 @@ def make_markdown() -> MarkdownIt:
     md.inline.ruler.before("link", "cit_refs", _inline_rule)
     md.block.ruler.before("paragraph", "cit_block", _block_rule)
     md.core.ruler.push("cit_lines_slugs", _core_lines_and_slugs)
+    from .claims import core_claims, render_claim_open, render_claim_mark
+    md.core.ruler.push("cit_claims", core_claims)
     md.core.ruler.push("cit_links", _core_links)
     md.core.ruler.push("cit_sections", _core_sections)
     md.add_render_rule("cit_num", _render_num)
@@ -525,6 +545,8 @@ def make_markdown() -> MarkdownIt:
     md.add_render_rule("cit_bad", _render_bad)
     md.add_render_rule("cit_block", _render_block)
     md.add_render_rule("cit_raw", _render_raw)
+    md.add_render_rule("cit_claim_open", render_claim_open)
+    md.add_render_rule("cit_claim", render_claim_mark)
     return md
 
 

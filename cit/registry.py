@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from .errors import BuildError
 
 KINDS = ("measured", "derived", "simulated", "hypothetical", "assumption",
-         "quoted", "extrapolated", "illustrative")
+         "quoted", "extrapolated", "illustrative", "fitted")
 ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-′]*$")
 
 
@@ -113,6 +113,12 @@ class Registry:
         if id in self.one_seed:
             raise BuildError("registry", f"number {id!r} already shown as one seed")
         self.one_seed[id] = value_id
+    claims: dict = field(default_factory=dict)     # id -> cit.claims.Claim
+
+    def claim_book(self, prefix: str = ""):
+        """A stage's way to register its checked claims (cit/claims.py)."""
+        from .claims import ClaimBook
+        return ClaimBook(self.claims, self.numbers, prefix)
 
     def add_table(self, id: str, caption: str, columns, rows, source: str = "") -> Table:
         """Register a table; every Ref in it must name a registered number."""
@@ -133,7 +139,7 @@ class Registry:
             raise BuildError("registry", f"bad number id {id!r}")
         if kind not in KINDS:
             raise BuildError("registry", f"number {id!r}: unknown kind {kind!r}")
-        if id in self.numbers:
+        if id in self.numbers or id in self.claims:
             raise BuildError("registry", f"number id {id!r} registered twice")
         n = Number(id, value, text, unit, kind, tuple(sources), locator, computation)
         self.numbers[id] = n

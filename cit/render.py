@@ -30,7 +30,7 @@ from typing import Callable, Mapping
 import jinja2
 from markupsafe import Markup
 
-from . import naked
+from . import naked, plotlybundle
 from .errors import BuildError
 from .markdown import (Document, PageContext, Term, load_glossary, make_markdown,
                        parse_document, plain_text, render_chunk, render_inline)
@@ -45,7 +45,7 @@ NAV = (("/", "Hub"), ("decks", "Decks"), ("/optics/", "Optics"), ("/transit/", "
        ("/notebook/", "Notebook"), ("/method/", "Method"), ("/tested/", "Tested"),
        ("/glossary/", "Glossary"))
 GLOSSARY_URL = "/glossary/"
-PLOTLY = "plotly.min.js"
+PLOTLY = plotlybundle.SCRIPT
 PROV_DIR = "static/prov"
 
 
@@ -118,6 +118,7 @@ class Site:
     naked_report: naked.NakedReport
     pages: dict[str, str]
     sources: dict[str, str] = field(default_factory=dict)   # output page -> content file
+    claim_pages: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _read(path: Path) -> str:
@@ -298,12 +299,9 @@ def page_features(html_text: str) -> set[str]:
 
 
 def plotly_js() -> bytes:
-    """The plotly.min.js bundled in the installed plotly package (no CDN)."""
-    import plotly
-    path = Path(plotly.__file__).resolve().parent / "package_data" / PLOTLY
-    if not path.is_file():
-        raise BuildError(str(path), "plotly.min.js missing from the installed plotly package")
-    return path.read_bytes()
+    """The plotly.js partial bundle committed under vendored/plotly/, verified against
+    its lock and the Python plotly package's plotly.js version (no CDN)."""
+    return plotlybundle.bundle_bytes()
 
 
 def prov_path(url: str) -> str:
@@ -312,7 +310,8 @@ def prov_path(url: str) -> str:
     return f"{PROV_DIR}/{url.strip('/') or 'index'}.js"
 
 
-def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]]) -> dict:
+def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]],
+                 claim_ids=()) -> dict:
     """The provenance of numbers `ids` and the definitions of `terms` (key -> (term,
     definition)), compacted for a page's lazily loaded script.
 
@@ -321,11 +320,15 @@ def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]]) 
     indices into `t` (null where a part is absent), sorted; `n`: id -> [kind, value, text,
     unit, [source indices], locator, computation], with kind, unit, locator and
     computation as indices into `t` and value (JSON number, string or null) and text
-    as they are; `g`: term key -> [term, definition]. site.js and the tests decode it."""
+    as they are; `g`: term key -> [term, definition]; `c`: checked claim id -> [what was
+    checked, verdict, [[label, figure], …], [source indices], computation, hypothesis]
+    (cit/claims.py). site.js and the tests decode it."""
     numbers = [registry.numbers[i] for i in sorted(ids)]
+    claims = [registry.claims[i] for i in sorted(claim_ids)]
     strings: set[str] = set()
     for n in numbers:
         strings |= {n.kind, n.unit, n.locator, n.computation}
+    for n in numbers + claims:
         for src in n.sources:
             strings |= {x for x in (src.path, src.commit, src.blob_sha1) if x}
     table = sorted(strings)
@@ -336,7 +339,7 @@ def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]]) 
             return (at[src.path],)
         return (at[src.path], at.get(src.commit), at.get(src.blob_sha1))
 
-    sources = sorted({source(src) for n in numbers for src in n.sources},
+    sources = sorted({source(src) for n in numbers + claims for src in n.sources},
                      key=lambda t: tuple(-1 if x is None else x for x in t))
     sat = {s: k for k, s in enumerate(sources)}
     entries = {}
@@ -345,8 +348,13 @@ def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]]) 
         entries[n.id] = [at[n.kind], value, n.text, at[n.unit],
                          [sat[source(src)] for src in n.sources], at[n.locator],
                          at[n.computation]]
-    return {"t": table, "s": [list(x) for x in sources], "n": entries,
-            "g": {k: list(terms[k]) for k in sorted(terms)}}
+    out = {"t": table, "s": [list(x) for x in sources], "n": entries,
+           "g": {k: list(terms[k]) for k in sorted(terms)}}
+    if claims:
+        out["c"] = {c.id: [c.checked, c.holds, [list(e) for e in c.evidence],
+                           [sat[source(src)] for src in c.sources], c.computation,
+                           c.hypothesis] for c in claims}
+    return out
 
 
 def prov_script(url: str, payload: Mapping) -> bytes:
@@ -510,11 +518,11 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
             if s not in scripts:
                 scripts.append(s)
         # a page's numbers' provenance and its terms' definitions load on demand
-        has_prov = bool(p.ctx.numbers or p.ctx.terms)
+        has_prov = bool(p.ctx.numbers or p.ctx.terms or p.ctx.claims)
         if has_prov:
             terms_shown = {k: (state.terms[k].term, state.definitions[k]) for k in p.ctx.terms}
             files[prov_path(p.url)] = prov_script(
-                p.url, prov_payload(registry, p.ctx.numbers, terms_shown))
+                p.url, prov_payload(registry, p.ctx.numbers, terms_shown, p.ctx.claims))
         ctx = {
             "site_title": SITE_TITLE,
             "title": p.title,
@@ -557,7 +565,9 @@ def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[
     rep = naked.report(files, numbers=registry.numbers, series=registry.series,
                        allowlist_path=allowlist_path)
     unused = sorted(k for k, u in state.term_pages.items() if not u)
+    claim_pages = {c: sorted(p.url for p in pages if c in p.ctx.claims)
+                   for c in sorted(registry.claims)}
     return Site(files=dict(sorted(files.items())), appears=state.appears,
                 unused_terms=unused, naked_report=rep,
                 pages={p.url: p.title for p in pages},
-                sources={p.out: p.doc.path for p in pages})
+                sources={p.out: p.doc.path for p in pages}, claim_pages=claim_pages)

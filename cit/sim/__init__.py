@@ -33,6 +33,8 @@ def build_stage(registry, experiment, root: Path) -> int:
     computed = compute_from_paths(root, folder)
     cells = check_results(computed, root / RESULTS)
     register_sim(registry, computed, RESULTS, root)
+    from . import transit_claims
+    transit_claims.register(registry, computed, experiment, RESULTS)
     _last[str(root.resolve())] = computed
     return cells
 

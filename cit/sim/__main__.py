@@ -1,5 +1,7 @@
 """`python -m cit.sim`: regenerate data/sim/results.md (the explicit command; a build
-only checks it). `python -m cit.sim --check` compares without writing."""
+only checks it). `python -m cit.sim --check` compares without writing.
+`python -m cit.sim calibrate` fits the scenario's `fitted` inputs to the original's quoted
+figures and records them in data/sim/scenario.yaml (then regenerate the results)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,8 @@ import sys
 from pathlib import Path
 
 from ..errors import BuildError
-from .compute import compute_from_paths
+from . import calibrate
+from .compute import compute_from_paths, fit_from_paths
 from .report import RESULTS, check_results, write_results
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -16,6 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m cit.sim", description=__doc__)
+    ap.add_argument("command", nargs="?", choices=("calibrate",),
+                    help="calibrate: fit the `fitted` inputs and record them in the scenario")
     ap.add_argument("--check", action="store_true",
                     help="recompute and compare with data/sim/results.md; write nothing")
     ap.add_argument("--out", help="write the results here instead of data/sim/results.md "
@@ -24,6 +29,18 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     root = Path(a.root)
     try:
+        if a.command == "calibrate":
+            scenario, cal = fit_from_paths(root)
+            if cal is None:
+                print("no fitted inputs in the scenario")
+                return 0
+            calibrate.write_calibration(root / "data/sim/scenario.yaml", scenario, cal)
+            for f in cal.fitted:
+                print(f"{f.key} = {f.value!r} (fitted)")
+            for k, r in cal.residuals.items():
+                print(f"  {k}: relative residual {r:+.5f}")
+            print(f"  RMS relative residual {cal.rms!r}, {cal.iterations} iterations")
+            return 0
         computed = compute_from_paths(root)
         if a.check:
             n = check_results(computed, root / RESULTS)

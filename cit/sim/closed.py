@@ -8,25 +8,39 @@ formatting rules, the same strings.
 
 Units are SI throughout: seconds, bytes, bytes/s, FLOP/s, values/s, watts, joules.
 
-Topology: `workers` GPUs, split evenly over `dcs` data centres (one or two). Each worker
-has a full-duplex link to its data centre's switch (latency `alpha_intra`, bandwidth
-`bw_nic`); the WAN joins the two switches (`alpha_wan`, `bw_wan`). A transfer from
-worker a to worker b holds every link on its path (cut-through) and lasts the sum of
-their latencies plus bytes over the slowest link. The ring visits the workers in order,
-data centre by data centre, so it crosses the WAN exactly twice.
+Topology: `workers` GPUs, split evenly over `dcs` data centres (one or two), k = workers /
+dcs in each. Each worker has a full-duplex link to its data centre's switch (latency
+`alpha_intra`, bandwidth `bw_nic`); the WAN joins the two switches (`alpha_wan`, `bw_wan`,
+full duplex). A transfer from worker a to worker b holds every link on its path
+(cut-through) and lasts the sum of their latencies plus bytes over the slowest link.
 
 Per training step, with no overlap between phases (DeMo's sign update needs the whole
 aggregate; we do not overlap a step's communication with the next step's compute):
 compute, then compression (on the GPU and/or in a module), then communication.
 
-- ring all-reduce of S bytes: 2(N−1) steps of S/N:  2(N−1)·(α_p + S/(N·B_p))
-- ring all-gather of p bytes: N−1 steps of p:       (N−1)·(α_p + p/B_p)
-  with (α_p, B_p) the ring's slowest hop: across the WAN, 2·α_intra + α_wan and
-  min(bw_nic, bw_wan); inside one data centre, 2·α_intra and bw_nic.
-- in-network sum (E′): the switches sum the band as it streams through them (as SHARP
-  does), so the tiers pipeline: up, across, down cost α_intra + α_wan + α_intra plus the
-  largest of (bytes up / bw_nic, bytes across / bw_wan, bytes down / bw_nic). Inside one
-  data centre, with S bytes each way, this is 2·α + S/B.
+Two layouts of the collectives (`layout`):
+
+hierarchical (the default). intra = 2·α_intra (one step inside a data centre),
+wan = 2·α_intra + α_wan (one exchange across the WAN), L = bw_nic, W = bw_wan:
+- all-reduce of S bytes: a ring reduce-scatter in each data centre, one exchange of the
+  partial sums across the WAN (every worker sends its shard to its peer; one flow each
+  way), a ring all-gather in each data centre:
+      2(k−1)·(intra + S/(k·L)) + wan + max(S/W, S/(k·L))
+- all-gather of p bytes: an exchange with the peer worker across the WAN, then a ring
+  all-gather of the pairs in each data centre:
+      wan + max(k·p/W, p/L) + (k−1)·(intra + 2p/L)
+- E′: a dense reduce-scatter in each data centre, the module at the data centre's
+  WAN-facing switch port computes the band of the sum, one band crosses the WAN each
+  way, and the band's return to the workers costs latency only:
+      (k−1)·(intra + D/(k·L)) + wan + b/W + (k−1)·intra
+With one data centre the WAN terms drop out (and the all-gather's "pairs" are single
+payloads).
+
+flat-ring (for comparison): one ring over all workers, data centre by data centre, so
+it crosses the WAN twice; its slowest hop (α_p, B_p) is 2·α_intra + α_wan and
+min(bw_nic, bw_wan) across the WAN, 2·α_intra and bw_nic inside one data centre:
+- all-reduce: 2(N−1)·(α_p + S/(N·B_p));  all-gather: (N−1)·(α_p + p/B_p)
+E′ is the same in both layouts: its in-network sum is laid out by data centre anyway.
 """
 
 from __future__ import annotations
@@ -64,6 +78,7 @@ class Params:
     dense_bytes: float
     topk_bytes: float
     band_bytes: float
+    layout: str = "hierarchical"   # hierarchical | flat-ring
 
     def with_(self, **changes) -> "Params":
         return replace(self, **changes)
@@ -96,8 +111,16 @@ VARIANTS = (
 BY_KEY = {v.key: v for v in VARIANTS}
 MECHS = ("A", "B", "C", "Cprime", "E", "Eprime")
 
-COLLECTIVE_LABEL = {"allreduce": "ring all-reduce", "allgather": "ring all-gather",
-                    "innet": "in-network sum"}
+LAYOUTS = ("hierarchical", "flat-ring")
+COLLECTIVE_LABEL = {
+    "hierarchical": {"allreduce": "hierarchical all-reduce",
+                     "allgather": "hierarchical all-gather", "innet": "in-network sum"},
+    "flat-ring": {"allreduce": "ring all-reduce", "allgather": "ring all-gather",
+                  "innet": "in-network sum"},
+}
+LAYOUT_LABEL = {"hierarchical": "hierarchical (a ring in each data centre, one exchange "
+                "across the WAN)", "flat-ring": "flat ring (one ring of all workers, "
+                "crossing the WAN twice)"}
 
 
 @dataclass(frozen=True)
@@ -134,11 +157,26 @@ def module_rate(p: Params) -> float:
     return min(p.module_port_rate, p.module_budget / (cost * p.module_ops_per_mac))
 
 
+def per_dc(p: Params) -> int:
+    """k: workers in each data centre."""
+    return p.workers // p.dcs
+
+
+def intra_alpha(p: Params) -> float:
+    """Latency of one transfer inside a data centre: up to the switch and down."""
+    return 2 * p.alpha_intra
+
+
+def wan_alpha(p: Params) -> float:
+    """Latency of one transfer across the WAN: up, across, down."""
+    return 2 * p.alpha_intra + p.alpha_wan
+
+
 def ring_path(p: Params) -> tuple[float, float]:
-    """(latency, bandwidth) of the ring's slowest hop."""
+    """(latency, bandwidth) of the flat ring's slowest hop."""
     if p.dcs > 1:
-        return 2 * p.alpha_intra + p.alpha_wan, min(p.bw_nic, p.bw_wan)
-    return 2 * p.alpha_intra, p.bw_nic
+        return wan_alpha(p), min(p.bw_nic, p.bw_wan)
+    return intra_alpha(p), p.bw_nic
 
 
 def ring_allreduce(p: Params, size: float) -> float:
@@ -151,12 +189,30 @@ def ring_allgather(p: Params, payload: float) -> float:
     return (p.workers - 1) * (alpha + payload / bw)
 
 
-def innet_sum(p: Params, up: float, across: float, down: float) -> float:
-    """Streamed in-network sum: one latency per tier, the slowest tier's serialisation."""
+def hier_allreduce(p: Params, size: float) -> float:
+    k = per_dc(p)
+    t = 2 * (k - 1) * (intra_alpha(p) + size / (k * p.bw_nic))
     if p.dcs > 1:
-        return (p.alpha_intra + p.alpha_wan + p.alpha_intra
-                + max(up / p.bw_nic, across / p.bw_wan, down / p.bw_nic))
-    return p.alpha_intra + p.alpha_intra + max(up / p.bw_nic, down / p.bw_nic)
+        t += wan_alpha(p) + max(size / p.bw_wan, size / (k * p.bw_nic))
+    return t
+
+
+def hier_allgather(p: Params, payload: float) -> float:
+    k = per_dc(p)
+    t = (k - 1) * (intra_alpha(p) + p.dcs * payload / p.bw_nic)
+    if p.dcs > 1:
+        t = wan_alpha(p) + max(k * payload / p.bw_wan, payload / p.bw_nic) + t
+    return t
+
+
+def innet_sum(p: Params, dense: float, band: float) -> float:
+    """E′: dense reduce-scatter in each data centre, one band across the WAN each way,
+    the band's return to the workers (latency only)."""
+    k = per_dc(p)
+    t = (k - 1) * (intra_alpha(p) + dense / (k * p.bw_nic))
+    if p.dcs > 1:
+        t += wan_alpha(p) + band / p.bw_wan
+    return t + (k - 1) * intra_alpha(p)
 
 
 def gpu_macs(p: Params, mech: str) -> float:
@@ -170,36 +226,50 @@ def gpu_macs(p: Params, mech: str) -> float:
     return p.band_macs                    # E, E′: the module computes the band; GPU inverts
 
 
+def modules(p: Params, mech: str) -> int:
+    """Modules at work: one per worker for E, one per data centre for E′."""
+    return {"E": p.workers, "Eprime": p.dcs}.get(mech, 0)
+
+
+def traffic(p: Params, mech: str) -> tuple[float, float, float, float]:
+    """(communication time, bytes on worker links counted per link, bytes across the WAN
+    both ways, bytes one worker sends on its own link) of one step's collective."""
+    n, k, cross = p.workers, per_dc(p), p.dcs > 1
+    if mech == "Eprime":
+        shard = p.dense_bytes / k
+        wan = 2 * p.band_bytes if cross else 0.0
+        return (innet_sum(p, p.dense_bytes, p.band_bytes),
+                n * (k - 1) * shard * 2, wan, (k - 1) * shard)
+    reduce = mech in ("A", "Cprime")
+    size = {"A": p.dense_bytes, "B": p.topk_bytes}.get(mech, p.band_bytes)
+    if p.layout == "flat-ring":
+        steps, chunk = (2 * (n - 1), size / n) if reduce else (n - 1, size)
+        comm = ring_allreduce(p, size) if reduce else ring_allgather(p, size)
+        wan = steps * chunk * 2 if cross else 0.0
+        return comm, n * steps * chunk * 2, wan, steps * chunk
+    if reduce:
+        ring_bytes, x_up, x_wan = 2 * (k - 1) * size / k, size / k, size
+        comm = hier_allreduce(p, size)
+    else:
+        ring_bytes, x_up, x_wan = (k - 1) * p.dcs * size, size, k * size
+        comm = hier_allgather(p, size)
+    if not cross:
+        x_up = x_wan = 0.0
+    return comm, n * (ring_bytes + x_up) * 2, 2 * x_wan, ring_bytes + x_up
+
+
 def step(p: Params, mech: str) -> Step:
     """The closed-form step of one mechanism."""
     n = p.workers
-    wan_hops = 2 if p.dcs > 1 else 0
     compute = p.flops_per_param_token * p.n_params * p.tokens / p.gpu_rate
     gpu = p.gpu_flops_per_mac * gpu_macs(p, mech) * p.n_params / p.gpu_rate
     module = p.n_params / module_rate(p) if mech in ("E", "Eprime") else 0.0
-    if mech == "Eprime":
-        comm = innet_sum(p, p.dense_bytes, p.band_bytes, p.band_bytes)
-        link_bits = (n * p.dense_bytes * 8 * p.j_per_bit_intra
-                     + wan_hops * p.band_bytes * 8 * p.j_per_bit_wan
-                     + n * p.band_bytes * 8 * p.j_per_bit_intra)
-        wan_bytes = wan_hops * p.band_bytes
-        wire = p.dense_bytes
-    else:
-        if mech in ("A", "Cprime"):
-            size = p.dense_bytes if mech == "A" else p.band_bytes
-            comm = ring_allreduce(p, size)
-            k, chunk = 2 * (n - 1), size / n
-        else:
-            payload = p.topk_bytes if mech == "B" else p.band_bytes
-            comm = ring_allgather(p, payload)
-            k, chunk = n - 1, payload
-        link_bits = k * chunk * 8 * (2 * n * p.j_per_bit_intra + wan_hops * p.j_per_bit_wan)
-        wan_bytes = k * chunk * wan_hops
-        wire = k * chunk
+    comm, link_bytes, wan_bytes, wire = traffic(p, mech)
+    link_j = link_bytes * 8 * p.j_per_bit_intra + wan_bytes * 8 * p.j_per_bit_wan
     return Step(compute, gpu, module, comm,
                 gpu_j=n * p.gpu_power * (compute + gpu),
-                link_j=link_bits,
-                module_j=n * p.module_power * module,
+                link_j=link_j,
+                module_j=modules(p, mech) * p.module_power * module,
                 wan_bytes=wan_bytes, wire=wire)
 
 

@@ -13,10 +13,13 @@ from pathlib import Path
 
 from ..errors import BuildError
 from ..runs import Folder, load_folder
-from . import closed, des
+from . import calibrate, closed, des
 from .closed import VARIANTS, BreakEven, Params, Step
 from .inputs import Inputs, OpticsRun, load_inputs
+from .quoted import QUOTED, QuotedFile, load_quoted
 from .scenario import Scenario, Values, load_scenario
+
+ROOT = Path(__file__).resolve().parents[2]
 
 AGREE = 1e-9          # DES vs closed form, relative
 
@@ -56,6 +59,9 @@ class Computed:
     breakevens: dict                    # id suffix -> BreakEven
     enob: list                          # EnobRow, in table order
     enob_breakeven: tuple | None        # (OpticsRun, variant label) or None
+    quoted: QuotedFile | None = None    # the original's figures (data/sim/quoted.yaml)
+    calibration: object = None          # calibrate.Calibration of the fitted inputs
+    sweep_flat_a: list = field(default_factory=list)  # A under the flat ring, per grid bw
     files: tuple = field(default_factory=tuple)
 
     def time(self, key: str, step_s: float) -> float | None:
@@ -71,7 +77,8 @@ def build_params(v: Values, inputs: Inputs, controls: dict | None = None) -> tup
          "wan_latency_us": v.wan_distance_km * v.fibre_us_per_km,
          "module_budget_gflops": v.module_budget,
          "utilisation": v.utilisation,
-         "transform_counts": v.transform_counts_against_budget}
+         "transform_counts": v.transform_counts_against_budget,
+         "layout": v.collective_layout}
     if controls:
         c.update(controls)
     pj = {"optics_400g": v.optics_400g_pj_per_bit, "optics_800g": v.optics_800g_pj_per_bit,
@@ -94,7 +101,7 @@ def build_params(v: Values, inputs: Inputs, controls: dict | None = None) -> tup
         j_per_bit_wan=pj[v.wan_link_type] * 1e-12,
         gpu_power=v.gpu_power, module_power=v.module_power,
         dense_bytes=inputs.payload["dense"], topk_bytes=inputs.payload["topk"],
-        band_bytes=inputs.payload["band"])
+        band_bytes=inputs.payload["band"], layout=c["layout"])
     return p, c
 
 
@@ -130,14 +137,20 @@ def breakeven_pair(p: Params, steps: dict, a: str, b: str, lo: float, hi: float,
     return closed.break_even(time_fn(p, steps, a), time_fn(p, steps, b), lo, hi, iters)
 
 
-def compute(folder: Folder, scenario: Scenario, target_group: str) -> Computed:
-    """Run everything. `folder` is the headline folder of run logs (completed runs)."""
+def compute(folder: Folder, scenario: Scenario, target_group: str,
+            quoted: QuotedFile | None = None) -> Computed:
+    """Run everything. `folder` is the headline folder of run logs (completed runs);
+    `quoted` the original's figures (read from data/sim/quoted.yaml when not given)."""
+    if quoted is None:
+        quoted = load_quoted(ROOT / QUOTED)
     e_planes = scenario.static.e_planes
     inputs = load_inputs(folder, target_group, e_planes)
     values = scenario.resolve(inputs.measured)
     p, controls = build_params(values, inputs)
     steps = variant_steps(inputs)
     nsteps = values.simulated_steps
+    cal = calibrate.calibrate(scenario, values, p, steps, quoted)
+    calibrate.check_calibration(scenario, cal)
 
     default, closed_default, spread = {}, {}, 0.0
     for mech in closed.MECHS:
@@ -159,15 +172,20 @@ def compute(folder: Folder, scenario: Scenario, target_group: str) -> Computed:
     lo, hi = values.sweep_min * 1e9, values.sweep_max * 1e9
     grid = closed.sweep_grid(lo, hi, values.sweep_points_per_decade)
     sweep = {m: [] for m in closed.MECHS}
+    flat = {"hierarchical": "flat-ring", "flat-ring": "hierarchical"}[p.layout]
+    sweep_other = []
     for bw in grid:
         pb = p.with_(bw_wan=bw)
-        for mech in closed.MECHS:
+        runs = [(pb, mech, sweep[mech]) for mech in closed.MECHS]
+        runs.append((pb.with_(layout=flat), "A", sweep_other))
+        for pr, mech, out in runs:
             # one step per grid point: the runs above (nsteps each, spread checked) show
             # every step equals the first, and each point is still held to the closed form
-            st, durs = des.simulate(pb, mech, 1)
+            st, durs = des.simulate(pr, mech, 1)
             spread = max(spread, des.steady_spread(durs))
-            _agree(st, closed.step(pb, mech), f"mechanism {mech} at {bw!r} bytes/s")
-            sweep[mech].append(st.total)
+            _agree(st, closed.step(pr, mech), f"mechanism {mech} ({pr.layout}) at {bw!r} "
+                   "bytes/s")
+            out.append(st.total)
     if spread > AGREE:
         raise BuildError("cit/sim/des.py", f"simulated steps are not steady: relative "
                          f"spread {spread!r} exceeds {AGREE}")
@@ -195,12 +213,11 @@ def compute(folder: Folder, scenario: Scenario, target_group: str) -> Computed:
             break
 
     return Computed(scenario, values, inputs, p, controls, steps, default, closed_default,
-                    spread, grid, sweep, bes, enob_rows, enob_be, inputs.files)
+                    spread, grid, sweep, bes, enob_rows, enob_be, quoted, cal, sweep_other,
+                    inputs.files)
 
 
-def compute_from_paths(root: Path, folder: Folder | None = None) -> Computed:
-    """Compute from the project's own files: data/study.yaml (the target group),
-    data/sim/scenario.yaml and the vendored headline logs (unless `folder` is given)."""
+def _sources(root: Path, folder: Folder | None):
     from .. import yamlio
     study_path = root / "data" / "study.yaml"
     try:
@@ -217,4 +234,23 @@ def compute_from_paths(root: Path, folder: Folder | None = None) -> Computed:
             raise BuildError(f"vendored/{headline}", "vendored logs missing; materialise "
                              "them first: python -m cit.vendor fetch")
         folder = load_folder(vdir, headline)
-    return compute(folder, scenario, target_group)
+    return folder, scenario, target_group
+
+
+def fit_from_paths(root: Path, folder: Folder | None = None):
+    """(scenario, Calibration) from the project's files, without checking the recorded
+    fitted values (the calibrate command writes them)."""
+    folder, scenario, target_group = _sources(root, folder)
+    inputs = load_inputs(folder, target_group, scenario.static.e_planes)
+    values = scenario.resolve(inputs.measured)
+    p, _ = build_params(values, inputs)
+    quoted = load_quoted(root / QUOTED)
+    return scenario, calibrate.calibrate(scenario, values, p, variant_steps(inputs), quoted)
+
+
+def compute_from_paths(root: Path, folder: Folder | None = None) -> Computed:
+    """Compute from the project's own files: data/study.yaml (the target group),
+    data/sim/scenario.yaml and the vendored headline logs (unless `folder` is given)."""
+    folder, scenario, target_group = _sources(root, folder)
+    return compute(folder, scenario, target_group, load_quoted(root / QUOTED))
+

@@ -11,10 +11,14 @@ Actors, one process function each:
 - `_local`: a worker's compute, then its compression (GPU time, then the module, a
   resource of its own per worker or per switch port);
 - `ring`: a worker's side of a ring collective: at each ring step it waits for the piece
-  it needs from its predecessor, then sends to its successor (all-reduce: 2(N−1) steps
-  of S/N; all-gather: N−1 steps of the payload);
-- `innet`: the in-network sum, streamed through the switches (one flow holding every
-  worker's up link, both WAN directions and every down link).
+  it needs from its predecessor, then sends to its successor. The flat ring runs over all
+  workers (all-reduce: 2(N−1) steps of S/N; all-gather: N−1 steps of the payload); the
+  hierarchical layout runs one ring inside each data centre at once;
+- `exchange`: the hierarchical layout's step across the WAN: one flow each way, holding
+  every sending worker's up link, the WAN direction and every receiving worker's down
+  link, with the latency of one crossing paid once;
+- `innet`: E′: reduce-scatter rings in each data centre, the band across the WAN each way
+  (one flow each way), the band's return down each data centre's ring (latency only).
 
 A training step ends when every worker holds the aggregate (a barrier), so every
 simulated step takes the same time: the first step is already the steady state, and
@@ -25,7 +29,7 @@ from __future__ import annotations
 
 import simpy
 
-from .closed import Params, Step, innet_sum, module_rate, gpu_macs
+from .closed import Params, Step, gpu_macs, modules, module_rate, wan_alpha
 
 
 class Link:
@@ -127,30 +131,69 @@ def ring_allgather(net: Net, payload: float, order=None):
     return ring(net, net.p.workers - 1, payload, order)
 
 
-def innet(net: Net, up: float, across: float, down: float):
-    """The streamed in-network sum: every worker's up link, both WAN directions and every
-    down link are held by one flow; its latency is one tier's each (up, across, down)."""
-    p = net.p
-    hops = [(link, up) for link in net.up]
-    hops += [(link, across) for link in net.wan.values()]
-    hops += [(link, down) for link in net.down]
-    latency = p.alpha_intra + (p.alpha_wan if net.wan else 0.0) + p.alpha_intra
-    return net.env.process(net.flow(hops, latency))
+def dc_members(net: Net) -> list[list[int]]:
+    """The workers of each data centre, in ring order."""
+    k = net.per_dc
+    return [list(range(d * k, (d + 1) * k)) for d in range(net.p.dcs)]
+
+
+def dc_rings(net: Net, ring_steps: int, chunk: float):
+    """One ring inside each data centre, all at once."""
+    return net.env.all_of([ring(net, ring_steps, chunk, m) for m in dc_members(net)])
+
+
+def exchange(net: Net, up: float, across: float, down: float, workers: bool = True):
+    """The WAN step of the hierarchical layout: one flow each way between the two data
+    centres. With `workers`, every worker of the sending side puts `up` bytes on its up
+    link and every worker of the receiving side takes `down` from its down link (peer to
+    peer); without, the flow starts and ends at the switches' WAN ports (E′'s module)."""
+    members = dc_members(net)
+    flows = []
+    for src, dst in ((0, 1), (1, 0)):
+        hops = [(net.wan[(src, dst)], across)]
+        if workers:
+            hops += [(net.up[w], up) for w in members[src]]
+            hops += [(net.down[w], down) for w in members[dst]]
+        flows.append(net.env.process(net.flow(hops, wan_alpha(net.p))))
+    return net.env.all_of(flows)
+
+
+def run_hier_allreduce(net: Net, size: float):
+    k = net.per_dc
+    yield dc_rings(net, k - 1, size / k)                    # reduce-scatter
+    if net.p.dcs > 1:
+        yield exchange(net, size / k, size, size / k)       # partial sums across
+    yield dc_rings(net, k - 1, size / k)                    # all-gather
+
+
+def run_hier_allgather(net: Net, payload: float):
+    k = net.per_dc
+    if net.p.dcs > 1:
+        yield exchange(net, payload, k * payload, payload)  # swap with the peer
+    yield dc_rings(net, k - 1, net.p.dcs * payload)         # the pairs, in each DC
+
+
+def innet(net: Net, dense: float, band: float):
+    """E′ (the module's time is the step's module phase)."""
+    k = net.per_dc
+    yield dc_rings(net, k - 1, dense / k)                   # dense reduce-scatter
+    if net.p.dcs > 1:
+        yield exchange(net, 0.0, band, 0.0, workers=False)  # one band each way
+    yield dc_rings(net, k - 1, 0.0)                         # the band's return
 
 
 def _collective(net: Net, mech: str):
     p = net.p
-    if mech == "A":
-        return ring_allreduce(net, p.dense_bytes)
-    if mech == "Cprime":
-        return ring_allreduce(net, p.band_bytes)
-    if mech == "B":
-        return ring_allgather(net, p.topk_bytes)
-    if mech in ("C", "E"):
-        return ring_allgather(net, p.band_bytes)
+    size = {"A": p.dense_bytes, "B": p.topk_bytes}.get(mech, p.band_bytes)
     if mech == "Eprime":
-        return innet(net, p.dense_bytes, p.band_bytes, p.band_bytes)
-    raise ValueError(f"unknown mechanism {mech!r}")
+        return net.env.process(innet(net, p.dense_bytes, p.band_bytes))
+    if mech not in ("A", "B", "C", "Cprime", "E"):
+        raise ValueError(f"unknown mechanism {mech!r}")
+    reduce = mech in ("A", "Cprime")
+    if p.layout == "flat-ring":
+        return ring_allreduce(net, size) if reduce else ring_allgather(net, size)
+    return net.env.process(run_hier_allreduce(net, size) if reduce
+                           else run_hier_allgather(net, size))
 
 
 def simulate(p: Params, mech: str, steps: int) -> tuple[Step, list[float]]:
@@ -163,7 +206,8 @@ def simulate(p: Params, mech: str, steps: int) -> tuple[Step, list[float]]:
     t_gpu = p.gpu_flops_per_mac * gpu_macs(p, mech) * p.n_params / p.gpu_rate
     uses_module = mech in ("E", "Eprime")
     t_module = p.n_params / module_rate(p) if uses_module else 0.0
-    modules = [simpy.Resource(env, capacity=1) for _ in range(n)]
+    n_mod = modules(p, mech)
+    units = [simpy.Resource(env, capacity=1) for _ in range(n_mod)]
     energy = {"gpu": 0.0, "module": 0.0}
     records = []
 
@@ -176,7 +220,7 @@ def simulate(p: Params, mech: str, steps: int) -> tuple[Step, list[float]]:
         energy["gpu"] += p.gpu_power * t_gpu
 
     def module_compress(w):
-        with modules[w].request() as req:
+        with units[w].request() as req:
             yield req
             yield env.timeout(t_module)
         energy["module"] += p.module_power * t_module
@@ -195,7 +239,7 @@ def simulate(p: Params, mech: str, steps: int) -> tuple[Step, list[float]]:
                 yield phase(gpu_compress)
             t2 = env.now
             if uses_module:
-                yield phase(module_compress)
+                yield env.all_of([env.process(module_compress(u)) for u in range(n_mod)])
             t3 = env.now
             yield _collective(net, mech)
             t4 = env.now
@@ -217,5 +261,5 @@ def steady_spread(durations: list[float]) -> float:
     return max(abs(d - first) / first for d in durations)
 
 
-__all__ = ["Net", "ring", "ring_allreduce", "ring_allgather", "innet", "simulate",
-           "steady_spread", "innet_sum"]
+__all__ = ["Net", "ring", "ring_allreduce", "ring_allgather", "run_hier_allreduce",
+           "run_hier_allgather", "exchange", "innet", "simulate", "steady_spread"]

@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import BuildError
-from ..fmt import fmt, fmt_general, fmt_int, fmt_sig
+from ..fmt import fmt, fmt_general, fmt_int, fmt_pct, fmt_sig
 from . import closed
 from .closed import VARIANTS, BreakEven, Step
 from .compute import BREAKEVENS, Computed
+from .quoted import against, be_text
 
 RESULTS = "data/sim/results.md"
 TITLE = "Simulator results: training across data centres"
@@ -52,11 +53,7 @@ def f_gbps(bw: float) -> str:
 
 
 def f_be(be: BreakEven) -> str:
-    if be.kind == "whole":
-        return "whole range"
-    if be.kind == "none":
-        return "none in range"
-    return f"{be.kind} {f_gbps(be.at)} GB/s"
+    return be_text(be.kind, None if be.at is None else f_gbps(be.at))
 
 
 def be_value(be: BreakEven):
@@ -137,7 +134,8 @@ def locator(section: Section | int, table: str, row: str, column: str) -> str:
     return f"{RESULTS} §{n}, table {table!r}, row {row!r}, column {column!r}"
 
 
-KIND_OF_TAG = {"paper": "quoted", "experiment": "measured", "assumption": "assumption"}
+KIND_OF_TAG = {"paper": "quoted", "experiment": "measured", "assumption": "assumption",
+               "fitted": "fitted"}
 
 # scenario keys that also carry a sim.* id (ids.md)
 SIM_ALIASES = {"workers": "sim.workers", "dcs": "sim.dcs", "target_loss": "sim.target",
@@ -160,7 +158,9 @@ def _scenario_section(c: Computed) -> Section:
     sec.blocks.append(
         "Every input of the simulation, with its unit and source: *paper* (the module's "
         "paper as the original study page gives it), *experiment* (read from the run logs "
-        "at build time), *assumption* (ours). Citations are in data/sim/scenario.yaml.")
+        "at build time), *assumption* (ours), *fitted* (not stated by the original, fitted "
+        "to its quoted figures by `python -m cit.sim calibrate`: see the table of fitted "
+        "inputs). Citations are in data/sim/scenario.yaml.")
     sec.blocks.append(
         "Scenario switch: the optical transform "
         + ("counts" if counts else "does not count")
@@ -181,6 +181,9 @@ def _scenario_section(c: Computed) -> Section:
                 # shown by the name of the link type's energy entry, not its key
                 text = c.scenario.entries[f"{shown}_pj_per_bit"].label.split(",")[0]
             comp = f"scenario input ({e.cite})"
+            if e.fit is not None:
+                comp = (f"fitted to the original's quoted {', '.join(e.fit.figures)} "
+                        f"({e.fit.procedure}); RMS relative residual {e.fit.residual!r}")
             if e.same_as is not None:
                 comp = f"scenario input, the same as {e.same_as} ({e.cite})"
             logs = ()
@@ -191,7 +194,29 @@ def _scenario_section(c: Computed) -> Section:
                           comp, logs=logs, aliases=aliases),
                      Cell(e.unit), Cell(e.source)])
     sec.blocks.append(Tab("Inputs", ("Key", "Input", "Value", "Unit", "Source"), rows))
+    if c.calibration is not None:
+        sec.blocks.append(_fitted_table(c))
     return sec
+
+
+def _fitted_table(c: Computed) -> Tab:
+    cal = c.calibration
+    rows = []
+    for f in cal.fitted:
+        e = c.scenario.entries[f.key]
+        rows.append([
+            Cell(f.key),
+            Cell(f_typed(f.value), f"sim.fitted.{f.key}", f.value, e.unit, "fitted",
+                 f"calibration: {e.fit.procedure}"),
+            Cell(e.unit),
+            Cell(", ".join(cal.figures)),
+            Cell(fmt_general(cal.rms), f"sim.fitted.{f.key}.residual", cal.rms, "", "fitted",
+                 "root-mean-square of (ours / quoted - 1) over the figures fitted to, at "
+                 "the recorded values"),
+            Cell(fmt_int(cal.iterations)),
+        ])
+    return Tab("Fitted inputs", ("Key", "Value", "Unit", "Fitted to (data/sim/quoted.yaml)",
+                                 "RMS relative residual", "Iterations"), rows)
 
 
 def _kind(var, default="simulated"):
@@ -216,7 +241,7 @@ def _steps_section(c: Computed) -> Section:
         steps_logs = src.files if src is not None else ()
         rows.append([
             Cell(var.label),
-            Cell(closed.COLLECTIVE_LABEL[var.collective]),
+            Cell(closed.COLLECTIVE_LABEL[c.params.layout][var.collective]),
             Cell(f_steps(c.steps[var.key]), f"sim.steps.{var.key}", c.steps[var.key],
                  "steps", _kind(var, "derived"),
                  "mean over seeds of the first eval step with val_loss at or below the "
@@ -245,6 +270,7 @@ def _time_section(c: Computed) -> Section:
         "to 1e-9 relative. Each step ends when every worker holds the aggregate, so every "
         "simulated step took the same time and the first is already the steady state. "
         "Phases do not overlap: compute, then compression, then communication.")
+    sec.blocks.append(f"Collective layout: {closed.LAYOUT_LABEL[c.params.layout]}.")
     rows, erows = [], []
     for var in VARIANTS:
         st: Step = c.default[var.mech]
@@ -264,7 +290,8 @@ def _time_section(c: Computed) -> Section:
             Cell(f_ms(st.module), f"sim.compress_module.{k}", st.module * 1e3, "ms", kind,
                  "parameters / module rate", closed=True),
             Cell(f_ms(st.comm), f"sim.comm.{k}", st.comm * 1e3, "ms", kind,
-                 f"simulated {closed.COLLECTIVE_LABEL[var.collective]}", closed=True),
+                 f"simulated {closed.COLLECTIVE_LABEL[c.params.layout][var.collective]}",
+                 closed=True),
             Cell(f_ms(st.total), f"sim.step_time.{k}", st.total * 1e3, "ms", kind,
                  "compute + compression + communication", closed=True),
             Cell(f_s(t), f"sim.time.{k}", t, "s", kind,
@@ -292,7 +319,6 @@ def _time_section(c: Computed) -> Section:
                           ("Variant", "GPU (J)", "Links (J)", "Module (J)", "Total (J)"),
                           erows))
     p = c.params
-    alpha, bw = closed.ring_path(p)
     rate = closed.module_rate(p)
     derived = [
         ("GPU rate", p.gpu_rate / 1e12, fmt(p.gpu_rate / 1e12, 1), "TFLOP/s",
@@ -302,10 +328,12 @@ def _time_section(c: Computed) -> Section:
          "multiply-add)) when the transform counts, else the port rate"),
         ("WAN latency, one way", p.alpha_wan * 1e6, fmt(p.alpha_wan * 1e6, 1), "µs",
          "sim.wan_latency", "fibre length x fibre delay per km"),
-        ("Ring's slowest hop, latency", alpha * 1e6, fmt(alpha * 1e6, 1), "µs",
-         "sim.ring_alpha", "two worker links plus the WAN"),
-        ("Ring's slowest hop, bandwidth", bw / 1e9, fmt(bw / 1e9, 1), "GB/s",
-         "sim.ring_bw", "min(worker link, WAN)"),
+        ("Latency of a step inside a data centre", closed.intra_alpha(p) * 1e6,
+         fmt(closed.intra_alpha(p) * 1e6, 2), "µs", "sim.intra_alpha",
+         "two worker links (up to the switch, down to the peer)"),
+        ("Latency of a step across the WAN", closed.wan_alpha(p) * 1e6,
+         fmt(closed.wan_alpha(p) * 1e6, 2), "µs", "sim.wan_alpha",
+         "two worker links plus the WAN"),
     ]
     sec.blocks.append(Tab("Derived rates", ("Quantity", "Value", "Unit"), [
         [Cell(name), Cell(text, id_, val, unit, "derived", comp, closed=True), Cell(unit)]
@@ -406,7 +434,8 @@ def _sweep_section(c: Computed) -> Section:
         "(sweep_min to sweep_max, sweep_points_per_decade points a decade: section 1), "
         "simulated (one training step per grid point: section 3's runs of simulated_steps "
         "steps show the first step is already the steady state); never where the variant's "
-        "steps never reach the target.")
+        "steps never reach the target. The last column is A under the other collective "
+        "layout, for comparison.")
     rows = []
     for i, bw in enumerate(c.grid):
         row = [Cell(f_gbps(bw), f"sim.sweep.bw.{i}", bw / 1e9, "GB/s", "assumption",
@@ -417,10 +446,84 @@ def _sweep_section(c: Computed) -> Section:
             row.append(Cell(f_s(t), f"sim.sweep.{var.key}.{i}", t, "s", _kind(var),
                             "steps to target x simulated step time at this WAN bandwidth",
                             closed=True))
+        a_steps = c.steps["A"]
+        t = None if a_steps is None else a_steps * c.sweep_flat_a[i]
+        row.append(Cell(f_s(t), f"sim.sweep.A_other.{i}", t, "s", "simulated",
+                        "steps to target x simulated step time of A under the other "
+                        "collective layout at this WAN bandwidth", closed=True))
         rows.append(row)
     sec.blocks.append(Tab("Time to target against WAN bandwidth",
-                          ("WAN bandwidth (GB/s)",) + tuple(v.label for v in VARIANTS),
-                          rows))
+                          ("WAN bandwidth (GB/s)",) + tuple(v.label for v in VARIANTS)
+                          + (other_a_label(c),), rows))
+    return sec
+
+
+def other_a_label(c: Computed) -> str:
+    other = "flat-ring" if c.params.layout == "hierarchical" else "hierarchical"
+    return f"A ({closed.LAYOUT_LABEL[other].split(' (')[0]})"
+
+
+def ours_for(c: Computed, key: str):
+    """Our figure for a quoted key: ("time", seconds or None) or (BreakEven kind, GB/s)."""
+    group, _, rest = key.partition(".")
+    if group == "time":
+        steps = c.steps[rest]
+        st = c.default[closed.BY_KEY[rest].mech]
+        return "time", None if steps is None else steps * st.total
+    be = c.breakevens[rest]
+    return be.kind, be_value(be)
+
+
+def against_rows(c: Computed) -> list:
+    """(key, figure, our text, our text at the original's precision, relative difference,
+    same) for every quoted figure marked `against`."""
+    out = []
+    for key in against(c.quoted):
+        q = c.quoted.figures[key]
+        kind, ours = ours_for(c, key)
+        if kind == "time":
+            text = f_s(ours)
+            shown = "never" if ours is None else fmt(ours, q.decimals)
+        else:
+            text = f_be(c.breakevens[key.partition(".")[2]])
+            shown = be_text(kind, None if ours is None else fmt(ours, q.decimals or 0))
+        rel = None if ours is None or q.value is None or kind != (q.kind or "time") \
+            else ours / q.value - 1
+        out.append((key, q, text, shown, rel, shown == q.text()))
+    return out
+
+
+def _against_section(c: Computed) -> Section:
+    sec = Section(7, "Against the original")
+    sec.blocks.append(
+        "Each of the original page's transit figures (data/sim/quoted.yaml, quoted, not "
+        "recomputed) beside ours: ours as sections 3 and 4 print it, ours at the precision "
+        "the original printed (times to its decimals, break-evens as it words them), the "
+        "relative difference (ours / quoted - 1), and whether the two read the same at the "
+        "original's precision.")
+    rows, same = [], 0
+    for key, q, text, shown, rel, ok in against_rows(c):
+        same += ok
+        rows.append([
+            Cell(key), Cell(q.what), Cell(q.text()),
+            Cell(text, closed=True),
+            Cell(shown, closed=True),
+            Cell(fmt_pct(rel), f"sim.against.{key}.diff", rel, "", "derived",
+                 f"ours / quoted - 1 for {q.what}", closed=True),
+            Cell("yes" if ok else "no", closed=True),
+        ])
+    sec.blocks.append(Tab("Quoted figures beside ours",
+                          ("Key", "Figure", "Quoted", "Ours",
+                           "Ours at the original's precision", "Relative difference",
+                           "Same at the original's precision"), rows))
+    sec.blocks.append(Tab("Count", ("Figure", "Value"), [
+        [Cell("Quoted figures compared"),
+         Cell(fmt_int(len(rows)), "sim.against.total", len(rows), "figures", "derived",
+              "quoted figures marked against in data/sim/quoted.yaml", closed=True)],
+        [Cell("Same at the original's precision"),
+         Cell(fmt_int(same), "sim.against.same", same, "figures", "derived",
+              "rows of the table above that read the same at the original's precision",
+              closed=True)]]))
     return sec
 
 
@@ -430,7 +533,8 @@ def build_doc(c: Computed) -> Doc:
         "results/tinystories-gpu. Do not edit by hand: every build recomputes each cell "
         "and fails on any difference."]
     return Doc(TITLE, intro, [_scenario_section(c), _steps_section(c), _time_section(c),
-                              _breakeven_section(c), _enob_section(c), _sweep_section(c)])
+                              _breakeven_section(c), _enob_section(c), _sweep_section(c),
+                              _against_section(c)])
 
 
 # ---- Markdown ---------------------------------------------------------------------------

@@ -1,7 +1,10 @@
 """The simulator's scenario (data/sim/scenario.yaml), validated with pydantic.
 
 Every input has a value (or names a figure measured in the run logs, or copies another
-key), a unit, a source tag (paper | experiment | assumption) and a short citation.
+key), a unit, a source tag (paper | experiment | assumption | fitted) and a short
+citation. A `fitted` input also carries `fit:` (the quoted figures it was fitted to, the
+procedure and the residual), written by `python -m cit.sim calibrate` (calibrate.py),
+which the build re-runs.
 A malformed file fails with a BuildError naming the file, the line and the key.
 """
 
@@ -24,6 +27,15 @@ MEASURED = ("workers", "n_params", "tokens_per_step", "value_bytes", "target_los
 LINK_TYPES = ("optics_400g", "optics_800g", "cpo")
 
 
+class Fit(BaseModel):
+    """How a fitted input was computed (written by the calibration, never by hand)."""
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    figures: list[str] = Field(min_length=1)    # keys of data/sim/quoted.yaml
+    procedure: str = Field(min_length=1)
+    significant: int = Field(ge=1, le=17)     # the value is recorded to this many figures
+    residual: float = Field(ge=0)             # RMS relative residual over `figures`
+
+
 class Entry(BaseModel):
     """One scenario input as written in the file."""
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -32,8 +44,9 @@ class Entry(BaseModel):
     measured: str | None = None
     same_as: str | None = None
     unit: str = Field(min_length=1)
-    source: Literal["paper", "experiment", "assumption"]
+    source: Literal["paper", "experiment", "assumption", "fitted"]
     cite: str = Field(min_length=1)
+    fit: Fit | None = None
 
     @field_validator("label", "unit")
     @classmethod
@@ -52,6 +65,10 @@ class Entry(BaseModel):
                              f"(found {', '.join(given) or 'none'})")
         if (self.source == "experiment") != (self.measured is not None):
             raise ValueError("an entry is `measured` exactly when its source is experiment")
+        if (self.source == "fitted") != (self.fit is not None):
+            raise ValueError("an entry carries `fit` exactly when its source is fitted")
+        if self.fit is not None and not isinstance(self.value, (int, float)):
+            raise ValueError("a fitted entry needs a numeric value")
         if self.measured is not None and self.measured not in MEASURED:
             raise ValueError(f"measured must be one of {', '.join(MEASURED)}")
         return self
@@ -102,6 +119,7 @@ class Values(BaseModel):
     sweep_max: float = Field(**_pos)
     sweep_points_per_decade: int = Field(gt=0)
     bisection_iterations: int = Field(gt=0, le=200)
+    collective_layout: Literal["hierarchical", "flat-ring"]
 
     @model_validator(mode="after")
     def _ranges(self):

@@ -66,6 +66,22 @@ window.CIT_CARDS = (function () {
              provenance: { sources: sources, locator: str(e[5]), computation: str(e[6]) } };
   }
 
+  /* c = claim id -> [checked, verdict, [[label, figure], ...], [sources], computation,
+     hypothesis] (cit/render.py prov_payload). */
+  function claimEntry(id) {
+    var e = data && data.c && has(data.c, id) ? data.c[id] : null;
+    if (!e) return null;
+    var sources = (e[3] || []).map(function (k) {
+      var s = data.s[k] || [];
+      var out = { path: str(s[0]) };
+      if (str(s[1])) out.commit = str(s[1]);
+      if (str(s[2])) out.blob_sha1 = str(s[2]);
+      return out;
+    });
+    return { checked: e[0], holds: e[1], evidence: e[2] || [], sources: sources,
+             computation: e[4], hypothesis: e[5] };
+  }
+
   function termEntry(key) {
     var g = data && data.g && has(data.g, key) ? data.g[key] : null;
     return g ? { term: g[0], definition: g[1] } : null;
@@ -96,7 +112,8 @@ window.CIT_CARDS = (function () {
         var all = window.CIT_PROV;
         var found = all && has(all, page) ? all[page] : null;
         if (found && typeof found === "object") {
-          data = { t: found.t || [], s: found.s || [], n: found.n || {}, g: found.g || {} };
+          data = { t: found.t || [], s: found.s || [], n: found.n || {}, g: found.g || {},
+                   c: found.c || {} };
           settle("ready");
         } else {
           settle("failed");
@@ -112,7 +129,7 @@ window.CIT_CARDS = (function () {
   /* ------------------------------------------------------------ provenance card */
 
   var CARD_ID = "cit-prov-card";
-  var NUM = "data.num, .fig-mark[data-id]"; // as in site.js
+  var NUM = "data.num, .fig-mark[data-id], data.claim-mark"; // as in site.js
   var card = null;
   var owner = null;
   var refocusing = false; // returning focus to a number must not reopen its card
@@ -170,17 +187,84 @@ window.CIT_CARDS = (function () {
     dl.appendChild(dd);
   }
 
-  function fillCard(num) {
+  /* What the card of num says, field by field (fillCard lays it out; the tests read
+     it for every number of a page without opening each card). */
+  function cardFields(num) {
     var id = num.getAttribute("data-id") || "";
     var entry = numberEntry(id) || {};
     var prov = entry.provenance || {};
     var missing = state === "loading" || state === "idle" ? "loading\u2026"
       : state === "failed" ? "could not be loaded" : "not recorded";
-    var kind = entry.kind || num.getAttribute("data-kind") || "not recorded";
     var raw = entry.value !== undefined && entry.value !== null
       ? String(entry.value) : (num.getAttribute("value") || num.getAttribute("data-value") || "");
-    var shown = (entry.text !== undefined ? String(entry.text) : num.textContent.trim()) +
-      (entry.unit ? " " + entry.unit : "");
+    return {
+      id: id,
+      missing: missing,
+      kind: entry.kind || num.getAttribute("data-kind") || "not recorded",
+      raw: raw || "none",
+      shown: (entry.text !== undefined ? String(entry.text) : num.textContent.trim()) +
+        (entry.unit ? " " + entry.unit : ""),
+      sources: (Array.isArray(prov.sources) ? prov.sources : []).map(function (src) {
+        return typeof src === "string" ? { path: src } : (src || {});
+      }),
+      locator: prov.locator || missing,
+      computation: prov.computation || missing
+    };
+  }
+
+  /* A checked claim's card: what was checked, the verdict, the evidence figures and
+     the sources (cit/claims.py). */
+  function fillClaimCard(mark) {
+    var id = mark.getAttribute("data-id") || "";
+    var entry = claimEntry(id) || {};
+    var missing = state === "loading" || state === "idle" ? "loading\u2026"
+      : state === "failed" ? "could not be loaded" : "not recorded";
+    card.textContent = "";
+    card.setAttribute("aria-label", "Checked claim: " + (id || "unnamed"));
+    var head = make("div", "prov-head");
+    var badge = make("span", "prov-kind", "claim");
+    badge.setAttribute("data-kind", "claim");
+    badge.setAttribute("data-field", "kind");
+    badge.title = "Kind of reference";
+    head.appendChild(badge);
+    if (id) head.appendChild(make("code", "prov-id", id));
+    card.appendChild(head);
+    var close = make("button", "prov-close", "\u00d7");
+    close.type = "button";
+    close.setAttribute("aria-label", "Close");
+    close.addEventListener("click", function () { closeCard(true); });
+    card.appendChild(close);
+    var dl = make("dl");
+    row(dl, "checked", "Checked", entry.checked || missing);
+    var verdict = entry.holds === true ? "holds on this build's data"
+      : entry.holds === false ? "false" : missing;
+    if (entry.hypothesis) verdict += " (compares single-seed runs: a hypothesis)";
+    row(dl, "verdict", "Verdict", verdict);
+    var ev = make("ul", "claim-evidence");
+    (entry.evidence || []).forEach(function (pair) {
+      var li = make("li");
+      li.appendChild(make("span", "claim-ev-label", pair[0] + ": "));
+      li.appendChild(make("span", "claim-ev-figure", pair[1]));
+      ev.appendChild(li);
+    });
+    row(dl, "evidence", "Evidence", ev.childNodes.length ? ev : missing);
+    var sources = Array.isArray(entry.sources) ? entry.sources : [];
+    var ul = make("ul");
+    sources.forEach(function (src) { ul.appendChild(sourceItem(src)); });
+    row(dl, "sources", sources.length > 1 ? "Sources" : "Source", sources.length ? ul : missing);
+    row(dl, "computation", "How", entry.computation || missing);
+    card.appendChild(dl);
+  }
+
+  function fillCard(num) {
+    if (num.getAttribute("data-kind") === "claim") {
+      fillClaimCard(num);
+      if (state === "loading" || state === "idle") card.setAttribute("aria-busy", "true");
+      else card.removeAttribute("aria-busy");
+      return;
+    }
+    var f = cardFields(num);
+    var id = f.id, kind = f.kind;
 
     card.textContent = "";
     card.setAttribute("aria-label", "Where this number comes from: " + (id || "unnamed number"));
@@ -201,20 +285,17 @@ window.CIT_CARDS = (function () {
     card.appendChild(close);
 
     var dl = make("dl");
-    row(dl, "shown", "Shown as", shown);
-    row(dl, "value", "Raw value", raw || "none");
-    var sources = Array.isArray(prov.sources) ? prov.sources : [];
-    if (sources.length) {
+    row(dl, "shown", "Shown as", f.shown);
+    row(dl, "value", "Raw value", f.raw);
+    if (f.sources.length) {
       var ul = make("ul");
-      sources.forEach(function (src) {
-        ul.appendChild(sourceItem(typeof src === "string" ? { path: src } : (src || {})));
-      });
-      row(dl, "sources", sources.length > 1 ? "Sources" : "Source", ul);
+      f.sources.forEach(function (src) { ul.appendChild(sourceItem(src)); });
+      row(dl, "sources", f.sources.length > 1 ? "Sources" : "Source", ul);
     } else {
-      row(dl, "sources", "Source", missing);
+      row(dl, "sources", "Source", f.missing);
     }
-    row(dl, "locator", "Where in it", prov.locator || missing);
-    row(dl, "computation", "How", prov.computation || missing);
+    row(dl, "locator", "Where in it", f.locator);
+    row(dl, "computation", "How", f.computation);
     card.appendChild(dl);
     if (state === "loading" || state === "idle") card.setAttribute("aria-busy", "true");
     else card.removeAttribute("aria-busy");
@@ -373,6 +454,7 @@ window.CIT_CARDS = (function () {
     handle: function (type, e) { if (has(on, type)) on[type](e); },
     openCard: openCard,
     showTip: showTip,
-    load: load
+    load: load,
+    fields: cardFields
   };
 })();

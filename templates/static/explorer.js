@@ -138,11 +138,17 @@ const fKj = (j) => (j === null ? "never" : fmt(j / 1e3, 2));
 const fJ = (j) => fmt(j, 3);
 const fSteps = (x) => (x === null ? "never" : fmt(x, 0));
 export const fGbps = (bw) => fmtSig(bw / 1e9, 3);
+export const fmtPct = (x, d = 2) => (missing(x) ? "n/a" : fmt(x * 100, d) + "%");
+
+// cit/sim/quoted.py's be_text
+function beText(kind, shown) {
+  if (kind === "whole") return "whole range";
+  if (kind === "none") return "none in range";
+  return kind + " " + shown + " GB/s";
+}
 
 export function fBreakEven(be) {
-  if (be.kind === "whole") return "whole range";
-  if (be.kind === "none") return "none in range";
-  return be.kind + " " + fGbps(be.at) + " GB/s";
+  return beText(be.kind, be.at === null ? null : fGbps(be.at));
 }
 
 // ---- the closed-form model (cit/sim/closed.py) -------------------------------------------
@@ -157,6 +163,7 @@ export function paramsFrom(data, controls) {
     gpu_rate: data.gpu_peak_tflops * 1e12 * c.utilisation,
     module_budget: c.module_budget_gflops * 1e9,
     transform_counts: c.transform_counts,
+    layout: c.layout,
   });
 }
 
@@ -170,9 +177,13 @@ export function moduleRate(p) {
   return Math.min(p.module_port_rate, p.module_budget / (cost * p.module_ops_per_mac));
 }
 
+const perDc = (p) => Math.trunc(p.workers / p.dcs);
+export const intraAlpha = (p) => 2 * p.alpha_intra;
+export const wanAlpha = (p) => 2 * p.alpha_intra + p.alpha_wan;
+
 export function ringPath(p) {
-  if (p.dcs > 1) return [2 * p.alpha_intra + p.alpha_wan, Math.min(p.bw_nic, p.bw_wan)];
-  return [2 * p.alpha_intra, p.bw_nic];
+  if (p.dcs > 1) return [wanAlpha(p), Math.min(p.bw_nic, p.bw_wan)];
+  return [intraAlpha(p), p.bw_nic];
 }
 
 function ringAllreduce(p, size) {
@@ -185,12 +196,25 @@ function ringAllgather(p, payload) {
   return (p.workers - 1) * (alpha + payload / bw);
 }
 
-function innetSum(p, up, across, down) {
-  if (p.dcs > 1) {
-    return (p.alpha_intra + p.alpha_wan + p.alpha_intra
-      + Math.max(up / p.bw_nic, across / p.bw_wan, down / p.bw_nic));
-  }
-  return p.alpha_intra + p.alpha_intra + Math.max(up / p.bw_nic, down / p.bw_nic);
+function hierAllreduce(p, size) {
+  const k = perDc(p);
+  let t = 2 * (k - 1) * (intraAlpha(p) + size / (k * p.bw_nic));
+  if (p.dcs > 1) t += wanAlpha(p) + Math.max(size / p.bw_wan, size / (k * p.bw_nic));
+  return t;
+}
+
+function hierAllgather(p, payload) {
+  const k = perDc(p);
+  let t = (k - 1) * (intraAlpha(p) + p.dcs * payload / p.bw_nic);
+  if (p.dcs > 1) t = wanAlpha(p) + Math.max(k * payload / p.bw_wan, payload / p.bw_nic) + t;
+  return t;
+}
+
+function innetSum(p, dense, band) {
+  const k = perDc(p);
+  let t = (k - 1) * (intraAlpha(p) + dense / (k * p.bw_nic));
+  if (p.dcs > 1) t += wanAlpha(p) + band / p.bw_wan;
+  return t + (k - 1) * intraAlpha(p);
 }
 
 function gpuMacs(p, mech) {
@@ -200,49 +224,70 @@ function gpuMacs(p, mech) {
   return p.band_macs;
 }
 
+function modules(p, mech) {
+  if (mech === "E") return p.workers;
+  if (mech === "Eprime") return p.dcs;
+  return 0;
+}
+
+// [communication time, bytes on worker links counted per link, WAN bytes both ways,
+// bytes one worker sends on its own link]
+function traffic(p, mech) {
+  const n = p.workers;
+  const k = perDc(p);
+  const cross = p.dcs > 1;
+  if (mech === "Eprime") {
+    const shard = p.dense_bytes / k;
+    const wan = cross ? 2 * p.band_bytes : 0.0;
+    return [innetSum(p, p.dense_bytes, p.band_bytes), n * (k - 1) * shard * 2, wan,
+      (k - 1) * shard];
+  }
+  const reduce = mech === "A" || mech === "Cprime";
+  const size = mech === "A" ? p.dense_bytes : (mech === "B" ? p.topk_bytes : p.band_bytes);
+  if (p.layout === "flat-ring") {
+    const steps = reduce ? 2 * (n - 1) : n - 1;
+    const chunk = reduce ? size / n : size;
+    const comm = reduce ? ringAllreduce(p, size) : ringAllgather(p, size);
+    const wan = cross ? steps * chunk * 2 : 0.0;
+    return [comm, n * steps * chunk * 2, wan, steps * chunk];
+  }
+  let ringBytes;
+  let xUp;
+  let xWan;
+  let comm;
+  if (reduce) {
+    ringBytes = 2 * (k - 1) * size / k;
+    xUp = size / k;
+    xWan = size;
+    comm = hierAllreduce(p, size);
+  } else {
+    ringBytes = (k - 1) * p.dcs * size;
+    xUp = size;
+    xWan = k * size;
+    comm = hierAllgather(p, size);
+  }
+  if (!cross) {
+    xUp = 0.0;
+    xWan = 0.0;
+  }
+  return [comm, n * (ringBytes + xUp) * 2, 2 * xWan, ringBytes + xUp];
+}
+
 // One training step of one mechanism: times (s), energies (J), bytes.
 export function step(p, mech) {
   const n = p.workers;
-  const wanHops = p.dcs > 1 ? 2 : 0;
   const compute = p.flops_per_param_token * p.n_params * p.tokens / p.gpu_rate;
   const gpu = p.gpu_flops_per_mac * gpuMacs(p, mech) * p.n_params / p.gpu_rate;
   const module = (mech === "E" || mech === "Eprime") ? p.n_params / moduleRate(p) : 0.0;
-  let comm;
-  let linkBits;
-  let wanBytes;
-  let wire;
-  if (mech === "Eprime") {
-    comm = innetSum(p, p.dense_bytes, p.band_bytes, p.band_bytes);
-    linkBits = (n * p.dense_bytes * 8 * p.j_per_bit_intra
-      + wanHops * p.band_bytes * 8 * p.j_per_bit_wan
-      + n * p.band_bytes * 8 * p.j_per_bit_intra);
-    wanBytes = wanHops * p.band_bytes;
-    wire = p.dense_bytes;
-  } else {
-    let k;
-    let chunk;
-    if (mech === "A" || mech === "Cprime") {
-      const size = mech === "A" ? p.dense_bytes : p.band_bytes;
-      comm = ringAllreduce(p, size);
-      k = 2 * (n - 1);
-      chunk = size / n;
-    } else {
-      const payload = mech === "B" ? p.topk_bytes : p.band_bytes;
-      comm = ringAllgather(p, payload);
-      k = n - 1;
-      chunk = payload;
-    }
-    linkBits = k * chunk * 8 * (2 * n * p.j_per_bit_intra + wanHops * p.j_per_bit_wan);
-    wanBytes = k * chunk * wanHops;
-    wire = k * chunk;
-  }
+  const [comm, linkBytes, wanBytes, wire] = traffic(p, mech);
+  const linkJ = linkBytes * 8 * p.j_per_bit_intra + wanBytes * 8 * p.j_per_bit_wan;
   const gpuJ = n * p.gpu_power * (compute + gpu);
-  const moduleJ = n * p.module_power * module;
+  const moduleJ = modules(p, mech) * p.module_power * module;
   return {
-    compute, gpu, module, comm, gpu_j: gpuJ, link_j: linkBits, module_j: moduleJ,
+    compute, gpu, module, comm, gpu_j: gpuJ, link_j: linkJ, module_j: moduleJ,
     wan_bytes: wanBytes, wire,
     total: compute + gpu + module + comm,
-    energy: gpuJ + linkBits + moduleJ,
+    energy: gpuJ + linkJ + moduleJ,
   };
 }
 
@@ -321,7 +366,34 @@ export function evaluate(data, controls) {
     if (r.eVsA.kind !== "none") { enobBreakEven = { run: r.run, via: "E" }; break; }
     if (r.eprimeVsA.kind !== "none") { enobBreakEven = { run: r.run, via: "E′" }; break; }
   }
-  return { p, byMech, variants, breakevens, enob, enobBreakEven };
+  const against = data.against.map((q) => againstRow(q, variants, breakevens));
+  return { p, byMech, variants, breakevens, enob, enobBreakEven, against };
+}
+
+// cit/sim/report.py's against_rows: one quoted figure beside ours.
+function againstRow(q, variants, breakevens) {
+  const dot = q.key.indexOf(".");
+  const group = q.key.slice(0, dot);
+  const rest = q.key.slice(dot + 1);
+  let kind;
+  let ours;
+  let text;
+  let shown;
+  if (group === "time") {
+    kind = "time";
+    ours = variants.find((v) => v.key === rest).time;
+    text = fS(ours);
+    shown = ours === null ? "never" : fmt(ours, q.decimals);
+  } else {
+    const be = breakevens.find((b) => b.id === rest).be;
+    kind = be.kind;
+    ours = be.at === null ? null : be.at / 1e9;
+    text = fBreakEven(be);
+    shown = beText(kind, ours === null ? null : fmt(ours, q.decimals === null ? 0 : q.decimals));
+  }
+  const rel = (ours === null || q.value === null || kind !== (q.kind === null ? "time" : q.kind))
+    ? null : ours / q.value - 1;
+  return { q, text, shown, rel, same: shown === q.text };
 }
 
 function faster(data, res, a, b) {
@@ -366,13 +438,12 @@ export function computeCells(data, controls) {
   }
   t = "Derived rates";
   const p = res.p;
-  const [alpha, bw] = ringPath(p);
   const derived = [
     ["GPU rate", fmt(p.gpu_rate / 1e12, 1), "TFLOP/s"],
     ["Module rate", fmt(moduleRate(p) / 1e9, 3), "billion values/s"],
     ["WAN latency, one way", fmt(p.alpha_wan * 1e6, 1), "µs"],
-    ["Ring's slowest hop, latency", fmt(alpha * 1e6, 1), "µs"],
-    ["Ring's slowest hop, bandwidth", fmt(bw / 1e9, 1), "GB/s"],
+    ["Latency of a step inside a data centre", fmt(intraAlpha(p) * 1e6, 2), "µs"],
+    ["Latency of a step across the WAN", fmt(wanAlpha(p) * 1e6, 2), "µs"],
   ];
   for (const [name, text, unit] of derived) {
     put(3, t, name, "Quantity", name);
@@ -413,7 +484,28 @@ export function computeCells(data, controls) {
       const s = data.steps[v.key];
       put(6, t, row, v.label, fS(s === null ? null : s * cache[v.mech].total));
     }
+    const other = step(Object.assign({}, pg, { layout: data.other_layout }), "A");
+    const sa = data.steps.A;
+    put(6, t, row, data.other_a_label, fS(sa === null ? null : sa * other.total));
   }
+  t = "Quoted figures beside ours";
+  let same = 0;
+  for (const r of res.against) {
+    const row = r.q.key;
+    same += r.same ? 1 : 0;
+    put(7, t, row, "Key", row);
+    put(7, t, row, "Figure", r.q.what);
+    put(7, t, row, "Quoted", r.q.text);
+    put(7, t, row, "Ours", r.text);
+    put(7, t, row, "Ours at the original's precision", r.shown);
+    put(7, t, row, "Relative difference", fmtPct(r.rel));
+    put(7, t, row, "Same at the original's precision", r.same ? "yes" : "no");
+  }
+  t = "Count";
+  put(7, t, "Quoted figures compared", "Figure", "Quoted figures compared");
+  put(7, t, "Quoted figures compared", "Value", fmtInt(res.against.length));
+  put(7, t, "Same at the original's precision", "Figure", "Same at the original's precision");
+  put(7, t, "Same at the original's precision", "Value", fmtInt(same));
   return out;
 }
 
@@ -431,6 +523,8 @@ function readControls(form, data) {
   if (util && util.dataset.moved) c.utilisation = Number(util.value);
   const counts = form.querySelector('[name="counts"]');
   if (counts) c.transform_counts = counts.checked;
+  const layout = form.querySelector('[name="layout"]:checked');
+  if (layout) c.layout = layout.value;
   return c;
 }
 
@@ -471,6 +565,10 @@ export function mount(root) {
     }
     const e = o("enob");
     if (e) setText(e, res.enobBreakEven === null ? "none" : fmtGeneral(res.enobBreakEven.run.enob));
+    const same = o("against-same");
+    if (same) setText(same, fmtInt(res.against.filter((r) => r.same).length));
+    const total = o("against-total");
+    if (total) setText(total, fmtInt(res.against.length));
     return res;
   };
 

@@ -1,6 +1,7 @@
 /* site.js (every page, no dependencies): every number (<data class="num" data-id="…">,
-   or a figure's mark <g class="fig-mark" data-id="…">)
-   becomes a button that opens its provenance card, and every glossary term
+   or a figure's mark <g class="fig-mark" data-id="…">) and every checked claim's mark
+   (<data class="claim-mark">) becomes a button that opens its provenance card, and
+   every glossary term
    (<a class="term" data-term="…">) shows its definition on hover or focus.
 
    This part only prepares the page: it gives the numbers their role, keyboard focus and
@@ -14,8 +15,9 @@
 
   var CARD_ID = "cit-prov-card";
   var TERM = "a.term[data-term]";
-  // a number: its text element, or a mark of a build-time SVG figure (cit/svgplot.py)
-  var NUM = "data.num, .fig-mark[data-id]";
+  // a number: its text element, or a mark of a build-time SVG figure (cit/svgplot.py);
+  // or a checked claim's mark (cit/claims.py)
+  var NUM = "data.num, .fig-mark[data-id], data.claim-mark";
   var me = document.currentScript || document.querySelector('script[src$="static/site.js"]');
   var cardsSrc = me && me.src ? me.src.replace(/site\.js([?#].*)?$/, "cards.js") : "";
   var ui = null;

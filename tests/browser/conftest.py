@@ -23,6 +23,14 @@ from urllib.parse import urlsplit
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
+HERE = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test under tests/browser/ is a browser test: `-m "not browser"` leaves them out."""
+    for item in items:
+        if HERE in Path(str(item.path)).resolve().parents:
+            item.add_marker(pytest.mark.browser)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
 INERT_SCHEMES = {"data", "blob", "about"}

@@ -2,9 +2,10 @@
 serious or critical violation allowed; the rest are counted by impact and printed.
 
 States (each page in a fresh browser context, served on 127.0.0.1):
-- desktop, light: every rule, with the first number's provenance card open so the card
-  is audited too;
-- desktop, dark: colour contrast only (the one rule the colour scheme changes);
+- desktop, light: every rule, with the first checked claim's card open (or, on a page
+  without claims, the first number's provenance card) so the card is audited too;
+- desktop, dark: colour contrast only (the one rule the colour scheme changes), with
+  the first number's card open;
 - phone (390 x 844, touch): every rule but colour contrast (layout rules: scrolling
   regions, target sizes, reflow);
 - without JavaScript: every rule but colour contrast, on the HTML with its scripts
@@ -148,16 +149,21 @@ def audit(browser, url: str, state: State, axe_js: Path) -> tuple[list[dict], in
         page = ctx.new_page()
         page.set_default_timeout(30_000)
         page.goto(url, wait_until="load")
-        if state.open_card and page.locator("main data.num").count():
-            # The first number a reader can see (a deck shows one slide), else the first.
-            shown = page.locator("main data.num:visible")
-            num = shown.first if shown.count() else page.locator("main data.num").first
+        # Light: a checked claim's card where the page has one (its evidence list), else
+        # a number's; dark: a number's card. Each is the first a reader can see (a deck
+        # shows one slide), else the first.
+        sel, field = "main data.num", "locator"
+        if state.name == LIGHT and page.locator("main data.claim-mark").count():
+            sel, field = "main data.claim-mark", "evidence"
+        if state.open_card and page.locator(sel).count():
+            shown = page.locator(sel + ":visible")
+            num = shown.first if shown.count() else page.locator(sel).first
             num.dispatch_event("click")
             page.wait_for_function(
-                """(num) => { const c = document.getElementById(num.getAttribute('aria-controls'));
+                """([num, field]) => { const c = document.getElementById(num.getAttribute('aria-controls'));
                               return c && !c.hidden && c.getAttribute('aria-busy') !== 'true'
-                                     && c.querySelector('[data-field="locator"]'); }""",
-                arg=num.element_handle())
+                                     && c.querySelector(`[data-field="${field}"]`); }""",
+                arg=[num.element_handle(), field])
         page.add_script_tag(path=str(axe_js))
         found, twins = [], 0
         if state.rules in ("all", "layout"):

@@ -1,6 +1,7 @@
 """The transit explorer's JavaScript port, in Chromium: it reproduces, character for
-character, every cell of data/sim/results.md §3-§6 that the closed form covers; its
-formatting matches cit.fmt; moving a control changes the results; it runs from file://.
+character, every cell of data/sim/results.md §3-§7 that the closed form covers (§7 is
+"Against the original"); its formatting matches cit.fmt; moving a control changes the
+results, and the layout switch moves the break-evens; it runs from file://.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from cit.explorer import explorer_data, explorer_html
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "templates" / "static" / "explorer.js"
 HEADLINE = "results/tinystories-gpu"
-PORTED_SECTIONS = (3, 4, 5, 6)
+PORTED_SECTIONS = (3, 4, 5, 6, 7)
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +67,7 @@ def recorded_cells():
     return out
 
 
-def test_the_port_reproduces_every_closed_form_cell_of_sections_three_to_six(
+def test_the_port_reproduces_every_closed_form_cell_of_sections_three_to_seven(
         make_page, harness, record_property):
     page = open_harness(make_page, harness)
     cells = page.evaluate(
@@ -84,9 +85,12 @@ def test_the_port_reproduces_every_closed_form_cell_of_sections_three_to_six(
     extra = sorted(set(cells) - {k for k, _ in recorded})
     record_property("cells_compared", compared)
     record_property("cells_not_covered", len(uncovered))
-    print(f"\nexplorer.js: {compared} cells of {RESULTS} §3-§6 compared, "
-          f"{len(mismatches)} mismatches, {len(uncovered)} not covered")
-    assert recorded, "no cells in sections 3-6"
+    against = sum(1 for k, _ in recorded if k.startswith("7|"))
+    print(f"\nexplorer.js: {compared} cells of {RESULTS} §3-§7 compared ({against} of them "
+          f"in §7, Against the original), {len(mismatches)} mismatches, {len(uncovered)} "
+          "it could not compute")
+    assert recorded, "no cells in sections 3-7"
+    assert against, "no cells in section 7"
     assert not mismatches, "\n".join(mismatches)
     assert not uncovered, "cells the port does not produce:\n" + "\n".join(uncovered)
     assert not extra, "cells the port produces that results.md lacks:\n" + "\n".join(extra)
@@ -192,3 +196,56 @@ def test_the_explorer_runs_from_a_file_url(browser, block_page):
     assert page.locator('[data-out="utilisation"]').inner_text() == fmt(1.0, 2)
     ctx.close()
     assert not problems, problems
+
+
+def test_the_port_follows_the_closed_form_under_both_layouts(make_page, harness, computed):
+    """Every mechanism's step, in both collective layouts, at three WAN bandwidths: the
+    port's floats are the closed form's, bit for bit."""
+    from cit.sim import closed
+    page = open_harness(make_page, harness)
+    for layout in closed.LAYOUTS:
+        for wan in (0.1, 12.5, 1000.0):
+            got = page.evaluate(
+                "([layout, wan]) => { const d = JSON.parse(document.getElementById("
+                "'explorer-data').textContent); const p = X.paramsFrom(d, {layout: layout, "
+                "wan_gbps: wan}); const out = {}; for (const m of ['A','B','C','Cprime','E',"
+                "'Eprime']) { const s = X.step(p, m); out[m] = [s.total, s.energy, "
+                "s.wan_bytes, s.wire]; } return out; }", [layout, wan])
+            p = computed.params.with_(layout=layout, bw_wan=wan * 1e9)
+            for mech in closed.MECHS:
+                st = closed.step(p, mech)
+                assert got[mech] == [st.total, st.energy, st.wan_bytes, st.wire], \
+                    (layout, wan, mech)
+
+
+def test_the_layout_switch_moves_the_break_evens_and_reset_restores_them(make_page,
+                                                                         block_page,
+                                                                         serve_dir):
+    d, reg = block_page
+    page = make_page()
+    page.goto(serve_dir(d) + "index.html")
+    page.wait_for_selector(".explorer.explorer-ready")
+    be = page.locator('[data-breakeven="Eprime_Esteps_vs_A"]')
+    same = page.locator('[data-out="against-same"]')
+    recorded_be = reg.get("sim.breakeven.Eprime_Esteps_vs_A").text
+    recorded_same = reg.get("sim.against.same").text
+    assert be.inner_text() == recorded_be and same.inner_text() == recorded_same
+    page.locator('input[name="layout"][value="flat-ring"]').check()
+    page.wait_for_function(
+        "(t) => document.querySelector('[data-breakeven=\"Eprime_Esteps_vs_A\"]')"
+        ".textContent !== t", arg=recorded_be)
+    expect = page.evaluate(
+        "() => { const r = document.querySelector('.explorer').explorer; "
+        "const c = Object.assign({}, r.data.controls, {layout: 'flat-ring'}); "
+        "const res = r.evaluate(c); return [X_be(res), res.against.filter(x => x.same)"
+        ".length]; function X_be(res) { const b = res.breakevens.find(x => x.id === "
+        "'Eprime_Esteps_vs_A').be; return [b.kind, b.at]; } }")
+    flat_kind, flat_at = expect[0]
+    assert flat_kind == "below"
+    assert be.inner_text() == f"below {fmt_sig(flat_at / 1e9, 3)} GB/s"
+    # under the flat ring A is slower, so E′ catches it on a faster WAN, and fewer of the
+    # original's figures read the same
+    assert flat_at / 1e9 > reg.get("sim.breakeven.Eprime_Esteps_vs_A").value
+    assert int(same.inner_text()) == expect[1] < int(recorded_same)
+    page.locator('[data-action="reset"]').click()
+    assert be.inner_text() == recorded_be and same.inner_text() == recorded_same

@@ -4,10 +4,14 @@ folder for index.html is served on 127.0.0.1 and opened once. On each page:
 - no console error and no uncaught script error;
 - every request goes to the local server (a route handler aborts and records any other);
 - every chart (`div.chart[data-figure-id]`, drawn by static/charts.js) holds as many
-  Plotly traces as its embedded figure JSON, and each trace has drawn SVG paths;
-- every number (`data.num`) opens its provenance card, and the card shows the kind,
-  sources, locator, computation and raw value that site/numbers.json records for it
-  (the card may fetch its provenance lazily: the check waits for it).
+  Plotly traces as its embedded figure JSON, each trace has drawn SVG paths, and every
+  trace type, trace attribute and layout attribute the figure uses is in the loaded
+  plotly.js bundle (a partial bundle ignores what it lacks without a word);
+- every number (`data.num`) carries the kind and value numbers.json records, and its
+  provenance card says the kind, sources, locator, computation and raw value recorded
+  there: for every number through the fields the card is drawn from, and by a real click
+  on a sample that covers every shape of card on the page (the card may fetch its
+  provenance lazily: the check waits for it).
 
 The hub is also opened from file:// with the same checks. The checks themselves are
 tested: a page that asks another host, a page whose Plotly never loads and a page whose
@@ -24,6 +28,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+
+from cit.plotlybundle import SCRIPT as PLOTLY_SCRIPT
 
 ROOT = Path(__file__).resolve().parents[2]
 INERT_SCHEMES = {"data", "blob", "about"}
@@ -115,6 +121,23 @@ CHECK_CHARTS = """async ({settleMs}) => {
   const drawnTraces = (gd) => [...gd.querySelectorAll('svg.main-svg g.trace')];
   const tracePaths = (g) => [...g.querySelectorAll('path')]
     .filter(p => /[0-9]/.test(p.getAttribute('d') || '')).length;
+  // Everything the figure asks for is in the loaded plotly.js bundle: its trace types,
+  // each trace attribute and each layout attribute (shapes, annotations, legend, ...).
+  // A partial bundle silently ignores what it lacks, so drawing alone would not tell.
+  const unsupported = (fid, fig) => {
+    const schema = window.Plotly.PlotSchema.get();
+    const out = [];
+    for (const t of fig.data) {
+      const type = t.type || 'scatter';
+      const known = schema.traces[type];
+      if (!known) { out.push(`${fid}: trace type ${type} is not in the plotly.js bundle`); continue; }
+      for (const k of Object.keys(t))
+        if (!(k in known.attributes)) out.push(`${fid}: ${type} attribute ${k} is not in the bundle`);
+    }
+    for (const k of Object.keys(fig.layout || {}))
+      if (!(k in schema.layout.layoutAttributes)) out.push(`${fid}: layout attribute ${k} is not in the bundle`);
+    return out;
+  };
   const failures = [];
   let traces = 0;
   const charts = [...document.querySelectorAll('div.chart[data-figure-id]')];
@@ -122,8 +145,8 @@ CHECK_CHARTS = """async ({settleMs}) => {
     const fid = gd.getAttribute('data-figure-id');
     const script = document.getElementById(fid + '-json');
     if (!script) { failures.push(`${fid}: no embedded figure JSON (#${fid}-json)`); continue; }
-    let want;
-    try { want = JSON.parse(script.textContent).data.length; }
+    let want, fig;
+    try { fig = JSON.parse(script.textContent); want = fig.data.length; }
     catch (err) { failures.push(`${fid}: figure JSON does not parse: ${err}`); continue; }
     gd.scrollIntoView();
     // plotly loads only when a reader reaches for a chart: the pointer enters it
@@ -139,12 +162,18 @@ CHECK_CHARTS = """async ({settleMs}) => {
       continue;
     }
     traces += want;
+    failures.push(...unsupported(fid, fig));
   }
   return {charts: charts.length, traces, failures};
 }"""
 
-# For each number in turn: click it, find the card it controls (aria-controls), wait until
-# the card names this number and its fields match numbers.json, then check them.
+# Every number's card, checked against numbers.json in one page evaluation. The card is
+# drawn from its fields (static/cards.js: window.CIT_CARDS.fields(num), which fillCard
+# lays out): every number's fields are compared; and a real click opens the card of the
+# first and last number and of each number whose card has a shape not seen before on the
+# page (kind, number of sources, commit or not, raw value type, unit or not), and the
+# card drawn on the page is compared field by field. Opening each of /method's cards
+# would take about 35 ms of layout each; the cards' layout does not depend on the data.
 CHECK_NUMBERS = """async ({expected, settleMs}) => {
   const wait = async (ok, ms) => {
     const t0 = performance.now();
@@ -169,21 +198,18 @@ CHECK_NUMBERS = """async ({expected, settleMs}) => {
     if (typeof want === 'string') return attr === want;
     return true;   // lists and booleans: Python's and JSON's spellings differ
   };
-  const mismatches = (num, card, id, want) => {
+  // `say(f)`: what the card says in field f (kind, locator, computation, value, sources)
+  const differences = (say, want) => {
     const out = [];
-    if (!card) return ['no card: aria-controls names no element'];
-    if (card.hidden || card.getClientRects().length === 0) out.push('card not visible');
-    if (!card.textContent.includes(id)) out.push('card does not name the number');
-    if (num.getAttribute('aria-expanded') !== 'true') out.push('aria-expanded is not true');
-    const kind = field(card, 'kind');
+    const kind = say('kind');
     if (kind !== want.kind) out.push(`kind ${JSON.stringify(kind)} != ${JSON.stringify(want.kind)}`);
-    const loc = field(card, 'locator');
+    const loc = say('locator');
     if (loc !== want.provenance.locator) out.push(`locator ${JSON.stringify(loc)} != ${JSON.stringify(want.provenance.locator)}`);
-    const how = field(card, 'computation');
+    const how = say('computation');
     if (how !== want.provenance.computation) out.push(`computation ${JSON.stringify(how)} != ${JSON.stringify(want.provenance.computation)}`);
-    const raw = field(card, 'value');
+    const raw = say('value');
     if (!sameRaw(raw, want.value)) out.push(`raw value ${JSON.stringify(raw)} != ${JSON.stringify(want.value)}`);
-    const src = field(card, 'sources');
+    const src = say('sources');
     const srcs = want.provenance.sources || [];
     if (src === null || !srcs.length) out.push('no sources');
     for (const s of srcs) {
@@ -195,32 +221,120 @@ CHECK_NUMBERS = """async ({expected, settleMs}) => {
     }
     return out;
   };
+  const opened = (num, card, id, want) => {
+    if (!card) return ['no card: aria-controls names no element'];
+    const out = [];
+    if (card.hidden || card.getClientRects().length === 0) out.push('card not visible');
+    if (!card.textContent.includes(id)) out.push('card does not name the number');
+    if (num.getAttribute('aria-expanded') !== 'true') out.push('aria-expanded is not true');
+    return out.concat(differences(f => field(card, f), want));
+  };
+  const fromFields = (fs) => (f) => f === 'value' ? fs.raw : f === 'sources'
+    ? fs.sources.map(s => [s.path, s.commit, s.blob_sha1].filter(Boolean).join(' ')).join('\\n')
+    : fs[f];
+  const shape = (want) => {
+    const srcs = want.provenance.sources || [];
+    return JSON.stringify([want.kind, srcs.length, srcs.some(s => s && s.commit),
+                           want.value === null ? 'null' : typeof want.value, !!want.unit]);
+  };
   const nums = [...document.querySelectorAll('data.num')];
-  const failures = [];
-  let checked = 0, timeouts = 0;
+  const found = nums.map(() => []);
+  const seen = new Set();
+  let clicked = 0, timeouts = 0;
   for (const [i, num] of nums.entries()) {
     const id = num.getAttribute('data-id') || '';
-    const where = `${id || '(no data-id)'} (number ${i + 1} of ${nums.length})`;
     const want = expected[id];
-    if (!want) { failures.push(`${where}: not in numbers.json`); continue; }
+    if (!want) { found[i].push('not in numbers.json'); continue; }
     if (num.getAttribute('data-kind') !== want.kind)
-      failures.push(`${where}: data-kind ${num.getAttribute('data-kind')} != ${want.kind}`);
+      found[i].push(`data-kind ${num.getAttribute('data-kind')} != ${want.kind}`);
     if (!sameAttr(num.getAttribute('value'), want.value))
-      failures.push(`${where}: value attribute ${JSON.stringify(num.getAttribute('value'))} != ${JSON.stringify(want.value)}`);
-    if (num.tabIndex < 0) failures.push(`${where}: not reachable by keyboard (tabindex ${num.tabIndex})`);
+      found[i].push(`value attribute ${JSON.stringify(num.getAttribute('value'))} != ${JSON.stringify(want.value)}`);
+    if (num.tabIndex < 0) found[i].push(`not reachable by keyboard (tabindex ${num.tabIndex})`);
+    if (seen.has(shape(want)) && i > 0 && i < nums.length - 1) continue;
+    seen.add(shape(want));
     num.click();
+    clicked += 1;
     const card = () => document.getElementById(num.getAttribute('aria-controls') || '');
     // After a few cards that never settle, stop waiting so a broken page fails fast.
-    const ok = await wait(() => mismatches(num, card(), id, want).length === 0,
+    const ok = await wait(() => opened(num, card(), id, want).length === 0,
                           timeouts < 5 ? settleMs : 0);
     if (!ok) {
       timeouts += 1;
-      failures.push(`${where}: ${mismatches(num, card(), id, want).join('; ')}`);
+      found[i].push(...opened(num, card(), id, want));
     }
-    checked += 1;
+  }
+  const ui = window.CIT_CARDS;
+  for (const [i, num] of nums.entries()) {
+    const want = expected[num.getAttribute('data-id') || ''];
+    if (!want) continue;
+    if (!ui || !ui.fields) { found[i].push('static/cards.js never loaded'); continue; }
+    found[i].push(...differences(fromFields(ui.fields(num)), want));
+  }
+  const failures = [];
+  for (const [i, num] of nums.entries()) {
+    if (!found[i].length) continue;
+    const where = `${num.getAttribute('data-id') || '(no data-id)'} (number ${i + 1} of ${nums.length})`;
+    failures.push(`${where}: ${[...new Set(found[i])].join('; ')}`);
   }
   document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}));
-  return {numbers: nums.length, checked, failures};
+  return {numbers: nums.length, checked: nums.length, clicked, failures};
+}"""
+
+
+# For each checked claim's mark in turn: click it, wait until its card shows kind
+# "claim" and what numbers.json records for the claim (what was checked, the verdict,
+# every evidence figure, the sources, the computation).
+CHECK_CLAIMS = """async ({expected, settleMs}) => {
+  const wait = async (ok, ms) => {
+    const t0 = performance.now();
+    while (!ok()) {
+      if (performance.now() - t0 > ms) return false;
+      await new Promise(r => setTimeout(r, 10));
+    }
+    return true;
+  };
+  const field = (card, f) => {
+    const d = card && card.querySelector(`[data-field="${f}"]`);
+    return d ? d.textContent.trim() : null;
+  };
+  const mismatches = (mark, card, id, want) => {
+    const out = [];
+    if (!card) return ['no card'];
+    if (card.hidden || card.getClientRects().length === 0) out.push('card not visible');
+    if (!card.textContent.includes(id)) out.push('card does not name the claim');
+    if (field(card, 'kind') !== 'claim') out.push(`kind ${JSON.stringify(field(card, 'kind'))}`);
+    if (field(card, 'checked') !== want.checked) out.push(`checked ${JSON.stringify(field(card, 'checked'))}`);
+    const verdict = field(card, 'verdict') || '';
+    if (!verdict.startsWith('holds')) out.push(`verdict ${JSON.stringify(verdict)}`);
+    if (want.hypothesis !== verdict.includes('hypothesis')) out.push('hypothesis not said');
+    const ev = field(card, 'evidence') || '';
+    for (const e of want.evidence) {
+      if (!ev.includes(`${e.label}: ${e.text}`)) out.push(`evidence ${JSON.stringify(e.label)} not shown`);
+    }
+    const src = field(card, 'sources') || '';
+    for (const s of want.provenance.sources) {
+      if (!src.includes(s.path)) out.push(`source ${JSON.stringify(s.path)} not shown`);
+    }
+    if (field(card, 'computation') !== want.provenance.computation) out.push('computation differs');
+    return out;
+  };
+  const marks = [...document.querySelectorAll('data.claim-mark')];
+  const failures = [];
+  for (const [i, mark] of marks.entries()) {
+    const id = mark.getAttribute('data-id') || '';
+    const where = `claim ${id} (${i + 1} of ${marks.length})`;
+    const want = expected[id];
+    if (!want) { failures.push(`${where}: not in numbers.json`); continue; }
+    if (want.verdict !== 'verified') failures.push(`${where}: verdict ${want.verdict}`);
+    if (!mark.closest('span.claim')) failures.push(`${where}: not inside its sentence`);
+    if (mark.tabIndex < 0) failures.push(`${where}: not reachable by keyboard`);
+    mark.click();
+    const card = () => document.getElementById(mark.getAttribute('aria-controls') || '');
+    if (!(await wait(() => mismatches(mark, card(), id, want).length === 0, settleMs)))
+      failures.push(`${where}: ${mismatches(mark, card(), id, want).join('; ')}`);
+  }
+  document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}));
+  return {claims: marks.length, failures};
 }"""
 
 
@@ -235,6 +349,8 @@ class PageResult:
     chart_failures: list[str]
     numbers: int
     number_failures: list[str]
+    claims: int = 0
+    claim_failures: list[str] = field(default_factory=list)
 
 
 def check_page(browser, url: str, allowed: str, numbers: dict, *, routes=(),
@@ -247,23 +363,29 @@ def check_page(browser, url: str, allowed: str, numbers: dict, *, routes=(),
         expected = {i: numbers[i] for i in set(ids) if i in numbers}
         charts = page.evaluate(CHECK_CHARTS, {"settleMs": settle_ms})
         nums = page.evaluate(CHECK_NUMBERS, {"expected": expected, "settleMs": settle_ms})
+        cids = page.eval_on_selector_all("data.claim-mark",
+                                         "els => els.map(e => e.getAttribute('data-id'))")
+        claims = page.evaluate(CHECK_CLAIMS, {"expected": {i: numbers[i] for i in set(cids)
+                                                           if i in numbers},
+                                              "settleMs": settle_ms})
         # Errors thrown while the checks ran (a card or chart script failing) count too.
         page.wait_for_timeout(50)
     finally:
         ctx.close()
     return PageResult(url, time.perf_counter() - t0, len(watch.requests), watch.problems(),
                       charts["charts"], charts["traces"], charts["failures"],
-                      nums["checked"], nums["failures"])
+                      nums["checked"], nums["failures"], claims["claims"], claims["failures"])
 
 
 # ---------------------------------------------------------------- fixtures
 
 @pytest.fixture(scope="module")
 def site_numbers(built_site) -> dict:
-    """site/numbers.json, by id."""
+    """site/numbers.json, by id: its numbers and its checked claims."""
     path = Path(built_site) / "numbers.json"
     assert path.is_file(), f"{path} is missing: the build writes it"
-    return {n["id"]: n for n in json.loads(path.read_text(encoding="utf-8"))["numbers"]}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {n["id"]: n for n in data["numbers"] + data.get("claims", [])}
 
 
 @pytest.fixture(scope="module")
@@ -326,6 +448,15 @@ def test_every_number_opens_a_card_with_its_kind_sources_locator_computation_and
     assert checked == in_html and checked > 0, f"{checked} numbers checked, {in_html} in the HTML"
 
 
+def test_every_checked_claim_opens_a_card_with_its_evidence(sweep, built_site):
+    bad = [f"{r.url}: {f}" for r in sweep for f in r.claim_failures]
+    assert not bad, f"{len(bad)} claims failed:\n" + "\n".join(bad[:50])
+    in_html = sum(f.read_text(encoding="utf-8").count('<data class="claim-mark')
+                  for f in Path(built_site).rglob("index.html"))
+    checked = sum(r.claims for r in sweep)
+    assert checked == in_html and checked > 0, f"{checked} claims checked, {in_html} in the HTML"
+
+
 def test_the_hub_works_from_a_file_url_with_its_charts_and_cards(browser, built_site, site_numbers, capsys):
     site = Path(built_site).resolve()
     r = check_page(browser, (site / "index.html").as_uri(), site.as_uri() + "/", site_numbers)
@@ -359,9 +490,28 @@ def test_a_chart_that_plotly_never_draws_is_reported(browser, served, site_numbe
                    if CHART_DIV.search((site / rel / "index.html").read_text(encoding="utf-8"))]
     assert chart_pages, "the built site has no chart to test the check with"
     r = check_page(browser, base + chart_pages[0], base, site_numbers,
-                   routes=[("**/plotly.min.js", lambda route: route.abort())])
+                   routes=[("**/" + PLOTLY_SCRIPT, lambda route: route.abort())])
     assert r.charts > 0 and len(r.chart_failures) == r.charts
     assert all("Plotly holds none" in f for f in r.chart_failures)
+
+
+def test_a_figure_asking_for_what_the_bundle_lacks_is_reported(browser, served, site_numbers):
+    """A layout attribute of a trace module that the basic bundle leaves out (`geo`) is
+    ignored by plotly.js without a word; the check must name it."""
+    site, base = served
+    rel = next(rel for rel in site_pages(site)
+               if CHART_DIV.search((site / rel / "index.html").read_text(encoding="utf-8")))
+    html = (site / rel / "index.html").read_text(encoding="utf-8")
+    assert html.count('"layout":{') >= 1
+
+    def tampered(route):
+        route.fulfill(status=200, content_type="text/html; charset=utf-8",
+                      body=html.replace('"layout":{', '"layout":{"geo":{"scope":"europe"},', 1))
+
+    r = check_page(browser, base + rel, base, site_numbers,
+                   routes=[(base + rel, tampered)])
+    lacking = [f for f in r.chart_failures if "layout attribute geo is not in the bundle" in f]
+    assert len(lacking) == 1, r.chart_failures
 
 
 def test_a_card_that_shows_a_different_locator_is_reported(browser, served, site_numbers):

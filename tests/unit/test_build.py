@@ -53,16 +53,9 @@ def test_the_build_writes_the_hub_and_numbers_json(built_site):
     assert len(data["numbers"]) == data["build"]["site_numbers"]
 
 
-def test_two_builds_are_byte_identical(built_site, tmp_path):
-    again = tmp_path / "again"
-    r = run_build(again)
-    assert r.returncode == 0, r.stderr
-    assert tree_digest(again) == tree_digest(built_site)
-
-
-def test_a_failed_build_leaves_the_previous_site_untouched(project_copy, tmp_path):
+def test_a_failed_build_leaves_the_previous_site_untouched(project_copy, built_site, tmp_path):
     out = tmp_path / "site"
-    assert run_build(out, root=project_copy).returncode == 0
+    shutil.copytree(built_site, out)   # a site a previous build wrote
     before = tree_digest(out)
     hub = project_copy / "content" / "hub.md"
     hub.write_text(hub.read_text() + "\nA reference to :n[no.such.id] here.\n")
@@ -124,8 +117,9 @@ def test_no_internal_link_or_anchor_is_broken(built_site):
 
 
 def test_a_build_under_another_clock_and_time_zone_is_byte_identical(built_site, tmp_path):
-    """faketime moves the whole process's clock (libc and Python alike) years ahead; the
-    time zone moves too. The output must not change by one byte."""
+    """A second cold build, with faketime moving the whole process's clock (libc and
+    Python alike) years ahead and the time zone too, is byte-identical to the first: two
+    builds agree, whatever the clock says."""
     import os
     import subprocess
     import sys
@@ -147,14 +141,15 @@ def test_a_build_under_another_clock_and_time_zone_is_byte_identical(built_site,
 
 def test_a_rebuild_from_the_data_stage_cache_is_byte_identical_to_a_cold_build(
         project_copy, tmp_path):
-    cold, first, second = tmp_path / "cold", tmp_path / "first", tmp_path / "second"
-    assert run_build(cold, root=project_copy).returncode == 0
+    # the first build finds no cache, so it runs every stage as a cold build does, and
+    # leaves the cache the second one reads
+    first, second = tmp_path / "first", tmp_path / "second"
     assert not (project_copy / ".cache").exists()
     assert run_build(first, root=project_copy, cold=False).returncode == 0
     assert list((project_copy / ".cache").glob("data-stages-*.pickle"))
     r = run_build(second, root=project_copy, cold=False)
     assert r.returncode == 0, r.stderr
-    assert tree_digest(second) == tree_digest(first) == tree_digest(cold)
+    assert tree_digest(second) == tree_digest(first)
 
 
 def test_a_changed_data_file_misses_the_cache_and_runs_every_check(project_copy, tmp_path):

@@ -80,11 +80,11 @@ def test_an_empty_or_missing_site_folder_is_a_failure_not_a_pass(tmp_path):
 
 
 def test_the_build_checks_only_the_pages_it_is_given():
-    from cit.links import check_pages
+    from cit.links import check_links
     files = {"a.html": _html('<a href="gone.html">x</a>').encode(),
              "b.html": _html('<a href="a.html#main">ok</a>').encode()}
-    assert check_pages(files, {"b.html"}) == []
-    assert [str(b) for b in check_pages(files, {"a.html"})] == [
+    assert check_links(files, {"b.html"}) == []
+    assert [str(b) for b in check_links(files, {"a.html"})] == [
         "a.html: a 'gone.html': no such file"]
 
 

@@ -12,7 +12,8 @@ import pytest
 
 from cit.errors import BuildError
 from cit.fmt import fmt, fmt_int
-from cit.render import PLOTLY, plotly_js
+from cit.plotlybundle import SCRIPT as PLOTLY_SCRIPT
+from cit.render import plotly_js
 
 PAGES = ("index.html", "optics/index.html", "method/index.html", "tested/index.html",
          "glossary/index.html", "decks/01-sources/index.html", "decks/02-traffic/index.html")
@@ -206,15 +207,15 @@ def test_chart_pages_name_plotly_for_later_and_never_load_it_up_front(site):
         html = _text(site, path)
         has_chart = 'class="chart"' in html
         loads = [a.get("src", "") for t, a in _elements(html) if t == "script"]
-        assert not any(s.endswith(PLOTLY) for s in loads), path
+        assert not any(s.endswith(PLOTLY_SCRIPT) for s in loads), path
         named = {a.get("data-plotly-src") for t, a in _elements(html) if a.get("data-plotly-src")}
         root = "../" * path.count("/")
-        assert named == ({f"{root}static/{PLOTLY}"} if has_chart else set()), path
+        assert named == ({f"{root}static/{PLOTLY_SCRIPT}"} if has_chart else set()), path
         assert has_chart == any(s.endswith("static/charts.js") for s in loads), path
         if has_chart:
             chart_pages.add(path)
     assert chart_pages == {"index.html", "decks/01-sources/index.html"}
-    assert site.files["static/" + PLOTLY] == plotly_js()
+    assert site.files["static/" + PLOTLY_SCRIPT] == plotly_js()
     assert "cdn" not in "".join(_text(site, p) for p in PAGES).lower()
 
 
@@ -222,7 +223,7 @@ def test_no_plotly_file_is_copied_when_no_page_has_a_chart(render_content, rende
     hub = _hub_without_charts()
     deck = "---\ntitle: Sources\ndescription: D.\nlayout: deck\norder: 1\n---\n# Sources\n"
     site = render_tiny(render_content({"hub.md": hub, "decks/01-sources.md": deck}))
-    assert "static/" + PLOTLY not in site.files
+    assert "static/" + PLOTLY_SCRIPT not in site.files
 
 
 def _hub_without_charts():

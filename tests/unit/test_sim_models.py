@@ -1,4 +1,5 @@
-"""The SimPy model against the closed forms of simulator spec §7, and where they part.
+"""The SimPy model against the closed forms (the hierarchical and the flat-ring layouts),
+and where they part.
 
 The parameters here are test inputs (a small made-up network); every expected value is
 computed from the spec's formulas, never typed.
@@ -73,23 +74,109 @@ def test_the_simulated_ring_all_gather_matches_its_closed_form(where, wan_gbps):
     assert close(t, closed.ring_allgather(p, payload))
 
 
+def spec_hier(p: Params):
+    """The hierarchical layout's pieces as the spec writes them: (k, intra step, WAN step,
+    L, W)."""
+    return (p.workers // p.dcs, 2 * p.alpha_intra, 2 * p.alpha_intra + p.alpha_wan,
+            p.bw_nic, p.bw_wan)
+
+
+def spec_hier_allreduce(p: Params, s: float) -> float:
+    k, intra, wan, L, W = spec_hier(p)
+    t = 2 * (k - 1) * (intra + s / (k * L))
+    return t + (wan + max(s / W, s / (k * L)) if p.dcs == 2 else 0.0)
+
+
+def spec_hier_allgather(p: Params, b: float) -> float:
+    k, intra, wan, L, W = spec_hier(p)
+    if p.dcs == 1:
+        return (k - 1) * (intra + b / L)
+    return wan + max(k * b / W, b / L) + (k - 1) * (intra + 2 * b / L)
+
+
+def spec_innet(p: Params, d: float, b: float) -> float:
+    k, intra, wan, L, W = spec_hier(p)
+    cross = wan + b / W if p.dcs == 2 else 0.0
+    return (k - 1) * (intra + d / (k * L)) + cross + (k - 1) * intra
+
+
+def hier(mech_fn):
+    return lambda net: net.env.process(mech_fn(net))
+
+
+@pytest.mark.parametrize("where", WHERE)
 @pytest.mark.parametrize("wan_gbps", [0.1, 12.5, 400.0])
-def test_the_simulated_in_network_sum_matches_its_closed_form(wan_gbps):
-    size = params().band_bytes
-    # inside one data centre: 2·α + S/B (up and down stream through the switch)
-    p1 = params(dcs=1, bw_wan=wan_gbps * 1e9)
-    t1, _ = run_collective(p1, lambda net: des.innet(net, size, size, size))
-    assert close(t1, 2 * p1.alpha_intra + size / p1.bw_nic)
-    # across the WAN: one latency per tier, the slowest tier's serialisation
-    p2 = params(dcs=2, bw_wan=wan_gbps * 1e9)
-    t2, _ = run_collective(p2, lambda net: des.innet(net, size, size, size))
-    expect = (p2.alpha_intra + p2.alpha_wan + p2.alpha_intra
-              + size / min(p2.bw_nic, p2.bw_wan))
-    assert close(t2, expect)
-    assert close(t2, closed.innet_sum(p2, size, size, size))
+def test_the_simulated_hierarchical_all_reduce_matches_its_closed_form(where, wan_gbps):
+    p = params(bw_wan=wan_gbps * 1e9, **WHERE[where])
+    for size in (p.dense_bytes, p.band_bytes):
+        t, net = run_collective(p, hier(lambda net: des.run_hier_allreduce(net, size)))
+        assert close(t, spec_hier_allreduce(p, size))
+        assert close(t, closed.hier_allreduce(p, size))
+        # one dense vector each way across the WAN, not the flat ring's 1.75
+        assert net.wan_bytes == pytest.approx(2 * size if p.dcs == 2 else 0.0, rel=REL)
 
 
-def test_the_ring_crosses_the_wan_exactly_twice_per_ring_step():
+@pytest.mark.parametrize("where", WHERE)
+@pytest.mark.parametrize("wan_gbps", [0.1, 12.5, 400.0])
+def test_the_simulated_hierarchical_all_gather_matches_its_closed_form(where, wan_gbps):
+    p = params(bw_wan=wan_gbps * 1e9, **WHERE[where])
+    for payload in (p.topk_bytes, p.band_bytes):
+        t, net = run_collective(p, hier(lambda net: des.run_hier_allgather(net, payload)))
+        assert close(t, spec_hier_allgather(p, payload))
+        assert close(t, closed.hier_allgather(p, payload))
+
+
+@pytest.mark.parametrize("where", WHERE)
+@pytest.mark.parametrize("wan_gbps", [0.1, 12.5, 400.0])
+def test_the_simulated_in_network_sum_matches_its_closed_form(where, wan_gbps):
+    p = params(bw_wan=wan_gbps * 1e9, **WHERE[where])
+    d, b = p.dense_bytes, p.band_bytes
+    t, net = run_collective(p, hier(lambda net: des.innet(net, d, b)))
+    assert close(t, spec_innet(p, d, b))
+    assert close(t, closed.innet_sum(p, d, b))
+    assert net.wan_bytes == pytest.approx(2 * b if p.dcs == 2 else 0.0, rel=REL)
+
+
+def test_the_wan_exchange_pays_its_latency_once_and_k_separate_flows_would_queue():
+    """Contention: the exchange is one flow each way. Sent as k peer-to-peer transfers
+    instead, they queue on the WAN (one transfer at a time per direction), each paying
+    the WAN step's latency, so the closed form no longer applies."""
+    p = params(bw_wan=400e9)
+    k, _, wan, L, W = spec_hier(p)
+    shard = p.dense_bytes / k
+    t_one, _ = run_collective(p, lambda net: des.exchange(net, shard, p.dense_bytes, shard))
+
+    def separate(net):
+        flows = [net.env.process(net.transfer(a, a + k, shard)) for a in range(k)]
+        flows += [net.env.process(net.transfer(a + k, a, shard)) for a in range(k)]
+        return net.env.all_of(flows)
+
+    t_sep, _ = run_collective(p, separate)
+    assert close(t_one, wan + max(p.dense_bytes / W, shard / L))
+    assert close(t_sep, k * (wan + shard / min(L, W)))
+    assert t_sep > t_one
+
+
+def test_two_hierarchical_all_reduces_at_once_share_the_links_and_queue():
+    p = params()
+    size = p.dense_bytes
+    one = closed.hier_allreduce(p, size)
+
+    def both(net):
+        a = net.env.process(des.run_hier_allreduce(net, size))
+        b = net.env.process(des.run_hier_allreduce(net, size))
+        return net.env.all_of([a, b])
+
+    t, net = run_collective(p, both)
+    # every link carried both collectives' bytes, one transfer at a time, so the closed
+    # form (one collective, nothing queued) no longer applies: each ring step of one waits
+    # for the other's transfer on the shared link, and here the interleaving ends later
+    # than the two run back to back would
+    assert net.wan_bytes == pytest.approx(2 * 2 * size, rel=REL)
+    assert t > 2 * one
+
+
+def test_the_flat_ring_crosses_the_wan_exactly_twice_per_ring_step():
     p = params()
     n, size = p.workers, p.dense_bytes
     _, net = run_collective(p, lambda net: des.ring_allreduce(net, size))
@@ -120,24 +207,11 @@ def test_a_ring_that_alternates_data_centres_queues_on_the_wan_and_runs_slower()
     assert t_bad > t_good
 
 
-def test_two_sums_at_once_share_the_links_and_the_second_waits_its_turn():
-    p = params()
-    size = p.band_bytes
-    one = closed.innet_sum(p, size, size, size)
-
-    def both(net):
-        a = des.innet(net, size, size, size)
-        b = des.innet(net, size, size, size)
-        return net.env.all_of([a, b])
-
-    t, _ = run_collective(p, both)
-    assert close(t, 2 * one)
-
-
 @pytest.mark.parametrize("mech", closed.MECHS)
 @pytest.mark.parametrize("dcs", [1, 2])
-def test_a_simulated_training_step_matches_the_closed_form_in_every_part(mech, dcs):
-    p = params(dcs=dcs)
+@pytest.mark.parametrize("layout", closed.LAYOUTS)
+def test_a_simulated_training_step_matches_the_closed_form_in_every_part(mech, dcs, layout):
+    p = params(dcs=dcs, layout=layout)
     st, durations = des.simulate(p, mech, 3)
     cl = closed.step(p, mech)
     for part in ("compute", "gpu", "module", "comm"):

@@ -45,10 +45,39 @@ def test_the_recorded_results_match_the_recomputation_cell_for_cell(computed):
     assert n == body and n > 0
 
 
-def test_the_results_have_the_six_sections_of_the_spec(recorded):
+def test_the_results_have_the_six_sections_of_the_spec_and_against_the_original(recorded):
     titles = [s.title for s in parse(recorded).sections]
-    assert [s.number for s in parse(recorded).sections] == [1, 2, 3, 4, 5, 6]
-    assert titles[0] == "Scenario" and titles[-1] == "Sweep"
+    assert [s.number for s in parse(recorded).sections] == [1, 2, 3, 4, 5, 6, 7]
+    assert titles[0] == "Scenario" and titles[5] == "Sweep"
+    assert titles[6] == "Against the original"
+
+
+def test_every_quoted_transit_figure_reads_the_same_as_ours_at_its_precision(recorded):
+    """The count of matches is pinned to the number of figures data/sim/quoted.yaml marks
+    `against`, and each row's yes/no is re-derived here from the row's own cells."""
+    from cit.sim.quoted import against, load_quoted
+    quoted = load_quoted(ROOT / "data" / "sim" / "quoted.yaml")
+    keys = against(quoted)
+    sec = next(s for s in parse(recorded).sections if s.title == "Against the original")
+    tab = next(b for b in sec.blocks if not isinstance(b, tuple)
+               and b.name == "Quoted figures beside ours")
+    col = {c: i for i, c in enumerate(tab.columns)}
+    rows = {r[0].text: r for r in tab.rows}
+    assert list(rows) == keys
+    same = 0
+    for key in keys:
+        r = rows[key]
+        assert r[col["Quoted"]].text == quoted.figures[key].text()
+        ok = r[col["Ours at the original's precision"]].text == r[col["Quoted"]].text
+        assert r[col["Same at the original's precision"]].text == ("yes" if ok else "no")
+        same += ok
+    assert cell(recorded, 7, "Count", "Quoted figures compared", "Value") == str(len(keys))
+    assert cell(recorded, 7, "Count", "Same at the original's precision", "Value") \
+        == str(same)
+    print(f"\nagainst the original: {same} of {len(keys)} quoted figures the same at the "
+          "original's precision")
+    assert same == len(keys), [k for k in keys if rows[k][col["Same at the original's "
+                                                               "precision"]].text != "yes"]
 
 
 def test_editing_one_digit_makes_the_check_fail_naming_the_cell(computed, recorded, tmp_path):
@@ -222,7 +251,7 @@ def test_every_figure_enters_the_registry_with_its_cell_text_and_kind(computed, 
         assert f"sim.breakeven.{bid}" in reg
 
 
-def test_quoted_figures_are_registered_as_quoted_and_never_written_to_results(computed):
+def test_quoted_figures_are_registered_as_quoted_and_results_give_them_no_ids(computed):
     reg = Registry()
     register_sim(reg, computed, RESULTS, ROOT)
     quoted = [n for i, n in reg.numbers.items() if i.startswith("quoted.")]

@@ -41,8 +41,9 @@ def test_the_recorded_scenario_is_valid_and_tags_every_input():
     s = load_scenario(SCENARIO)
     assert s.entries, "no inputs"
     for key, e in s.entries.items():
-        assert e.source in ("paper", "experiment", "assumption")
+        assert e.source in ("paper", "experiment", "assumption", "fitted")
         assert e.unit and e.cite and e.label
+        assert (e.source == "fitted") == (e.fit is not None)
     measured = {e.measured for e in s.entries.values() if e.measured}
     assert measured == set(MEASURED)
 

@@ -1,0 +1,253 @@
+"""Checked claims: the sentences that compare, order or bound things, held to the data
+like the numbers are (docs/claims.md).
+
+A stage that owns some data defines predicates over it (cit/experiment_claims.py for
+the run logs and the upstream results.md, cit/sim/transit_claims.py for the
+simulator's figures). Each predicate returns a `Verdict`: true or false, and the
+figures that decided it, formatted by cit.fmt. `ClaimBook.add` turns a verdict into a
+`Claim` in the registry (kind `claim`). A content sentence cites it as `:c[id]`, or
+`:c[id|hypothesis]` where the claim rests on single-seed groups; rendering a
+reference to a false claim, to an unknown id, or with the wrong marker fails the
+build naming the file and line (`check_reference`).
+"""
+
+from __future__ import annotations
+
+import re
+import html
+from dataclasses import dataclass
+
+from .errors import BuildError
+from .registry import ID_RE, Source
+
+CLAIM_KIND = "claim"
+HYPOTHESIS = "hypothesis"
+CLAIM_REF_RE = re.compile(r"^([A-Za-z0-9_][A-Za-z0-9_.\-′]*)(?:\|(hypothesis))?$")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a predicate found: `holds`, and the figures that decided it as
+    (label, text) pairs, texts made by cit.fmt. `seeds`: the seed count of each group
+    the claim compares (empty when it compares no trained groups)."""
+    holds: bool
+    evidence: tuple[tuple[str, str], ...]
+    seeds: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A checked claim as the registry holds it. `checked` says in words what the
+    predicate tests; `hypothesis` is true when the claim compares only single-seed
+    groups (or its predicate says it rests on one seed), and then the sentence must
+    carry the hypothesis marker."""
+    id: str
+    checked: str
+    holds: bool
+    evidence: tuple[tuple[str, str], ...]
+    sources: tuple[Source, ...]
+    computation: str
+    seeds: tuple[int, ...] = ()
+    one_seed: bool = False
+    kind: str = CLAIM_KIND
+
+    @property
+    def hypothesis(self) -> bool:
+        single = len(self.seeds) >= 2 and max(self.seeds) == 1
+        return single or self.one_seed
+
+    def evidence_text(self) -> str:
+        return "; ".join(f"{label} = {text}" for label, text in self.evidence)
+
+    def as_json(self, appears: list[str]) -> dict:
+        return {"id": self.id, "kind": self.kind, "checked": self.checked,
+                "verdict": "verified" if self.holds else "false",
+                "evidence": [{"label": k, "text": v} for k, v in self.evidence],
+                "seeds": list(self.seeds), "hypothesis": self.hypothesis,
+                "provenance": {"sources": [s.as_json() for s in self.sources],
+                               "computation": self.computation},
+                "appears": appears}
+
+
+@dataclass
+class ClaimBook:
+    """Registers claims of one stage into the registry's claim table."""
+    claims: dict[str, Claim]
+    numbers: object = None        # the registry's numbers, to keep the id spaces apart
+    prefix: str = ""
+
+    def add(self, id: str, checked: str, verdict: Verdict, *, sources, computation: str,
+            one_seed: bool = False) -> Claim:
+        cid = self.prefix + id
+        if not ID_RE.match(cid):
+            raise BuildError("registry", f"bad claim id {cid!r}")
+        if cid in self.claims or (self.numbers is not None and cid in self.numbers):
+            raise BuildError("registry", f"claim id {cid!r} registered twice")
+        c = Claim(cid, checked, bool(verdict.holds), tuple(verdict.evidence),
+                  tuple(sources), computation, tuple(verdict.seeds), one_seed)
+        self.claims[cid] = c
+        return c
+
+
+def parse_reference(inner: str) -> tuple[str, bool] | None:
+    """`id` or `id|hypothesis` -> (id, marked); None when malformed."""
+    m = CLAIM_REF_RE.match(inner)
+    return (m.group(1), m.group(2) is not None) if m else None
+
+
+def check_reference(claims: dict[str, Claim], cid: str, marked: bool, where: str) -> Claim:
+    """The claim a sentence cites, or BuildError naming `where` (file:line), the claim
+    and its evidence."""
+    c = claims.get(cid)
+    if c is None:
+        raise BuildError(where, f"unknown claim id {cid!r}")
+    if not c.holds:
+        raise BuildError(where, f"claim {cid!r} is false: {c.checked}. "
+                                f"Evidence: {c.evidence_text()}")
+    if c.hypothesis and not marked:
+        raise BuildError(where, f"claim {cid!r} compares single-seed groups "
+                                f"(seeds {', '.join(map(str, c.seeds)) or 'one'}); the sentence "
+                                f"must carry the hypothesis marker: :c[{cid}|{HYPOTHESIS}]")
+    if marked and not c.hypothesis:
+        raise BuildError(where, f"claim {cid!r} rests on several seeds "
+                                f"({', '.join(map(str, c.seeds))}); drop the hypothesis marker")
+    return c
+
+
+def false_claims(claims: dict[str, Claim]) -> list[str]:
+    """Every false claim, as `id: checked. Evidence: …` (none may be published)."""
+    return [f"{c.id}: {c.checked}. Evidence: {c.evidence_text()}"
+            for c in sorted(claims.values(), key=lambda c: c.id) if not c.holds]
+
+
+def open_html(c: Claim) -> str:
+    """Start of the sentence a claim guards (the span ends after its mark)."""
+    return f'<span class="claim" data-claim="{html.escape(c.id)}">'
+
+
+def mark_html(c: Claim) -> str:
+    """The small mark after the sentence, which opens the claim's card, and the end
+    of the sentence's span. A hypothesis says so in words."""
+    e = html.escape
+    # no id here: the naked-number check reads labels, and ids carry digits
+    label = ("One-seed hypothesis, checked against the data: show the evidence"
+             if c.hypothesis else "Checked claim: show the evidence")
+    text = "hypothesis ✓" if c.hypothesis else "✓"
+    cls = "claim-mark claim-hyp" if c.hypothesis else "claim-mark"
+    return (f'<data class="{cls}" value="verified" data-id="{e(c.id)}" '
+            f'data-kind="{CLAIM_KIND}" aria-label="{e(label)}">{text}</data></span>')
+
+
+# ---------------------------------------------------------------------------
+# the Markdown side: `:c[id]` at the end of a sentence (cit/markdown.py hooks these in)
+
+# a sentence ends at . ! or ? (closing quotes or brackets may follow) before a space
+SENTENCE_END_RE = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)[.!?][\"'”’)\]]*\s+")
+CLOSING_PUNCT_RE = re.compile(r"^[.!?;,:]+")
+
+
+def claim_token(state, silent: bool) -> bool:
+    """Inline rule for `:c[id]` / `:c[id|hypothesis]`; anything else that starts `:c[`
+    becomes an error token naming its line."""
+    src, pos = state.src, state.pos
+    end = src.find("]", pos + 3)
+    inner = src[pos + 3:end] if end >= 0 else ""
+    parsed = parse_reference(inner) if end >= 0 and "\n" not in inner else None
+    if parsed is None:
+        if silent:
+            return False
+        tok = state.push("cit_bad", "", 0)
+        tok.meta = {"pos": pos, "msg": f"malformed claim reference starting "
+                                       f"{src[pos:pos + 40]!r} (expected :c[id] or "
+                                       f":c[id|{HYPOTHESIS}])"}
+        state.pos = pos + 3
+        return True
+    if not silent:
+        tok = state.push("cit_claim", "", 0)
+        tok.meta = {"id": parsed[0], "marked": parsed[1], "pos": pos}
+    state.pos = end + 1
+    return True
+
+
+def _sentence_start(children: list, k: int):
+    """Where the sentence that ends at child k starts: (child index, offset in that
+    child's text), staying inside the element that holds the reference."""
+    depth = 0
+    for i in range(k - 1, -1, -1):
+        t = children[i]
+        if t.type == "cit_claim":           # the previous claim's sentence ends here
+            return i + 1, 0
+        if t.nesting == -1:
+            depth += 1
+        elif t.nesting == 1:
+            if depth == 0:
+                return i + 1, 0
+            depth -= 1
+        elif depth == 0 and t.type == "text":
+            ends = list(SENTENCE_END_RE.finditer(t.content))
+            if ends:
+                return i, ends[-1].end()
+    return 0, 0
+
+
+def _wrap_sentence(children: list, k: int) -> list:
+    """Children with an opening token at the start of the sentence that child k (a
+    claim reference) ends; the sentence's closing punctuation moves inside it."""
+    from markdown_it.token import Token
+
+    ref = children[k]
+    i, off = _sentence_start(children, k)
+    opener = Token("cit_claim_open", "", 0)
+    opener.meta = dict(ref.meta)
+    before, after = children[:i], children[i:k]
+    if off:
+        t = children[i]
+        head, tail = Token("text", "", 0), Token("text", "", 0)
+        head.content, tail.content = t.content[:off], t.content[off:]
+        before, after = children[:i] + [head], [tail] + children[i + 1:k]
+    if after and after[0].type == "text" and after[0].content[:1].isspace():
+        space = Token("text", "", 0)
+        space.content = after[0].content[:len(after[0].content) - len(after[0].content.lstrip())]
+        after[0].content = after[0].content.lstrip()
+        before = before + [space]
+    if after and after[-1].type == "text":
+        after[-1].content = after[-1].content.rstrip()
+    rest = children[k + 1:]
+    if rest and rest[0].type == "text":
+        m = CLOSING_PUNCT_RE.match(rest[0].content)
+        if m:
+            punct = Token("text", "", 0)
+            punct.content = m.group(0)
+            after = after + [punct]
+            rest[0].content = rest[0].content[m.end():]
+    return before + [opener] + after + [ref] + rest
+
+
+def core_claims(state) -> None:
+    """Core rule: each claim reference wraps the sentence it ends."""
+    for tok in state.tokens:
+        if tok.type != "inline" or not tok.children:
+            continue
+        k = 0
+        while k < len(tok.children):
+            c = tok.children[k]
+            if c.type == "cit_claim" and not c.meta.get("wrapped"):
+                c.meta["wrapped"] = True
+                tok.children = _wrap_sentence(tok.children, k)
+                k = 0
+                continue
+            k += 1
+
+
+def render_claim_open(self, tokens, idx, options, env) -> str:
+    from .markdown import where_of
+    tok = tokens[idx]
+    c = env["ctx"].claim(tok.meta["id"], tok.meta["marked"], where=where_of(env, tok))
+    return open_html(c)
+
+
+def render_claim_mark(self, tokens, idx, options, env) -> str:
+    from .markdown import where_of
+    tok = tokens[idx]
+    c = env["ctx"].claim(tok.meta["id"], tok.meta["marked"], where=where_of(env, tok))
+    return mark_html(c)

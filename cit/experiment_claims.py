@@ -1,0 +1,427 @@
+"""Checked claims about the experiment (docs/claims.md): predicates over the run logs and
+the upstream results.md figures, computed from the same groups and registry entries as
+the numbers, with their evidence formatted by cit.fmt.
+
+`register(reg, src, groups, folders, study)` is called by the experiment stage once its
+numbers are in the registry. A few figures the corrected sentences show (a count of
+runs, a share of a gap) are registered here too, beside the claim that uses them.
+"""
+
+from __future__ import annotations
+
+from statistics import mean
+
+from .claims import Verdict
+from .fmt import fmt, fmt_int, fmt_pct, fmt_ratio
+from .registry import Registry
+from .tables import Group, stats
+
+
+def _loss(g: Group) -> float:
+    return mean(r.final_val_loss for r in g.runs)
+
+
+def _l(x) -> str:
+    return fmt(x, 3)
+
+
+def _is_band(g: Group) -> bool:
+    """A fixed band computed exactly (C, D and F), not top-k, AdamW or the optics."""
+    return g.first.cfg.variant in ("band", "calib")
+
+
+def _own_energy(g: Group) -> float:
+    """Mean share of the momentum's energy that the run's own band keeps, over the diag
+    records after the warm-up, pooled over seeds."""
+    sel = "calib" if g.first.cfg.variant == "calib" else g.first.cfg.band
+    vals = [d.energy["momentum"]["all"][sel] for r in g.runs for d in r.diags
+            if d.step > r.cfg.warmup]
+    return mean(vals)
+
+
+def _diverged(run) -> bool:
+    """A run diverged when its last evaluation is worse than its first."""
+    return run.evals[-1].val_loss > run.evals[0].val_loss
+
+
+class _Ctx:
+    """What the predicates share: the registry, the groups by slug and the sources."""
+
+    def __init__(self, reg: Registry, src, groups):
+        self.reg, self.src, self.groups = reg, src, groups
+        self.by = {g.slug: g for g in groups}
+        self.book = reg.claim_book()
+        optics = [g for g in groups if g.first.cfg.variant == "optics"]
+        self.first = [g for g in optics if g.first.cfg.feedback != "sent"
+                      and not g.first.cfg.fs_every]
+        self.repaired = [g for g in optics if g.first.cfg.feedback == "sent"]
+        self.bands = [g for g in groups if _is_band(g)]
+
+    def files(self, gs) -> tuple:
+        return self.src(tuple(f for g in gs for f in g.files))
+
+    def add(self, id, checked, verdict, gs, computation, one_seed=False):
+        self.book.add(id, checked, verdict, sources=self.files(gs), computation=computation,
+                      one_seed=one_seed)
+
+    def number(self, id, value, text, unit, gs, computation):
+        self.reg.add(id, value, text, unit=unit, kind="derived", sources=self.files(gs),
+                     locator="derived from the records of the listed logs",
+                     computation=computation)
+
+    def v(self, id) -> float:
+        return self.reg.numbers[id].value
+
+
+def register(reg: Registry, src, groups: list[Group]) -> None:
+    """Every experiment claim, in the order the site first states them."""
+    c = _Ctx(reg, src, groups)
+    for fn in (_headline, _energy, _optics_first, _optics_repaired, _shakespeare,
+               _traffic, _setup):
+        fn(c)
+
+
+def _headline(c: _Ctx) -> None:
+    A, B = c.by["A"], c.by["B"]
+    steps = [e.step for e in A.first.evals]
+    gaps = []
+    for i, _ in enumerate(steps):
+        at = lambda g: mean(r.evals[i].val_loss for r in g.runs)
+        gaps.append(min(at(g) for g in c.bands) - max(at(A), at(B)))
+    c.add("exp.bands_above_dense_and_topk_every_eval",
+          "at every evaluation, every exact fixed band's mean validation loss is above both "
+          "AdamW's and top-k's",
+          Verdict(min(gaps) > 0, (("evaluations", fmt_int(len(steps))),
+                                  ("smallest gap", _l(min(gaps))),
+                                  ("largest gap", _l(max(gaps)))),
+                  tuple(len(g.runs) for g in [A, B] + c.bands)),
+          [A, B] + c.bands,
+          "per eval step: lowest mean val_loss over the C, D and F groups minus the higher "
+          "of A's and B's mean")
+    multi = [g for g in c.bands + [B] if len(g.runs) > 1]
+    spread = max(stats([r.final_val_loss for r in g.runs])[1] for g in multi)
+    gap = min(_loss(g) for g in c.bands) - _loss(B)
+    c.add("exp.band_gap_many_seed_spreads",
+          "every exact fixed band's mean final loss is above top-k's by more than ten times "
+          "the largest standard deviation between seeds of top-k or a band",
+          Verdict(gap > 10 * spread, (("smallest gap to top-k", _l(gap)),
+                                      ("largest seed sd", _l(spread)),
+                                      ("gap / sd", fmt_ratio(gap / spread, 0))),
+                  tuple(len(g.runs) for g in [B] + c.bands)),
+          [B] + c.bands, "min over bands of (band mean − B mean) ÷ max sample sd of the "
+                         "groups with several seeds")
+    best_band = min(_loss(g) for g in c.bands)
+    c.add("exp.topk_below_every_band",
+          "top-k's mean final loss is below every exact fixed band's",
+          Verdict(_loss(B) < best_band, (("top-k", _l(_loss(B))), ("best band", _l(best_band))),
+                  tuple(len(g.runs) for g in [B] + c.bands)),
+          [B] + c.bands, "B mean final loss < min over C, D, F of the mean final loss")
+    band = c.by["C.1d256"]
+    lowest = min(r.final_val_loss for r in band.runs)
+    rnd = c.by["F.random.2d64"]
+    c.add("exp.random_below_every_low_seed",
+          "the random band's final loss is below the final loss of every seed of every "
+          "exact low band",
+          Verdict(_loss(rnd) < min(r.final_val_loss for g in c.bands if g.first.cfg.band == "low"
+                                   and g.first.cfg.variant == "band" for r in g.runs),
+                  (("random band", _l(_loss(rnd))), ("best low-band seed", _l(lowest)))),
+          [rnd] + [g for g in c.bands if g.first.cfg.band == "low"],
+          "F.random final loss < min over the C groups' seeds", one_seed=True)
+    near = min(min(e.val_loss for r in g.runs for e in r.evals) for g in c.bands + c.repaired)
+    c.add("exp.no_band_reaches_adamw",
+          "no evaluation of any exact band or repaired optics run reaches AdamW's mean final loss",
+          Verdict(near > _loss(c.by["A"]), (("AdamW", _l(_loss(c.by["A"]))),
+                                             ("lowest band evaluation", _l(near)))),
+          [c.by["A"]] + c.bands + c.repaired, "min val_loss over every eval of those runs > A mean")
+
+
+def _energy(c: _Ctx) -> None:
+    keep = c.by["C.1d256"].first.cfg.keep
+    rows = sorted({i.rsplit(".", 3)[0] for i in c.reg.numbers
+                   if i.startswith("energy.") and i.endswith(".momentum.all.topk")})
+    topk = [c.v(f"{r}.momentum.all.topk") for r in rows]
+    low_groups = [c.by["C.1d256"], c.by["C.2d64"], c.by["C.1d64"], c.by["D.2d64"]]
+    c.number("energy.momentum_topk_min", min(topk), _l(min(topk)), "share", low_groups,
+             "smallest top-k share of the momentum's energy over the rows of results.md §2")
+    c.number("energy.momentum_topk_max", max(topk), _l(max(topk)), "share", low_groups,
+             "largest top-k share of the momentum's energy over the rows of results.md §2")
+    c.add("exp.momentum_energy_concentrated",
+          "top-k keeps more than four times the keep fraction of the momentum's energy in "
+          "every row of the captured-energy table",
+          Verdict(min(topk) > 4 * keep, (("keep fraction", fmt(keep, 4)),
+                                         ("smallest top-k share", _l(min(topk))),
+                                         ("largest top-k share", _l(max(topk))))),
+          low_groups, "min over results.md §2 rows of energy[momentum][all][topk] > 4 × keep")
+    low1 = c.v("energy.c1d256.momentum.all.low")
+    c.number("energy.c1d256.momentum.low_vs_uniform", low1 / keep, fmt_ratio(low1 / keep),
+             "x", [c.by["C.1d256"]], "1-D 256-point low band's share of the momentum's energy "
+                                     "÷ the keep fraction (a uniform spread's share)")
+    c.add("exp.low1d_above_uniform_below_topk",
+          "the 1-D 256-point low band keeps more of the momentum's energy than a uniform "
+          "spread would give it, and less than top-k",
+          Verdict(keep < low1 < c.v("energy.c1d256.momentum.all.topk"),
+                  (("low band", _l(low1)), ("uniform share", fmt(keep, 4)),
+                   ("top-k", _l(c.v("energy.c1d256.momentum.all.topk"))))),
+          [c.by["C.1d256"]], "keep < energy.c1d256.momentum.all.low < ….topk")
+    low2, rnd2 = c.v("energy.c2d64.momentum.all.low"), c.v("energy.c2d64.momentum.all.random")
+    emb = c.v("energy.c2d64.momentum.embed.low")
+    dlow = c.v("energy.c2d64.delta.all.low")
+    c.add("exp.low2d_below_random",
+          "in 2-D 64x64 chunks the low band keeps less of the momentum's energy than a random "
+          "set of the same size, overall and for the embeddings, and less of the delta's",
+          Verdict(low2 < rnd2 and emb < rnd2 and dlow < c.v("energy.c2d64.delta.all.random"),
+                  (("low band, momentum", _l(low2)), ("embeddings", _l(emb)),
+                   ("random, momentum", _l(rnd2)), ("low band, delta", _l(dlow)))),
+          [c.by["C.2d64"]], "energy.c2d64.{momentum,delta}.*.low < ….all.random")
+    two_d = [g for g in c.bands if g.first.cfg.chunk_mode == "2d"]
+    for g in two_d:
+        e = _own_energy(g)
+        c.number(f"energy.own.{g.slug}", e, _l(e), "share", [g],
+                 "mean share of the momentum's energy kept by the run's own band, diag records "
+                 "after the warm-up, pooled over seeds")
+    best, worst = min(two_d, key=_loss), max(two_d, key=_loss)
+    c.add("exp.energy_does_not_order_bands",
+          "among the exact 2-D 64x64 bands, the band that ended best keeps less of the "
+          "momentum's energy than the band that ended worst",
+          Verdict(_own_energy(best) < _own_energy(worst),
+                  ((f"ended best: {best.slug}", f"energy {_l(_own_energy(best))}, loss {_l(_loss(best))}"),
+                   (f"ended worst: {worst.slug}", f"energy {_l(_own_energy(worst))}, loss {_l(_loss(worst))}"))),
+          two_d, "own-band energy of the group with the lowest mean final loss < that of the "
+                 "group with the highest", one_seed=True)
+
+
+def _optics_first(c: _Ctx) -> None:
+    runs = [r for g in c.first for r in g.runs]
+    c.add("exp.first_all_diverged",
+          "every first-design optics run ended with a higher validation loss than at its "
+          "first evaluation",
+          Verdict(all(_diverged(r) for r in runs),
+                  (("runs", fmt_int(len(runs))),
+                   ("diverged", fmt_int(sum(_diverged(r) for r in runs))),
+                   ("lowest final loss", _l(min(r.final_val_loss for r in runs))))),
+          c.first, "last eval val_loss > first eval val_loss, for each run")
+    planes8 = sorted((g for g in c.first if g.first.cfg.planes == 8), key=lambda g: g.first.cfg.enob)
+    losses = [_loss(g) for g in planes8]
+    mono = all(a > b for a, b in zip(losses, losses[1:]))
+    c.add("exp.first_enob_not_in_order",
+          "among the first-design runs with eight planes, the final loss does not fall "
+          "steadily as the ENOB rises",
+          Verdict(not mono, tuple((f"ENOB {g.first.cfg.enob:g}", _l(_loss(g))) for g in planes8),
+                  tuple(len(g.runs) for g in planes8)),
+          planes8, "final losses ordered by ENOB are not strictly decreasing")
+    e8 = sorted((g for g in c.first if g.first.cfg.enob == 8), key=lambda g: g.first.cfg.planes)
+    ls = [_loss(g) for g in e8]
+    up = all(a < b for a, b in zip(ls, ls[1:]))
+    down = all(a > b for a, b in zip(ls, ls[1:]))
+    c.add("exp.first_planes_no_direction",
+          "among the first-design runs at ENOB 8, the final loss neither rises nor falls "
+          "steadily with the number of planes",
+          Verdict(not up and not down,
+                  tuple((f"{g.first.cfg.planes} planes", _l(_loss(g))) for g in e8),
+                  tuple(len(g.runs) for g in e8)),
+          e8, "final losses ordered by plane count are neither increasing nor decreasing")
+    c.add("exp.first_clip_jump",
+          "every first-design run clipped more in the interval after calibration than any "
+          "of them did in the interval that spans it",
+          Verdict(c.v("optics.first.clip_jump_min") > c.v("optics.first.clip_early_max"),
+                  (("most in the calibration interval", fmt_pct(c.v("optics.first.clip_early_max"), 1)),
+                   ("least in the next", fmt_pct(c.v("optics.first.clip_jump_min"), 1)))),
+          c.first, "optics.first.clip_jump_min > optics.first.clip_early_max")
+    share = c.v("optics.band_share_end")
+    c.add("exp.delta_mostly_out_of_band",
+          "at the last diagnostic of the exact 1-D 256-point band runs, the band holds under "
+          "one percent of the delta's energy",
+          Verdict(share < 0.01, (("band's share", fmt_pct(share, 3)),)),
+          [c.by["C.1d256"]], "optics.band_share_end < 0.01")
+
+
+
+def _optics_repaired(c: _Ctx) -> None:
+    runs = [r for g in c.repaired for r in g.runs]
+    trained = [r for r in runs if not _diverged(r)]
+    c.add("exp.repaired_all_trained",
+          "every repaired optics run ended with a lower validation loss than at its first "
+          "evaluation",
+          Verdict(len(trained) == len(runs), (("runs", fmt_int(len(runs))),
+                                              ("trained", fmt_int(len(trained))))),
+          c.repaired, "last eval val_loss < first eval val_loss, for each run")
+    B = c.by["B"]
+    sd = stats([r.final_val_loss for r in B.runs])[1]
+    gap = min(r.final_val_loss for r in runs) - _loss(B)
+    c.add("exp.repaired_far_above_topk",
+          "the best repaired optics run ended above top-k's mean by more than ten times "
+          "top-k's standard deviation between seeds",
+          Verdict(gap > 10 * sd, (("smallest gap to top-k", _l(gap)), ("top-k's sd", _l(sd)))),
+          c.repaired + [B], "min repaired final loss − B mean > 10 × B sample sd")
+    band = c.by["C.1d256"]
+    floor = min(r.final_val_loss for r in band.runs)
+    below = [r for r in runs if r.final_val_loss < floor]
+    c.number("optics.repaired_below_exact.count", len(below), str(len(below)), "runs",
+             c.repaired + [band], "repaired runs whose final loss is below the lowest final "
+                                  "loss of any seed of the exact 1-D 256-point band")
+    c.add("exp.repaired_mostly_below_exact_seeds",
+          "more than half of the repaired optics runs ended below every seed of the exact "
+          "1-D 256-point band",
+          Verdict(2 * len(below) > len(runs),
+                  (("below every exact seed", f"{len(below)} of {len(runs)}"),
+                   ("lowest exact seed", _l(floor)),
+                   ("repaired, best and worst", f"{_l(min(r.final_val_loss for r in runs))}, "
+                                                f"{_l(max(r.final_val_loss for r in runs))}"))),
+          c.repaired + [band], "count of repaired final losses < min over C.1d256 seeds",
+          one_seed=True)
+    best = min(r.final_val_loss for r in runs)
+    c.add("exp.best_repaired_below_exact",
+          "the best repaired optics run ended below the exact 1-D 256-point band's mean",
+          Verdict(best < _loss(band), (("best repaired", _l(best)), ("exact band", _l(_loss(band))))),
+          c.repaired + [band], "min repaired final loss < C.1d256 mean", one_seed=True)
+    two = c.by["C.2d64"]
+    ref = (_loss(band) + _loss(two)) / 2
+    c.number("optics.original_exact_ref", ref, _l(ref), "nats/token", [band, two],
+             "mean of the two exact low-band group means (1-D 256-point and 2-D 64x64 "
+             "chunks): the exact-band reference the original page compared with")
+    shape = lambda g: (g.first.cfg.chunk_mode, g.first.cfg.chunk)
+    same = all(shape(g) == shape(band) for g in c.repaired)
+    c.add("exp.optics_chunks_match_1d256",
+          "every repaired optics run used the chunk shape of the exact 1-D 256-point band, "
+          "not that of the 2-D 64x64 one",
+          Verdict(same and shape(two) != shape(band),
+                  (("optics chunks", "; ".join(sorted({f'{m} {k}' for m, k in map(shape, c.repaired)}))),
+                   ("exact band used", f"{shape(band)[0]} {shape(band)[1]}"))),
+          c.repaired + [band, two], "config chunk_mode and chunk of each run")
+
+
+def _shakes(c: _Ctx, key: str) -> float:
+    return c.v(f"shakes.{key}.s600")
+
+
+def _shakespeare(c: _Ctx) -> None:
+    ids = ["first", "ref", "reset_exact", "reset_exact_enob12", "reset_exact_nonoise",
+           "reset_sent", "fixed_sent"]
+    srcs = tuple({s for k in ids for s in c.reg.numbers[f"shakes.{k}.s600"].sources})
+    srcs = tuple(sorted(srcs, key=lambda s: s.path))
+    add = lambda id, checked, verdict, comp: c.book.add(
+        id, checked, verdict, sources=srcs, computation=comp)
+    ref, first, reset = _shakes(c, "ref"), _shakes(c, "first"), _shakes(c, "reset_exact")
+    one = (1, 1)
+    add("exp.shakes_first_fails", "on the small model, the first design ended above the "
+        "exact band", Verdict(first > ref, (("first design", _l(first)), ("exact band", _l(ref))),
+                              one), "shakes.first.s600 > shakes.ref.s600")
+    clip_first, clip_reset = c.v("shakes.first.s600.clip"), c.v("shakes.reset_exact.s600.clip")
+    add("exp.shakes_reset_stops_clipping_not_damage", "re-setting the full scale clipped "
+        "less than the first design in the last interval and still ended above the exact band",
+        Verdict(clip_reset < clip_first and reset > ref,
+                (("clipped, first design", fmt_pct(clip_first, 1)),
+                 ("clipped, re-set", fmt_pct(clip_reset, 1)),
+                 ("re-set", _l(reset)), ("exact band", _l(ref))), one),
+        "shakes.reset_exact.s600.clip < shakes.first.s600.clip and reset_exact > ref")
+    gap = reset - ref
+    for key, words in (("reset_exact_nonoise", "removing the readout noise"),
+                       ("reset_exact_enob12", "raising the ENOB"),
+                       ("reset_sent", "feeding back the band sent")):
+        share = (reset - _shakes(c, key)) / gap
+        nid = f"shakes.gap_closed.{key}"
+        c.reg.add(nid, share, fmt_pct(share, 0), unit="%", kind="derived", sources=srcs,
+                  locator="derived from the step-600 evaluations of the listed logs",
+                  computation=f"(re-set, exact band fed back − {words}) ÷ (re-set, exact band "
+                              "fed back − exact band, no optics), all at step 600")
+    closed = {k: c.v(f"shakes.gap_closed.{k}") for k in ("reset_exact_nonoise",
+                                                          "reset_exact_enob12", "reset_sent")}
+    add("exp.shakes_noise_under_half", "removing the readout noise closed more than a tenth "
+        "and less than half of the gap between the re-set run and the exact band",
+        Verdict(0.1 < closed["reset_exact_nonoise"] < 0.5,
+                (("gap", _l(gap)), ("closed without noise", fmt_pct(closed["reset_exact_nonoise"], 0)),
+                 ("closed at ENOB 12", fmt_pct(closed["reset_exact_enob12"], 0))), one),
+        "0.1 < shakes.gap_closed.reset_exact_nonoise < 0.5")
+    fixed = _shakes(c, "fixed_sent")
+    add("exp.shakes_sent_closes_most", "feeding back the band sent closed more than half "
+        "of the gap, with the full scale re-set and with it fixed",
+        Verdict(closed["reset_sent"] > 0.5 and (reset - fixed) / gap > 0.5,
+                (("closed, re-set", fmt_pct(closed["reset_sent"], 0)),
+                 ("closed, fixed", fmt_pct((reset - fixed) / gap, 0))), one),
+        "(reset_exact − reset_sent) ÷ gap > 0.5 and (reset_exact − fixed_sent) ÷ gap > 0.5")
+
+
+def _traffic(c: _Ctx) -> None:
+    A, band = c.by["A"].first, c.by["C.1d256"].first
+    w = band.cfg.workers
+    gs = [c.by["A"], c.by["C.1d256"]]
+    pr, wr = c.v("hub.payload_ratio.band"), c.v("hub.wire_ratio.band")
+    c.add("exp.allgather_shrinks_saving",
+          "the band's wire bytes are a smaller reduction on AdamW's than its payload is, by "
+          "more than half",
+          Verdict(wr < pr / 2, (("payload", fmt_ratio(pr)), ("wire", fmt_ratio(wr)))),
+          gs, "hub.wire_ratio.band < hub.payload_ratio.band ÷ 2")
+    c.add("exp.allgather_sends_every_other_payload",
+          "in the band's all-gather each worker sends one payload for every other worker",
+          Verdict(band.wire_bytes_per_step == (w - 1) * band.payload_bytes_per_step,
+                  (("workers", fmt_int(w)), ("payload", fmt_int(band.payload_bytes_per_step)),
+                   ("wire", fmt_int(band.wire_bytes_per_step)))),
+          gs[1:], "wire_bytes_per_step = (workers − 1) × payload_bytes_per_step")
+    twice = 2 * (w - 1) * A.payload_bytes_per_step / w
+    c.add("exp.allreduce_close_to_twice",
+          "in AdamW's ring all-reduce each worker sends 2(w − 1)/w times its tensor, close to "
+          "twice it",
+          Verdict(A.wire_bytes_per_step == twice and twice > 1.5 * A.payload_bytes_per_step,
+                  (("payload", fmt_int(A.payload_bytes_per_step)),
+                   ("wire", fmt_int(A.wire_bytes_per_step)),
+                   ("wire / payload", fmt(A.wire_bytes_per_step / A.payload_bytes_per_step, 2)))),
+          gs[:1], "wire = 2 (workers − 1) ÷ workers × payload")
+    logged = [r for g in c.groups for r in g.runs if any(e.clip_rate is not None for e in r.evals)]
+    optics = [r for g in c.groups for r in g.runs if r.cfg.variant == "optics"]
+    c.number("runs.clip_logged", len(logged), str(len(logged)), "runs", c.groups,
+             "completed runs whose eval records carry a clip rate")
+    c.add("exp.clip_rate_only_optics",
+          "the runs that log a clip rate are exactly the optics runs",
+          Verdict({id(r) for r in logged} == {id(r) for r in optics},
+                  (("runs logging a clip rate", fmt_int(len(logged))),
+                   ("optics runs", fmt_int(len(optics))),
+                   ("all completed runs", fmt_int(sum(len(g.runs) for g in c.groups))))),
+          c.groups, "runs with a clip_rate in any eval record = runs with variant optics")
+
+
+def _setup(c: _Ctx) -> None:
+    demo = [g for g in c.groups if g.first.cfg.variant != "adamw"]
+    keeps = {r.cfg.keep for g in demo for r in g.runs}
+    c.add("exp.same_keep_fraction",
+          "every compressed run keeps the same fraction of each chunk",
+          Verdict(len(keeps) == 1, (("distinct keep fractions", fmt_int(len(keeps))),
+                                    ("runs", fmt_int(sum(len(g.runs) for g in demo))))),
+          demo, "distinct config.keep over the DeMo runs")
+    workers = {r.cfg.workers for g in c.groups for r in g.runs}
+    c.add("exp.same_worker_count",
+          "every run simulates the same number of workers",
+          Verdict(len(workers) == 1, (("distinct worker counts", fmt_int(len(workers))),
+                                      ("workers", ", ".join(fmt_int(w) for w in sorted(workers))))),
+          c.groups, "distinct config.workers over the completed runs")
+    lrs = {r.cfg.lr for g in demo for r in g.runs}
+    c.add("exp.same_demo_lr",
+          "every DeMo run uses the same learning rate",
+          Verdict(len(lrs) == 1, (("distinct learning rates", fmt_int(len(lrs))),)),
+          demo, "distinct config.lr over the DeMo runs")
+    low = [g for g in c.bands if g.first.cfg.variant == "band" and g.first.cfg.band == "low"]
+    shapes = sorted({f"{g.first.cfg.chunk_mode} {g.first.cfg.chunk}" for g in low})
+    c.add("exp.low_band_several_shapes",
+          "the exact low band was run with more than one chunk shape",
+          Verdict(len(shapes) > 1, (("chunk shapes", "; ".join(shapes)),)),
+          low, "distinct (config.chunk_mode, config.chunk) of the exact low-band runs")
+    runs = [r for g in c.groups for r in g.runs]
+    irregular = [r.name for r in runs
+                 if [e.step for e in r.evals] != [r.cfg.eval_every * (k + 1) for k in range(len(r.evals))]]
+    every = sorted({r.cfg.eval_every for r in runs})
+    c.add("exp.evals_regular",
+          "every run evaluates at every multiple of its evaluation interval and at no other step",
+          Verdict(not irregular and len(every) == 1,
+                  (("evaluation interval", ", ".join(fmt_int(e) for e in every)),
+                   ("runs", fmt_int(len(runs))), ("runs off the grid", fmt_int(len(irregular))))),
+          c.groups, "eval record steps against k × config.eval_every")
+    multi = sorted(g.slug for g in c.groups if len(g.runs) > 1)
+    top = max(len(g.runs) for g in c.groups)
+    want = {"A", "B", "C.1d256", "C.2d64", "D.2d64"}
+    c.add("exp.seed_counts",
+          "AdamW, top-k, the calibrated band and the exact low band with 1-D 256-point and "
+          "2-D 64x64 chunks have the most seeds, all the same number; every other group has one",
+          Verdict({g.slug for g in c.groups if len(g.runs) > 1} == want
+                  and all(len(g.runs) in (1, top) for g in c.groups),
+                  (("groups with several seeds", "; ".join(multi)),
+                   ("seeds each", fmt_int(top)))),
+          c.groups, "config seeds per group")

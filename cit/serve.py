@@ -1,0 +1,317 @@
+"""`python build.py --serve [--port N]`: build, serve the site on 127.0.0.1, rebuild on
+save, and reload the open page.
+
+The site is served from memory: the build's files as they would be written, with one
+difference that exists only here: every HTML page gets a small live-reload script
+(`RELOAD_TAG`, before `</body>`). site/ is never written in this mode, so the published
+build can never carry the script.
+
+The script long-polls `/__cit/wait`. Each build, good or failed, moves the server's
+token on; a page whose token is stale reloads, and a failed build shows its error (with
+file and line) over the page, which keeps showing the last good site until a build
+succeeds. The terminal prints the same error.
+
+Watched with watchdog: content/, templates/, data/, vendored/lock.yaml and
+vendored/plotly/ (the inputs of a build), and the code (cit/, build.py). A change to the
+inputs rebuilds in this process (`Rebuilder`); a change to the code restarts the process
+in place (same arguments), because imported modules are not reloaded safely.
+"""
+
+from __future__ import annotations
+
+import errno
+import http.server
+import json
+import mimetypes
+import os
+import sys
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from .errors import BuildError
+
+RELOAD_PATH = "/__cit/reload.js"
+WAIT_PATH = "/__cit/wait"
+RELOAD_TAG = '<script src="/__cit/reload.js" data-token="{token}"></script>'
+POLL_SECONDS = 25
+DEBOUNCE_SECONDS = 0.03
+WATCHED_DIRS = ("content", "templates", "data", "vendored/plotly", "cit")
+WATCHED_FILES = ("vendored/lock.yaml", "build.py")
+CODE = ("cit/", "build.py")
+IGNORED_PARTS = ("__pycache__", ".git")
+IGNORED_SUFFIXES = ("~", ".swp", ".swx", ".part", ".tmp", ".pyc")
+
+# The page side: poll; reload when the token moves on; show a failed build's error.
+RELOAD_JS = """(function () {
+  "use strict";
+  var me = document.currentScript, token = me ? me.getAttribute("data-token") : "";
+  function show(message) {
+    var box = document.getElementById("cit-build-error");
+    if (!box) {
+      box = document.createElement("pre");
+      box.id = "cit-build-error";
+      box.setAttribute("role", "alert");
+      box.style.cssText = "position:fixed;left:0;right:0;bottom:0;z-index:99999;margin:0;" +
+        "max-height:50vh;overflow:auto;padding:1em;background:#3b0a0a;color:#fff;" +
+        "font:14px/1.4 monospace;white-space:pre-wrap;border-top:4px solid #e33";
+      document.body.appendChild(box);
+    }
+    box.textContent = "Build failed; still showing the last good site.\\n\\n" + message;
+  }
+  function poll(since) {
+    fetch("/__cit/wait?v=" + encodeURIComponent(since), { cache: "no-store" })
+      .then(function (r) { return r.json(); })
+      .then(function (s) {
+        if (s.error) { show(s.error); poll(s.token); }
+        else if (s.token !== token) { location.reload(); }
+        else { poll(s.token); }
+      })
+      .catch(function () { setTimeout(function () { poll(""); }, 300); });
+  }
+  poll("");
+})();
+"""
+
+FAILED_PAGE = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+               "<title>Build failed</title></head><body><h1>The first build failed</h1>"
+               "<p>Fix the error and save; this page reloads.</p></body></html>")
+
+
+@dataclass
+class ServeState:
+    """What the server shows: the last good files, the current token, the last error."""
+    files: dict[str, bytes] = field(default_factory=dict)
+    token: str = ""
+    error: str | None = None
+    builds: int = 0
+    cond: threading.Condition = field(default_factory=threading.Condition)
+
+    def publish(self, files: dict[str, bytes] | None, error: str | None) -> None:
+        """A build finished: new files (None: keep the last good ones) or an error."""
+        with self.cond:
+            if files is not None:
+                self.files = files
+            self.error = error
+            self.builds += 1
+            self.token = f"{os.getpid()}-{time.monotonic_ns()}-{self.builds}"
+            self.cond.notify_all()
+
+    def wait(self, since: str, timeout: float) -> tuple[str, str | None]:
+        with self.cond:
+            if since == self.token:
+                self.cond.wait_for(lambda: self.token != since, timeout=timeout)
+            return self.token, self.error
+
+
+def inject_reload(html: bytes, token: str) -> bytes:
+    """The page with the live-reload script before its last </body> (serve mode only)."""
+    tag = RELOAD_TAG.format(token=token).encode()
+    at = html.rfind(b"</body>")
+    return html + tag if at < 0 else html[:at] + tag + html[at:]
+
+
+def site_path(url_path: str) -> str:
+    """A request path -> the key of the site's files: "/" -> "index.html",
+    "/optics/" -> "optics/index.html"."""
+    p = unquote(urlsplit(url_path).path).lstrip("/")
+    if p == "" or p.endswith("/"):
+        p += "index.html"
+    return p
+
+
+def make_handler(state: ServeState):
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, format, *args):  # noqa: A002 (the base class's name)
+            pass
+
+        def _send(self, status: int, body: bytes, ctype: str) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        def do_GET(self):  # noqa: N802 (the base class's name)
+            parts = urlsplit(self.path)
+            if parts.path == RELOAD_PATH:
+                return self._send(200, RELOAD_JS.encode(), "text/javascript; charset=utf-8")
+            if parts.path == WAIT_PATH:
+                since = parse_qs(parts.query).get("v", [""])[0]
+                token, error = state.wait(since, POLL_SECONDS)
+                body = json.dumps({"token": token, "error": error}).encode()
+                return self._send(200, body, "application/json")
+            key = site_path(self.path)
+            with state.cond:
+                files, token = state.files, state.token
+            data = files.get(key)
+            if data is None and (key + "/index.html") in files:
+                self.send_response(301)
+                self.send_header("Location", parts.path + "/")
+                self.end_headers()
+                return None
+            if data is None:
+                if not files:
+                    return self._send(503, inject_reload(FAILED_PAGE.encode(), token),
+                                      "text/html; charset=utf-8")
+                return self._send(404, b"not found", "text/plain; charset=utf-8")
+            ctype = mimetypes.guess_type(key)[0] or "application/octet-stream"
+            if ctype == "text/html":
+                data = inject_reload(data, token)
+            if ctype.startswith("text/") or ctype in ("application/javascript", "application/json"):
+                ctype += "; charset=utf-8"
+            return self._send(200, data, ctype)
+
+        do_HEAD = do_GET
+
+    return Handler
+
+
+def describe_error(exc: BaseException) -> str:
+    """A failed build in words: a BuildError names its file and line; anything else
+    (a bug, say) names the innermost frame of our code."""
+    if isinstance(exc, BuildError):
+        return str(exc)
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [f for f in frames if "/cit/" in f.filename.replace(os.sep, "/")] or frames
+    where = f"{ours[-1].filename}:{ours[-1].lineno}" if ours else "build"
+    return f"{where}: {type(exc).__name__}: {exc}"
+
+
+def bind(port: int) -> http.server.ThreadingHTTPServer:
+    """The server on 127.0.0.1:port, or SystemExit with a message naming the port."""
+    try:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), http.server.BaseHTTPRequestHandler)
+    except OSError as e:
+        if e.errno in (errno.EADDRINUSE, errno.EACCES):
+            why = "is in use" if e.errno == errno.EADDRINUSE else "is not allowed"
+            print(f"serve: port {port} on 127.0.0.1 {why}; pick another with --port N",
+                  file=sys.stderr)
+            raise SystemExit(2) from None
+        raise
+    server.daemon_threads = True
+    return server
+
+
+def relevant(root: Path, path: str) -> str | None:
+    """The changed file relative to root, or None when no build reads it."""
+    try:
+        rel = Path(path).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None
+    if any(part in IGNORED_PARTS for part in rel.split("/")) or rel.endswith(IGNORED_SUFFIXES):
+        return None
+    if Path(rel).name.startswith(".") or Path(rel).name.startswith("#"):
+        return None
+    if rel in WATCHED_FILES or any(rel.startswith(d + "/") for d in WATCHED_DIRS):
+        if rel.startswith("cit/") and not rel.endswith(".py"):
+            return None
+        return rel
+    return None
+
+
+class Changes:
+    """Changed paths collected from watchdog's thread, handed out after a quiet spell."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.paths: set[str] = set()
+        self.cond = threading.Condition()
+
+    def add(self, path: str) -> None:
+        rel = relevant(self.root, path)
+        if rel is None:
+            return
+        with self.cond:
+            self.paths.add(rel)
+            self.cond.notify_all()
+
+    def take(self) -> set[str]:
+        """Block until something changed, then until DEBOUNCE_SECONDS pass without more."""
+        with self.cond:
+            self.cond.wait_for(lambda: self.paths)
+            while True:
+                n = len(self.paths)
+                self.cond.wait(DEBOUNCE_SECONDS)
+                if len(self.paths) == n:
+                    break
+            out, self.paths = self.paths, set()
+            return out
+
+
+def watch(root: Path, changes: Changes):
+    """A started watchdog observer feeding `changes`."""
+    from watchdog.events import FileSystemEventHandler
+    from watchdog.observers import Observer
+
+    class Feed(FileSystemEventHandler):
+        def on_any_event(self, event):
+            if event.is_directory or event.event_type in ("opened", "closed_no_write"):
+                return
+            changes.add(event.src_path)
+            dest = getattr(event, "dest_path", "")
+            if dest:
+                changes.add(dest)
+
+    observer = Observer()
+    feed = Feed()
+    for d in WATCHED_DIRS:
+        if (root / d).is_dir():
+            observer.schedule(feed, str(root / d), recursive=True)
+    for f in WATCHED_FILES:
+        if (root / f).parent.is_dir():
+            observer.schedule(feed, str((root / f).parent), recursive=False)
+    observer.daemon = True
+    observer.start()
+    return observer
+
+
+def _build(rebuild, changed, state: ServeState) -> None:
+    """One build: publish its files, or keep the last good ones and publish the error."""
+    t0 = time.perf_counter()
+    try:
+        files = rebuild(changed)
+    except Exception as e:  # noqa: BLE001 (any failure is shown, and the server lives on)
+        message = describe_error(e)
+        print(f"build failed: {message}", file=sys.stderr, flush=True)
+        state.publish(None, message)
+        return
+    state.publish(files, None)
+    what = "built" if changed is None else f"rebuilt after {', '.join(sorted(changed))}"
+    print(f"{what}: {len(files)} files in {time.perf_counter() - t0:.2f} s", flush=True)
+
+
+def serve(root: Path, port: int, rebuild) -> int:
+    """Serve until interrupted. `rebuild(changed)` returns the site's files (`changed`:
+    None for the first build, else the set of changed paths relative to root) or raises."""
+    server = bind(port)
+    state = ServeState()
+    server.RequestHandlerClass = make_handler(state)
+    changes = Changes(root)
+    observer = watch(root, changes)
+    _build(rebuild, None, state)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    print(f"serving http://127.0.0.1:{port}/ from memory (site/ is not written); watching "
+          f"{', '.join(WATCHED_DIRS + WATCHED_FILES)}; Ctrl-C stops", flush=True)
+    try:
+        while True:
+            changed = changes.take()
+            if any(c.startswith(CODE) for c in changed):
+                print(f"code changed ({', '.join(sorted(changed))}): restarting", flush=True)
+                observer.stop()
+                server.shutdown()
+                server.server_close()
+                os.execv(sys.executable, sys.orig_argv)
+            _build(rebuild, changed, state)
+    except KeyboardInterrupt:
+        print("stopped", flush=True)
+    finally:
+        observer.stop()
+        server.shutdown()
+        server.server_close()
+    return 0

@@ -1,0 +1,106 @@
+"""`python build.py --serve` in Chromium: a failed rebuild shows its error, with file
+and line, over the last good page and in the terminal; fixed, the page reloads.
+
+The server runs in a project copy (tests/conftest.py `project_copy`) as a user runs it,
+on a free port of 127.0.0.1."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+
+PAGE = "content/pages/tested.md"
+URL = "tested/index.html"
+SAVES = 5
+
+
+class Server:
+    """`python build.py --serve --port N` in `root`, its output collected as it comes."""
+
+    def __init__(self, root: Path):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.proc = subprocess.Popen(
+            [sys.executable, str(root / "build.py"), "--serve", "--port", str(self.port)],
+            cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        self.base = f"http://127.0.0.1:{self.port}/"
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def wait_for(self, text: str, timeout: float = 60) -> str:
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < timeout:
+            for line in self.lines:
+                if text in line:
+                    return line
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.02)
+        raise AssertionError(f"no line with {text!r} from the server:\n" + "\n".join(self.lines))
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+@pytest.fixture
+def server(project_copy):
+    s = Server(project_copy)
+    try:
+        s.wait_for("serving http://127.0.0.1:")
+        yield s
+    finally:
+        s.stop()
+
+
+def _save(path: Path, text: str) -> float:
+    """Write the file as an editor saves it; returns the time just before the write."""
+    t = time.perf_counter()
+    path.write_text(text)
+    return t
+
+
+def test_a_failed_rebuild_shows_its_error_and_keeps_the_last_good_page(server, project_copy,
+                                                                       browser):
+    page = browser.new_page()
+    try:
+        page.goto(server.base + URL, wait_until="load")
+        md = project_copy / PAGE
+        text = md.read_text()
+        bad = text + "\nA reference to :n[no.such.number] here.\n"
+        line = len(bad.rstrip("\n").split("\n"))
+        md.write_text(bad)
+        where = f"{PAGE}:{line}"
+        box = page.locator("#cit-build-error")
+        box.wait_for(timeout=30_000)
+        assert where in box.text_content() and "no.such.number" in box.text_content()
+        assert "no.such.number" not in page.locator("main").text_content()
+        assert server.wait_for("build failed:").count(where) == 1
+        # the last good site is still served, to a new visitor too
+        other = browser.new_page()
+        other.goto(server.base + URL, wait_until="load")
+        assert other.locator("main h1, main h2").count() > 0
+        other.locator("#cit-build-error").wait_for(timeout=30_000)
+        other.close()
+        # fixed: the page reloads, without the error
+        md.write_text(text + "\nFixed again.\n")
+        page.wait_for_function("() => document.body.textContent.includes('Fixed again.')",
+                               timeout=30_000)
+        assert page.locator("#cit-build-error").count() == 0
+    finally:
+        page.close()

@@ -1,0 +1,111 @@
+"""`python build.py --serve`: the live-reload script exists only in serve mode, a port in
+use is a clear error, what is watched, and a failed rebuild keeps the last good site."""
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from cit import serve
+from cit.errors import BuildError
+from tests.conftest import ROOT
+
+
+def test_the_published_build_never_carries_the_live_reload_script(built_site):
+    marker = serve.RELOAD_PATH.encode()
+    found = [p.relative_to(built_site).as_posix() for p in sorted(built_site.rglob("*"))
+             if p.is_file() and marker in p.read_bytes()]
+    assert found == []
+    # and what serve mode adds is exactly that marker, so the check above can fail
+    page = (built_site / "index.html").read_bytes()
+    assert marker in serve.inject_reload(page, "t")
+
+
+def test_the_script_goes_before_the_last_body_end():
+    html = b"<html><body><p>x</p></body></html>"
+    out = serve.inject_reload(html, "abc")
+    assert out.endswith(b'data-token="abc"></script></body></html>')
+    assert out.count(b"<script") == 1
+
+
+@pytest.mark.parametrize("path,key", [("/", "index.html"), ("/optics/", "optics/index.html"),
+                                      ("/optics/index.html?x=1", "optics/index.html"),
+                                      ("/static/site.js", "static/site.js"),
+                                      ("/decks/01-sources/#slide-2", "decks/01-sources/index.html")])
+def test_request_paths_map_to_the_site_files(path, key):
+    assert serve.site_path(path) == key
+
+
+@pytest.mark.parametrize("rel,watched", [
+    ("content/pages/optics.md", True), ("templates/page.html", True),
+    ("templates/static/site.css", True), ("data/study.yaml", True),
+    ("vendored/lock.yaml", True), ("vendored/plotly/lock.yaml", True),
+    ("cit/render.py", True), ("build.py", True),
+    ("site/index.html", False), ("vendored/results/x/run.jsonl", False),
+    ("cit/__pycache__/render.cpython-311.pyc", False), ("content/pages/.optics.md.swp", False),
+    ("content/pages/optics.md~", False), (".cache/data-stages-x.pickle", False),
+    ("README.md", False)])
+def test_what_a_change_rebuilds(rel, watched, tmp_path):
+    assert (serve.relevant(tmp_path, str(tmp_path / rel)) == rel) == watched
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_port_in_use_is_named_and_the_exit_is_not_zero():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        r = subprocess.run([sys.executable, str(ROOT / "build.py"), "--serve", "--port", str(port)],
+                           cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    assert f"port {port} on 127.0.0.1 is in use" in r.stderr
+
+
+def test_a_failed_rebuild_keeps_the_last_good_site_and_reports_file_and_line():
+    state = serve.ServeState()
+    calls = []
+
+    def rebuild(changed):
+        calls.append(changed)
+        if changed:
+            raise BuildError("content/pages/optics.md:7", "unknown number id 'x'")
+        return {"index.html": b"<html><body>good</body></html>"}
+
+    server = serve.bind(_free_port())
+    server.RequestHandlerClass = serve.make_handler(state)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        serve._build(rebuild, None, state)
+        first = state.token
+        serve._build(rebuild, {"content/pages/optics.md"}, state)
+        page = urllib.request.urlopen(base).read()
+        assert b"good" in page and b"/__cit/reload.js" in page
+        t0 = time.monotonic()
+        waited = urllib.request.urlopen(base + f"__cit/wait?v={first}").read().decode()
+        assert time.monotonic() - t0 < 5   # the token had already moved on
+        assert "content/pages/optics.md:7: unknown number id" in waited
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert calls == [None, {"content/pages/optics.md"}]
+
+
+def test_an_error_that_is_not_a_build_error_names_our_file_and_line():
+    def inner():
+        return {}["missing"]
+
+    try:
+        inner()
+    except KeyError as e:
+        text = serve.describe_error(e)
+    assert text.startswith(f"{__file__}:") and "KeyError" in text
