@@ -16,7 +16,7 @@ from .errors import BuildError
 from .fmt import fmt, fmt_int, fmt_pct, fmt_ratio, fmt_general, fmt_sci_sig
 from .registry import Ref, Registry, Source
 from .runs import Folder, Run, load_folder
-from .tables import Q
+from .tables import Quantity
 from .vendor import VendoredFile
 
 
@@ -44,14 +44,14 @@ class _Sources:
         return tuple(out)
 
 
-def _register_q(reg: Registry, src: _Sources, q: Q, locator: str) -> None:
+def _register_q(reg: Registry, src: _Sources, q: Quantity, locator: str) -> None:
     if q.id in reg:
         return
     reg.add(q.id, q.value, q.text, unit=q.unit, kind=q.kind, sources=src(q.files),
             locator=locator, computation=q.computation)
 
 
-def _table_rows(t: tables.Table, relabel=None):
+def _table_rows(t: tables.ResultsTable, relabel=None):
     """results.md table rows -> registry rows (label strings, Refs for figures)."""
     rows = []
     for r in t.rows:
@@ -60,7 +60,7 @@ def _table_rows(t: tables.Table, relabel=None):
     return rows
 
 
-def load(vendored: dict[str, VendoredFile], root: Path, study: dict, reg: Registry) -> Experiment:
+def load_experiment(vendored: dict[str, VendoredFile], root: Path, study: dict, reg: Registry) -> Experiment:
     src = _Sources(vendored)
     vroot = root / "vendored"
     rels = [study["headline"], *study["learning_rate_runs"], study["shakespeare"]["folder"]]
@@ -86,18 +86,16 @@ def load(vendored: dict[str, VendoredFile], root: Path, study: dict, reg: Regist
     _register_derived(reg, src, head, groups, folders, md1, vroot, study)
     _register_series(reg, src, groups)
     _register_tables(reg, docs, groups, study)
-    sessions = sweeplog.parse((vroot / study["sweep_log"]).read_text(), study["sweep_log"])
+    sessions = sweeplog.parse_sweep_log((vroot / study["sweep_log"]).read_text(), study["sweep_log"])
     _register_ledger(reg, src, folders, sessions, study["sweep_log"])
     from . import experiment_claims
-    experiment_claims.register(reg, src, groups)
+    experiment_claims.register_experiment_claims(reg, src, groups)
     return Experiment(head, folders, groups, checked, sessions)
 
 
 def _register_derived(reg, src, head: Folder, groups, folders, md1, vroot, study):
-    by = {g.slug: g for g in groups}
-    A, B = by["A"].first, by["B"].first
-    band = by["C.1d256"].first
-
+    """The figures the pages quote beyond the results.md tables: bytes per step, the
+    optics runs' ranges, configuration values and run counts."""
     def add(id, value, text, unit, files, computation, kind="derived", locator=None):
         if locator is None:
             locator = ("config records of the listed logs" if kind == "measured"
@@ -105,6 +103,28 @@ def _register_derived(reg, src, head: Folder, groups, folders, md1, vroot, study
         reg.add(id, value, text, unit=unit, kind=kind, sources=src(files),
                 locator=locator, computation=computation)
 
+    by = {g.slug: g for g in groups}
+    _register_bytes(add, by, groups)
+    _register_optics(add, by, groups)
+    _register_config(add, by, groups, head, folders, vroot, study)
+    _register_runs(add, reg, head, groups, study)
+    for g in groups:
+        if len(g.runs) == 1:
+            reg.show_one_seed(f"final_loss.{g.slug}", f"final_loss_mean.{g.slug}")
+
+
+def _optics_groups(groups):
+    """(every optics group, the first-design ones, the repaired ones)."""
+    optics = [g for g in groups if g.first.cfg.variant == "optics"]
+    first = [g for g in optics if g.first.cfg.feedback != "sent" and not g.first.cfg.fs_every]
+    repaired = [g for g in optics if g.first.cfg.feedback == "sent"]
+    return optics, first, repaired
+
+
+def _register_bytes(add, by, groups):
+    """Payload and wire bytes per step, and their ratios to AdamW's."""
+    A, B = by["A"].first, by["B"].first
+    band = by["C.1d256"].first
     for key, run in (("A", A), ("B", B), ("band", band)):
         f = (run.rel,)
         add(f"hub.payload.{key}", run.payload_bytes_per_step, fmt_int(run.payload_bytes_per_step),
@@ -125,8 +145,6 @@ def _register_derived(reg, src, head: Folder, groups, folders, md1, vroot, study
         fmt_ratio(B.wire_bytes_per_step / band.wire_bytes_per_step), "x", (B.rel, band.rel),
         "top-k's wire bytes per step ÷ the 1-D 256-point low band's")
     for g in groups:
-        if len(g.runs) == 1:
-            reg.show_one_seed(f"final_loss.{g.slug}", f"final_loss_mean.{g.slug}")
         r = g.first
         add(f"wire_mb.{g.slug}", r.wire_bytes_per_step / 1e6, fmt(r.wire_bytes_per_step / 1e6, 1),
             "MB", (r.rel,), "wire_bytes_per_step of the group's first run's config record ÷ 1e6")
@@ -137,9 +155,10 @@ def _register_derived(reg, src, head: Folder, groups, folders, md1, vroot, study
             fmt_ratio(A.wire_bytes_per_step / r.wire_bytes_per_step), "x", (A.rel, r.rel),
             "AdamW's wire bytes per step ÷ this group's")
 
-    optics = [g for g in groups if g.first.cfg.variant == "optics"]
-    first = [g for g in optics if g.first.cfg.feedback != "sent" and not g.first.cfg.fs_every]
-    repaired = [g for g in optics if g.first.cfg.feedback == "sent"]
+
+def _register_optics(add, by, groups):
+    """The optics runs: counts, loss and clip-rate ranges, the calibration step."""
+    optics, first, repaired = _optics_groups(groups)
     for name, gs, what in (("first", first, "first-design optics runs (full scale fixed, "
                                             "feedback of the exact band)"),
                            ("repaired", repaired, "repaired optics runs (feedback of the band sent)")):
@@ -186,6 +205,12 @@ def _register_derived(reg, src, head: Folder, groups, folders, md1, vroot, study
         str(oc.calib_start + oc.calib_steps), "step", first[0].files,
         "config calib_start + calib_steps: the step the full scale is fixed", "measured")
 
+
+def _register_config(add, by, groups, head: Folder, folders, vroot, study):
+    """Configuration values the pages quote (keep fraction, chunk, ENOB, planes, ...)."""
+    optics, first, repaired = _optics_groups(groups)
+    band = by["C.1d256"].first
+    oc = first[0].first.cfg
     ocfgs = [r.cfg for g in optics for r in g.runs]
     allf = tuple(r.rel for r in head.runs)
     add("exp.keep_fraction", band.cfg.keep, f"1/{round(1 / band.cfg.keep)}", "", (band.rel,),
@@ -222,6 +247,10 @@ def _register_derived(reg, src, head: Folder, groups, folders, md1, vroot, study
             f"learning rate chosen for {key} (key {key!r} of lr_choice.json)", "measured",
             f"{choice_rel}, key {key!r}")
 
+
+def _register_runs(add, reg, head: Folder, groups, study):
+    """How many logs, completed runs and groups; the original study's quoted count."""
+    allf = tuple(r.rel for r in head.runs)
     every = head.all_runs
     add("runs.logs", len(every), str(len(every)), "logs", tuple(r.rel for r in every),
         f"run logs (*.jsonl) in {head.rel}/")
@@ -288,7 +317,8 @@ def _register_series(reg, src, groups):
         df = pd.DataFrame([(d.step, d.energy["delta"]["all"]["low"]) for r in g.runs for d in r.diags],
                           columns=["step", "share"]).groupby("step")["share"].mean()
         reg.add_series(f"band_energy.{slug}", list(df.index), list(df), label=g.label,
-                       short=chart_label(g.first, detail=True), variant=g.label[0], role="optics", kind="measured", sources=src(g.files),
+                       short=chart_label(g.first, detail=True), variant=g.label[0],
+                       role="optics", kind="measured", sources=src(g.files),
                        locator="diag records: energy.delta.all.low",
                        computation="the low band's share of the delta's energy at each diag "
                                    "step, mean over seeds")

@@ -2,7 +2,7 @@
 the upstream results.md figures, computed from the same groups and registry entries as
 the numbers, with their evidence formatted by cit.fmt.
 
-`register(reg, src, groups, folders, study)` is called by the experiment stage once its
+`register_experiment_claims(reg, src, groups)` is called by the experiment stage once its
 numbers are in the registry. A few figures the corrected sentences show (a count of
 runs, a share of a gap) are registered here too, beside the claim that uses them.
 """
@@ -73,7 +73,7 @@ class _Ctx:
         return self.reg.numbers[id].value
 
 
-def register(reg: Registry, src, groups: list[Group]) -> None:
+def register_experiment_claims(reg: Registry, src, groups: list[Group]) -> None:
     """Every experiment claim, in the order the site first states them."""
     c = _Ctx(reg, src, groups)
     for fn in (_headline, _energy, _optics_first, _optics_repaired, _shakespeare,

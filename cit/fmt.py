@@ -60,3 +60,26 @@ def fmt_sci(x) -> str:
 def fmt_sci_sig(x, sig: int = 2) -> str:
     """A tiny share in short scientific form to `sig` significant figures: `1.6e-5`."""
     return "n/a" if missing(x) else fmt_sci(float(f"{x:.{sig - 1}e}"))
+
+
+# how a chart's fallback table shows a series value, by the name its axis gives
+SERIES_FORMATS = {"int": fmt_int, "dec3": lambda v: fmt(v, 3), "sig3": fmt_sig}
+
+
+def series_text(v, name: str) -> str:
+    """A series value as a chart's fallback table shows it: format `name` of
+    SERIES_FORMATS, or "n/a" for a missing or non-finite value."""
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "n/a"
+    return SERIES_FORMATS[name](v)
+
+
+def series_cell(s, i: int, name: str, ranged: bool) -> str:
+    """Cell i of series `s` in a fallback table: y, and when `ranged` and the series
+    has lo/hi that differ there, the lowest and highest seed in brackets (a single
+    seed, lo == hi, needs none)."""
+    y = series_text(s.y[i], name)
+    lo, hi = s.extra.get("lo"), s.extra.get("hi")
+    if not ranged or lo is None or hi is None or lo[i] == hi[i]:
+        return y
+    return f"{y} ({series_text(lo[i], name)} to {series_text(hi[i], name)})"

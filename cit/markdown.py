@@ -1,4 +1,5 @@
-"""Content Markdown -> HTML fragments, with the site's three extensions (notes/ids.md):
+"""Content Markdown -> HTML fragments, with the site's three extensions
+(docs/architecture.md, "Content"):
 
 - `:n[ID]` shows a registered number as a `<data class="num">` element;
 - `:t[key]` / `:t[key|words]` links a glossary term;
@@ -7,210 +8,31 @@
 Raw HTML in content is off (escaped). Every bad reference fails with the content
 file and line, counted in the file itself (front matter included).
 
-This module also reads front matter (validated with pydantic), splits decks into
-slides, reads `content/glossary.yaml`, and holds `PageContext`, the object through
-which a page records which numbers and terms it shows.
+`PageContext` is the object through which a page records which numbers and terms it
+shows. Front matter is read by cit/frontmatter.py, the glossary by cit/glossary.py.
 """
 
 from __future__ import annotations
 
 import html
-import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Mapping
 
-import yaml
-
-from . import yamlio
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from .errors import BuildError
-from .registry import ID_RE, Number, Registry
+from .frontmatter import Chunk
+from .glossary import Term
+from .markup import number_element
+from .registry import ID_RE, Registry
 
-# ---------------------------------------------------------------------------
-# front matter and documents
-
-FENCE = "---"
-TERM_KEY_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 BLOCK_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:\-]*")
-
-
-class FrontMatter(BaseModel):
-    """What a content file declares about itself; nothing else is allowed."""
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    title: str
-    description: str
-    layout: Literal["hub", "page", "deck"]
-    order: int | None = None
-
-    @model_validator(mode="after")
-    def _order_only_for_decks(self):
-        if self.layout == "deck" and self.order is None:
-            raise ValueError("a deck needs `order` (its place in the series)")
-        if self.layout != "deck" and self.order is not None:
-            raise ValueError("`order` is only for decks")
-        if not self.title.strip() or not self.description.strip():
-            raise ValueError("title and description must not be empty")
-        return self
-
-
-@dataclass(frozen=True)
-class Chunk:
-    """A piece of Markdown and the file line (1-based) of its first line."""
-    text: str
-    first_line: int
-
-
-@dataclass(frozen=True)
-class Document:
-    """A content file: its display path, validated front matter, and its body."""
-    path: str
-    meta: FrontMatter
-    body: Chunk
-
-    def slides(self) -> list[Chunk]:
-        """A deck's slides: the body split on lines that are exactly `---`."""
-        return split_slides(self.body)
-
-
-def _key_lines(text: str) -> dict[str, int]:
-    """Line (0-based, within `text`) of each top-level key of a YAML mapping."""
-    try:
-        node = yamlio.compose(text)
-    except yaml.YAMLError:
-        return {}
-    if not isinstance(node, yaml.MappingNode):
-        return {}
-    return {k.value: k.start_mark.line for k, _ in node.value
-            if isinstance(k, yaml.ScalarNode)}
-
-
-def parse_document(text: str, path: str) -> Document:
-    """Split a content file into validated front matter and body.
-
-    `path` is how errors name the file (e.g. "content/pages/optics.md")."""
-    lines = text.splitlines(keepends=True)
-    if not lines or lines[0].rstrip("\r\n") != FENCE:
-        raise BuildError(f"{path}:1", "front matter missing: the file must start with a `---` line")
-    end = next((i for i in range(1, len(lines)) if lines[i].rstrip("\r\n") == FENCE), None)
-    if end is None:
-        raise BuildError(f"{path}:1", "front matter not closed: no second `---` line")
-    fm_text = "".join(lines[1:end])
-    try:
-        data = yamlio.load(fm_text, path, first_line=2)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = 2 + mark.line if mark is not None else 1
-        raise BuildError(f"{path}:{line}", f"front matter is not valid YAML: {getattr(e, 'problem', e)}") from None
-    if not isinstance(data, dict):
-        raise BuildError(f"{path}:2", "front matter must be a mapping of keys to values")
-    try:
-        meta = FrontMatter.model_validate(data)
-    except ValidationError as e:
-        key_lines = _key_lines(fm_text)
-        err = e.errors()[0]
-        key = str(err["loc"][0]) if err["loc"] else ""
-        line = 2 + key_lines[key] if key in key_lines else 1
-        what = f"`{key}`: " if key else ""
-        raise BuildError(f"{path}:{line}", f"front matter {what}{err['msg']}") from None
-    return Document(path, meta, Chunk("".join(lines[end + 1:]), end + 2))
-
-
-def split_slides(body: Chunk) -> list[Chunk]:
-    """Split on lines that are exactly `---`; each slide keeps its first file line.
-
-    Empty slides (only blank lines) are dropped, so a trailing separator is harmless."""
-    slides: list[Chunk] = []
-    cur: list[str] = []
-    start = body.first_line
-    for i, line in enumerate(body.text.splitlines(keepends=True)):
-        if line.rstrip("\r\n") == FENCE:
-            slides.append(Chunk("".join(cur), start))
-            cur, start = [], body.first_line + i + 1
-        else:
-            cur.append(line)
-    slides.append(Chunk("".join(cur), start))
-    return [s for s in slides if s.text.strip()]
-
-
-# ---------------------------------------------------------------------------
-# glossary
-
-@dataclass(frozen=True)
-class Term:
-    """A glossary entry: `definition` is inline Markdown (it may use :t and :n);
-    `see` names related terms (shown as "See also" links on the glossary page)."""
-    key: str
-    term: str
-    definition: str
-    path: str
-    line: int
-    see: tuple[str, ...] = ()
-
-
-class _TermModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    term: str
-    definition: str
-    see: list[str] = []
-
-
-def load_glossary(text: str, path: str) -> dict[str, Term]:
-    """Read glossary YAML: a mapping `key: {term: ..., definition: ..., see: [keys]}`.
-
-    Errors name `path` and the line of the offending entry."""
-    try:
-        node = yamlio.compose(text)
-        data = yamlio.load(text, path)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = 1 + mark.line if mark is not None else 1
-        raise BuildError(f"{path}:{line}", f"not valid YAML: {getattr(e, 'problem', e)}") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
-        raise BuildError(f"{path}:1", "the glossary must be a mapping of term keys to entries")
-    lines = {k.value: k.start_mark.line + 1 for k, _ in node.value if isinstance(k, yaml.ScalarNode)}
-    terms: dict[str, Term] = {}
-    for key in sorted(data, key=str):
-        line = lines.get(str(key), 1)
-        if not isinstance(key, str) or not TERM_KEY_RE.match(key):
-            raise BuildError(f"{path}:{line}", f"term key {key!r} must be lower-case letters, digits and hyphens")
-        try:
-            m = _TermModel.model_validate(data[key])
-        except ValidationError as e:
-            err = e.errors()[0]
-            loc = ".".join(str(x) for x in err["loc"])
-            raise BuildError(f"{path}:{line}", f"term {key!r}: {loc + ': ' if loc else ''}{err['msg']}") from None
-        terms[key] = Term(key, m.term.strip(), m.definition.strip(), path, line, tuple(m.see))
-    for t in terms.values():
-        for other in t.see:
-            if other not in terms:
-                raise BuildError(f"{path}:{t.line}", f"term {t.key!r}: `see` names undefined term {other!r}")
-    return terms
-
 
 # ---------------------------------------------------------------------------
 # the page context: what a page shows, and how it shows numbers and terms
-
-def data_element(n: Number) -> str:
-    """The one HTML form of a number (site.md §2)."""
-    e = html.escape
-    return (f'<data class="num" value="{e(n.raw())}" data-id="{e(n.id)}" '
-            f'data-kind="{e(n.kind)}">{e(n.text)}</data>')
-
-
-def json_for_script(obj) -> str:
-    """JSON that is safe inside `<script type="application/json">` (no `</script>`
-    can be formed), with sorted keys so output is reproducible."""
-    s = json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return s.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
-
 
 def slugify(text: str) -> str:
     """A stable anchor id from heading text."""
@@ -225,29 +47,33 @@ class PageContext:
     """Everything a block or an inline reference needs while one page is rendered.
 
     `url` is the page's site URL ("/", "/optics/", "/decks/01-sources/"); `root`
-    the relative prefix back to the site root ("", "../", "../../").
-    `numbers` = ids shown on the page (all of them: they go into the page's
-    provenance script, static/prov/…); `recorded` = ids that count as appearing here (for
-    numbers.json and the number index); `terms` = term keys linked on the page
-    (for the term definitions in that same script); `terms_used` = term keys that count as used here.
-    """
+    the relative prefix back to the site root ("", "../", "../../"); `path` the content
+    file, for error messages. `glossary` is every term; `blocks` the block table
+    (name -> cit.blocks.BlockSpec); `site` the site-wide facts late blocks read
+    (cit.render.SiteState; None outside a site render).
+
+    What the render records: `numbers_shown`, every id shown on the page (they go into
+    the page's provenance script); `numbers_appearing`, the ids that count as
+    appearing here (numbers.json and the number index; a listing such as the index
+    itself shows without counting); `terms_linked`, the term keys linked on the page;
+    `scripts`, static scripts a block asked for; `slugs`, element ids taken;
+    `late_markers`, marker -> name of each late block left for the late pass;
+    `late_pass`, True while that pass runs (a late block then renders in place)."""
     registry: Registry
     url: str
     root: str
     path: str
-    terms_def: dict[str, Term]
-    blocks: dict[str, Callable]
+    glossary: Mapping[str, Term]
+    blocks: Mapping
     site: object = None
-    numbers: set[str] = field(default_factory=set)
-    recorded: set[str] = field(default_factory=set)
-    terms: set[str] = field(default_factory=set)
-    terms_used: set[str] = field(default_factory=set)
+    numbers_shown: set[str] = field(default_factory=set)
+    numbers_appearing: set[str] = field(default_factory=set)
+    terms_linked: set[str] = field(default_factory=set)
     scripts: list[tuple[str, bool]] = field(default_factory=list)
     slugs: set[str] = field(default_factory=set)
-    late: dict[str, str] = field(default_factory=dict)
-    claims: set[str] = field(default_factory=set)
-    defer_late: bool = True
-    count_terms: bool = True
+    claims_cited: set[str] = field(default_factory=set)
+    late_markers: dict[str, str] = field(default_factory=dict)
+    late_pass: bool = False
 
     def num(self, id: str, *, record: bool = True, where: str | None = None,
             exact: bool = False) -> str:
@@ -260,19 +86,17 @@ class PageContext:
         if single is not None:
             return (self.num(single, record=record, where=where, exact=True)
                     + ' <span class="one-seed">(one seed)</span>')
-        self.numbers.add(id)
+        self.numbers_shown.add(id)
         if record:
-            self.recorded.add(id)
-        return data_element(n)
+            self.numbers_appearing.add(id)
+        return number_element(n)
 
     def term(self, key: str, words: str | None = None, *, where: str | None = None) -> str:
         """A link to the glossary entry `key`; undefined keys fail."""
-        t = self.terms_def.get(key)
+        t = self.glossary.get(key)
         if t is None:
             raise BuildError(where or self.path, f"undefined glossary term {key!r}")
-        self.terms.add(key)
-        if self.count_terms:
-            self.terms_used.add(key)
+        self.terms_linked.add(key)
         e = html.escape
         shown = t.term if words is None else words
         return (f'<a class="term" href="{e(self.root)}glossary/index.html#term-{e(key)}" '
@@ -283,7 +107,7 @@ class PageContext:
         a false claim or a missing or needless hypothesis marker."""
         from .claims import check_reference
         c = check_reference(self.registry.claims, cid, marked, where or self.path)
-        self.claims.add(cid)
+        self.claims_cited.add(cid)
         return c
 
     def add_script(self, name: str, module: bool = False) -> None:
@@ -319,7 +143,7 @@ def _inline_rule(state, silent: bool) -> bool:
     src, pos = state.src, state.pos
     head = src[pos:pos + 3]
     if head == _CLAIM_OPEN:
-        from .claims import claim_token
+        from .claimrefs import claim_token
         return claim_token(state, silent)
     if head in (_NUM_OPEN, _TERM_OPEN):
         end = src.find("]", pos + 3)
@@ -513,16 +337,16 @@ def _render_block(self, tokens, idx, options, env) -> str:
     where = _where(env, tok)
     ctx: PageContext = env["ctx"]
     name = tok.meta["name"]
-    fn = ctx.blocks.get(name)
-    if fn is None:
+    spec = ctx.blocks.get(name)
+    if spec is None:
         raise BuildError(where, f"unknown block @[{name}]")
-    if getattr(fn, "cit_late", False) and ctx.defer_late:
+    if spec.late_order is not None and not ctx.late_pass:
         # rendered after every other page, when usage across the site is known
-        marker = f"<!--cit-late:{name}:{len(ctx.late)}-->"
-        ctx.late[marker] = name
+        marker = f"<!--cit-late:{name}:{len(ctx.late_markers)}-->"
+        ctx.late_markers[marker] = name
         return marker + "\n"
     try:
-        out = fn(ctx)
+        out = spec.function(ctx)
     except BuildError as e:
         raise BuildError(f"{where} (@[{name}]) {e.where}", e.message) from None
     return out.rstrip("\n") + "\n"
@@ -536,7 +360,7 @@ def make_markdown() -> MarkdownIt:
     md.inline.ruler.before("link", "cit_refs", _inline_rule)
     md.block.ruler.before("paragraph", "cit_block", _block_rule)
     md.core.ruler.push("cit_lines_slugs", _core_lines_and_slugs)
-    from .claims import core_claims, render_claim_open, render_claim_mark
+    from .claimrefs import core_claims, render_claim_open, render_claim_mark
     md.core.ruler.push("cit_claims", core_claims)
     md.core.ruler.push("cit_links", _core_links)
     md.core.ruler.push("cit_sections", _core_sections)

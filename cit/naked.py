@@ -28,7 +28,6 @@ names the page and shows the text around it.
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -41,7 +40,7 @@ from . import yamlio
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import BuildError
-from .fmt import fmt, fmt_int, fmt_sig
+from .fmt import SERIES_FORMATS, series_cell, series_text
 
 ALLOWLIST_PATH = Path(__file__).resolve().parent.parent / "data" / "allowlist.yaml"
 MAX_ENTRIES = 40
@@ -55,7 +54,6 @@ SEP = "\n"          # between block elements, so patterns never join two blocks
 HOLE = "\ufffc"     # where an exempt element's text was
 # How a chart's fallback table formats its values, by the name the table gives in
 # data-fx / data-fy; cit/charts.py formats with these too.
-SERIES_FORMATS = {"int": fmt_int, "dec3": lambda v: fmt(v, 3), "sig3": fmt_sig}
 
 
 @dataclass(frozen=True)
@@ -102,25 +100,6 @@ def load_allowlist(path: Path | str = ALLOWLIST_PATH) -> list[AllowEntry]:
     if len(out) > MAX_ENTRIES:
         raise BuildError(name, f"{len(out)} allow-list entries; at most {MAX_ENTRIES}")
     return out
-
-
-def series_text(v, name: str) -> str:
-    """A series value as a chart's fallback table shows it: format `name` of
-    SERIES_FORMATS, or "n/a" for a missing or non-finite value."""
-    if v is None or (isinstance(v, float) and not math.isfinite(v)):
-        return "n/a"
-    return SERIES_FORMATS[name](v)
-
-
-def series_cell(s, i: int, name: str, ranged: bool) -> str:
-    """Cell i of series `s` in a fallback table: y, and when `ranged` and the series
-    has lo/hi that differ there, the lowest and highest seed in brackets (a single
-    seed, lo == hi, needs none)."""
-    y = series_text(s.y[i], name)
-    lo, hi = s.extra.get("lo"), s.extra.get("hi")
-    if not ranged or lo is None or hi is None or lo[i] == hi[i]:
-        return y
-    return f"{y} ({series_text(lo[i], name)} to {series_text(hi[i], name)})"
 
 
 @dataclass

@@ -1,27 +1,22 @@
 """The render stage: content Markdown + the registry -> every file of the site, in memory.
 
 `render_site(...)` reads `content/` (hub.md, pages/*.md, decks/0N-name.md,
-glossary.yaml) and `templates/`, renders each page with Jinja (StrictUndefined,
-autoescape) and returns a `Site` whose `files` the build writes atomically. Nothing is
-written here. Every link is relative and names `index.html` explicitly, so the site
-works from file:// as well as from a server.
+glossary.yaml) and `templates/`, and returns a `Site` whose `files` the build checks
+and writes. Nothing is written here. It runs in four steps (docs/architecture.md):
 
-Order: the hub, the pages (by file name) and the decks (by order) are rendered first;
-blocks marked late (the glossary, the number index) are rendered afterwards, when it
-is known which page shows which number and term.
+1. discover: the pages content/ defines, in site order, front matter checked;
+2. bodies: each page's Markdown rendered with its blocks, late blocks left as markers;
+3. late pass: the late blocks (the glossary, the number index), in their declared
+   order, once it is known which page shows which number and term;
+4. templates: each page through Jinja (StrictUndefined, autoescape) with its
+   stylesheets, scripts and provenance script (cit/assets.py).
 
-Weight: a page carries no provenance. Each page's numbers (kind, value, text, unit,
-sources, locator, computation) and its terms' definitions go to a compact script of its
-own, `static/prov/<page>.js` (`prov_payload`), which static/cards.js loads when a reader
-first reaches for a number or a term. Stylesheets are a base sheet plus feature sheets
-that a page links only when it uses the feature (`sheet_needs`); the build strips
-comments and spaces from CSS (`minify_css`) and comment lines and indentation from JS
-(`strip_js`).
+Every link is relative and names `index.html` explicitly, so the site works from
+file:// as well as from a server.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,10 +25,14 @@ from typing import Callable, Mapping
 import jinja2
 from markupsafe import Markup
 
-from . import naked, plotlybundle
+from .assets import (PLOTLY, STYLESHEET_SLOT, StaticAssets, link_stylesheets,
+                     page_scripts, prov_path, prov_payload, prov_script, static_assets)
+from .blocks.spec import BlockSpec
+from .claims import without_marks
 from .errors import BuildError
-from .markdown import (Document, PageContext, Term, load_glossary, make_markdown,
-                       parse_document, plain_text, render_chunk, render_inline)
+from .frontmatter import ContentFile, parse_content_file
+from .glossary import Term, load_glossary
+from .markdown import PageContext, make_markdown, plain_text, render_chunk, render_inline
 from .registry import Registry
 
 SITE_TITLE = "Compute in Transit"
@@ -45,8 +44,6 @@ NAV = (("/", "Hub"), ("decks", "Decks"), ("/optics/", "Optics"), ("/transit/", "
        ("/notebook/", "Notebook"), ("/method/", "Method"), ("/tested/", "Tested"),
        ("/glossary/", "Glossary"))
 GLOSSARY_URL = "/glossary/"
-PLOTLY = plotlybundle.SCRIPT
-PROV_DIR = "static/prov"
 
 
 @dataclass
@@ -56,7 +53,7 @@ class Page:
     url: str                  # "/", "/optics/", "/decks/01-sources/"
     out: str                  # "index.html", "optics/index.html", ...
     root: str                 # "", "../", "../../"
-    doc: Document
+    doc: ContentFile
     ctx: PageContext | None = None
     body: str = ""
     slides: list = field(default_factory=list)
@@ -71,14 +68,19 @@ class Page:
 class SiteState:
     """Site-wide facts that blocks may read through `ctx.site`.
 
-    `pages`: every page in site order; `terms`: the glossary; `appears`: number id ->
-    sorted page URLs where it counts as shown; `term_pages`: term key -> sorted page
-    URLs that link it (the glossary page itself excluded); `md`: the Markdown parser
-    (for rendering glossary definitions)."""
+    `pages`: every page in site order; `glossary`: every term; `md`: the Markdown
+    parser (for rendering glossary definitions); `blocks`: the block table;
+    `build_info`: the build's stamp and figures (`commit`, `commit_date`,
+    `verification`). Filled in as the render goes: `definitions`, term key -> its
+    definition as plain text (for the provenance scripts); then, before each late
+    block and at the end, `appears`, number id -> sorted page URLs where it counts as
+    shown, and `term_pages`, term key -> sorted page URLs that link it (the glossary
+    page itself excluded)."""
     registry: Registry
     pages: list[Page]
-    terms: dict[str, Term]
+    glossary: Mapping[str, Term]
     md: object
+    blocks: Mapping[str, BlockSpec]
     build_info: Mapping
     appears: dict[str, list[str]] = field(default_factory=dict)
     term_pages: dict[str, list[str]] = field(default_factory=dict)
@@ -110,15 +112,61 @@ class Site:
 
     `files`: relative output path -> bytes. `appears`: number id -> sorted page URLs
     (every registry id is a key; ids shown nowhere map to []). `unused_terms`: glossary
-    keys no page links. `naked_report`: the no-naked-numbers check over `files`.
-    `pages`: page URL -> title, in site order."""
+    keys no page links. `pages`: page URL -> title, in site order. `sources`: output
+    page -> the content file it was rendered from (for the link check's errors).
+    `claim_pages`: checked claim id -> sorted page URLs that cite it."""
     files: dict[str, bytes]
     appears: dict[str, list[str]]
     unused_terms: list[str]
-    naked_report: naked.NakedReport
     pages: dict[str, str]
-    sources: dict[str, str] = field(default_factory=dict)   # output page -> content file
+    sources: dict[str, str] = field(default_factory=dict)
     claim_pages: dict[str, list[str]] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)   # output page -> content file
+
+
+def render_site(registry: Registry, content_dir, templates_dir,
+                blocks: Mapping[str, BlockSpec], build_info: Mapping, *,
+                repo_root=None) -> Site:
+    """Render the whole site in memory: discover -> bodies -> late pass -> templates.
+
+    `blocks`: the block table (cit.blocks.block_table). `build_info` keys read here:
+    `commit` (str), `commit_date` (str); blocks read more (`verification` for
+    table:tested). `repo_root` (default: content_dir's parent) only shapes the file
+    names in error messages."""
+    content_dir, templates_dir = Path(content_dir), Path(templates_dir)
+    rel = _relative_names(Path(repo_root) if repo_root else content_dir.resolve().parent)
+    for key in ("commit", "commit_date"):
+        if not isinstance(build_info.get(key), str) or not build_info[key]:
+            raise BuildError("build_info", f"missing {key!r}")
+    gpath = content_dir / "glossary.yaml"
+    glossary = load_glossary(_read(gpath), rel(gpath)) if gpath.is_file() else {}
+    state = SiteState(registry, discover(content_dir, rel), glossary, make_markdown(),
+                      dict(blocks), build_info)
+    state.definitions = _plain_definitions(state)
+    for p in state.pages:
+        p.ctx = PageContext(registry, p.url, p.root, p.doc.path, glossary, state.blocks, state)
+        _render_body(state, p)
+    _late_pass(state)
+    _check_glossary_page(state)
+    needs_plotly = any((PLOTLY, False) in p.ctx.scripts for p in state.pages)
+    assets = static_assets(templates_dir, needs_plotly)
+    files = dict(assets.files)
+    files.update(_render_templates(state, templates_dir, assets))
+    unused = sorted(k for k, u in state.term_pages.items() if not u)
+    claim_pages = {c: sorted(p.url for p in state.pages if c in p.ctx.claims_cited)
+                   for c in sorted(registry.claims)}
+    return Site(files=dict(sorted(files.items())), appears=state.appears,
+                unused_terms=unused, pages={p.url: p.title for p in state.pages},
+                sources={p.out: p.doc.path for p in state.pages}, claim_pages=claim_pages)
+
+
+def _relative_names(root: Path) -> Callable[[Path], str]:
+    def rel(p: Path) -> str:
+        try:
+            return p.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            return str(p)
+    return rel
 
 
 def _read(path: Path) -> str:
@@ -134,7 +182,7 @@ def discover(content_dir: Path, rel: Callable[[Path], str]) -> list[Page]:
     hub = content_dir / "hub.md"
     if not hub.is_file():
         raise BuildError(rel(hub), "missing: the hub page")
-    doc = parse_document(_read(hub), rel(hub))
+    doc = parse_content_file(_read(hub), rel(hub))
     _expect_layout(doc, "hub")
     pages.append(Page("hub", "/", "index.html", "", doc))
     pdir = content_dir / "pages"
@@ -143,7 +191,7 @@ def discover(content_dir: Path, rel: Callable[[Path], str]) -> list[Page]:
         if not m or m.group(1) in RESERVED:
             raise BuildError(rel(f), "page file names are lower-case words with hyphens "
                                      "(and not decks, static or index)")
-        doc = parse_document(_read(f), rel(f))
+        doc = parse_content_file(_read(f), rel(f))
         _expect_layout(doc, "page")
         slug = m.group(1)
         pages.append(Page("page", f"/{slug}/", f"{slug}/index.html", "../", doc))
@@ -154,7 +202,7 @@ def discover(content_dir: Path, rel: Callable[[Path], str]) -> list[Page]:
         m = DECK_FILE_RE.match(f.name)
         if not m:
             raise BuildError(rel(f), "deck file names are `0N-name.md`")
-        doc = parse_document(_read(f), rel(f))
+        doc = parse_content_file(_read(f), rel(f))
         _expect_layout(doc, "deck")
         if doc.meta.order != int(m.group(1)):
             raise BuildError(f"{rel(f)}:1", f"front matter `order` is {doc.meta.order} but the "
@@ -168,7 +216,7 @@ def discover(content_dir: Path, rel: Callable[[Path], str]) -> list[Page]:
     return pages
 
 
-def _expect_layout(doc: Document, layout: str) -> None:
+def _expect_layout(doc: ContentFile, layout: str) -> None:
     if doc.meta.layout != layout:
         raise BuildError(f"{doc.path}:1", f"layout is {doc.meta.layout!r}; files here must be {layout!r}")
 
@@ -199,174 +247,8 @@ def _nav(state: SiteState, current: Page) -> list[dict]:
     return items
 
 
-def _static_files(templates_dir: Path) -> dict[str, bytes]:
-    sdir = templates_dir / "static"
-    out: dict[str, bytes] = {}
-    if sdir.is_dir():
-        for f in sorted(sdir.rglob("*")):
-            if f.is_file():
-                out["static/" + f.relative_to(sdir).as_posix()] = f.read_bytes()
-    return out
-
-
-# ---- stylesheets: a base sheet on every page, feature sheets where the feature is
-
-SHEET_WHEN_RE = re.compile(r"\A/\* when: ([^*]+?) \*/")
-CSS_PARTS_RE = re.compile(r'("(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\')|(/\*.*?\*/)', re.S)
-BASE_SHEET = "site.css"
-
-
-def minify_css(text: str) -> str:
-    """A stylesheet without comments and needless white space; strings stay as written.
-
-    Only spaces that CSS never needs go: runs of white space become one space, and the
-    spaces around `{ } ; , >` and after a property's colon are dropped; spaces that
-    carry meaning (descendant selectors, `a :is(…)`, `calc(1rem - 2px)`) stay."""
-    out = []
-    pos = 0
-    for m in CSS_PARTS_RE.finditer(text):
-        out.append(_squeeze(text[pos:m.start()]))
-        out.append(m.group(1) if m.group(1) is not None else " ")
-        pos = m.end()
-    out.append(_squeeze(text[pos:]))
-    css = "".join(out)
-    # a comment became a space; squeeze once more around it, outside strings
-    parts = CSS_PARTS_RE.split(css)
-    return "".join(_squeeze(part) if k % 3 == 0 else (part or "")
-                   for k, part in enumerate(parts)).strip() + "\n"
-
-
-def _squeeze(css: str) -> str:
-    css = re.sub(r"\s+", " ", css)
-    css = re.sub(r" ?([{};,>]) ?", r"\1", css)
-    css = re.sub(r"([{;(])([-a-zA-Z]+): ", r"\1\2:", css)
-    return css.replace(";}", "}")
-
-
-def strip_js(js: str) -> str:
-    """A script without its comment lines, indentation and blank lines; every line of
-    code stays a line of its own, as written (no joining, no renaming).
-
-    Only what cannot be code goes: a line that starts (after spaces) with `//`, and a
-    `/* … */` comment that starts a line and ends one. A script with a backtick or a
-    line ending in a backslash (a literal may span lines there, and a line of it may
-    look like a comment) is left exactly as written."""
-    lines = js.split("\n")
-    if "`" in js or any(line.rstrip().endswith("\\") for line in lines):
-        return js
-    kept: list[str] = []
-    i = 0
-    while i < len(lines):
-        lead = lines[i].strip()
-        if lead.startswith("//") and "*/" not in lead:
-            i += 1
-            continue
-        if lead.startswith("/*"):
-            # the comment's end: on this line after its start, or on a later one
-            end, rest = i, lead[2:]
-            while "*/" not in rest and end + 1 < len(lines):
-                end += 1
-                rest = lines[end]
-            if "*/" in rest and not rest.split("*/", 1)[1].strip():
-                i = end + 1
-                continue
-        if lead:
-            kept.append(lead)
-        i += 1
-        if lead.rfind("/*") > lead.rfind("*/"):
-            # a comment opens after code: keep its lines as they are, up to its end
-            while i < len(lines):
-                kept.append(lines[i].strip())
-                i += 1
-                if "*/" in kept[-1]:
-                    break
-    return "\n".join(line for line in kept if line) + "\n"
-
-
-def sheet_needs(css: str) -> tuple[str, ...] | None:
-    """What a feature sheet's first line (`/* when: table .chart-figure */`) asks a page
-    to hold before it is linked: tag names and .classes; None for a sheet on every page."""
-    m = SHEET_WHEN_RE.match(css)
-    return tuple(m.group(1).split()) if m else None
-
-
-def page_features(html_text: str) -> set[str]:
-    """The tag names and the .classes used on a rendered page."""
-    found = {t.lower() for t in re.findall(r"<([A-Za-z][A-Za-z0-9-]*)", html_text)}
-    for classes in re.findall(r'\sclass="([^"]*)"', html_text):
-        found.update("." + c for c in classes.split())
-    return found
-
-
-def plotly_js() -> bytes:
-    """The plotly.js partial bundle committed under vendored/plotly/, verified against
-    its lock and the Python plotly package's plotly.js version (no CDN)."""
-    return plotlybundle.bundle_bytes()
-
-
-def prov_path(url: str) -> str:
-    """The provenance script of the page at `url`, relative to the site root:
-    "/" -> "static/prov/index.js", "/decks/01-sources/" -> "static/prov/decks/01-sources.js"."""
-    return f"{PROV_DIR}/{url.strip('/') or 'index'}.js"
-
-
-def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]],
-                 claim_ids=()) -> dict:
-    """The provenance of numbers `ids` and the definitions of `terms` (key -> (term,
-    definition)), compacted for a page's lazily loaded script.
-
-    `t`: every string once (kinds, units, paths, commits, blob SHA-1s, locators,
-    computations), sorted; `s`: the sources, each [path] or [path, commit, blob] as
-    indices into `t` (null where a part is absent), sorted; `n`: id -> [kind, value, text,
-    unit, [source indices], locator, computation], with kind, unit, locator and
-    computation as indices into `t` and value (JSON number, string or null) and text
-    as they are; `g`: term key -> [term, definition]; `c`: checked claim id -> [what was
-    checked, verdict, [[label, figure], …], [source indices], computation, hypothesis]
-    (cit/claims.py). site.js and the tests decode it."""
-    numbers = [registry.numbers[i] for i in sorted(ids)]
-    claims = [registry.claims[i] for i in sorted(claim_ids)]
-    strings: set[str] = set()
-    for n in numbers:
-        strings |= {n.kind, n.unit, n.locator, n.computation}
-    for n in numbers + claims:
-        for src in n.sources:
-            strings |= {x for x in (src.path, src.commit, src.blob_sha1) if x}
-    table = sorted(strings)
-    at = {x: k for k, x in enumerate(table)}
-
-    def source(src) -> tuple:
-        if not src.commit and not src.blob_sha1:
-            return (at[src.path],)
-        return (at[src.path], at.get(src.commit), at.get(src.blob_sha1))
-
-    sources = sorted({source(src) for n in numbers + claims for src in n.sources},
-                     key=lambda t: tuple(-1 if x is None else x for x in t))
-    sat = {s: k for k, s in enumerate(sources)}
-    entries = {}
-    for n in numbers:
-        value = n.as_json([])["value"]
-        entries[n.id] = [at[n.kind], value, n.text, at[n.unit],
-                         [sat[source(src)] for src in n.sources], at[n.locator],
-                         at[n.computation]]
-    out = {"t": table, "s": [list(x) for x in sources], "n": entries,
-           "g": {k: list(terms[k]) for k in sorted(terms)}}
-    if claims:
-        out["c"] = {c.id: [c.checked, c.holds, [list(e) for e in c.evidence],
-                           [sat[source(src)] for src in c.sources], c.computation,
-                           c.hypothesis] for c in claims}
-    return out
-
-
-def prov_script(url: str, payload: Mapping) -> bytes:
-    """The page's provenance script: it files `payload` under the page's URL in
-    window.CIT_PROV (a classic script, so site.js can load it from file:// too)."""
-    body = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return (f"/* Provenance of the numbers and definitions of the terms on {url}; "
-            f"written by the build, read by site.js. */\n"
-            f"(window.CIT_PROV=window.CIT_PROV||{{}})[{json.dumps(url)}]={body};\n").encode("utf-8")
-
-
-def _render_page_body(state: SiteState, page: Page) -> None:
+def _render_body(state: SiteState, page: Page) -> None:
+    """A page's body (or a deck's slides) into `page`, late blocks left as markers."""
     md = state.md
     ctx = page.ctx
     if page.layout == "deck":
@@ -389,185 +271,133 @@ def _render_page_body(state: SiteState, page: Page) -> None:
         page.has_h1 = r.has_h1
 
 
-def _page_sheets(sheets: Mapping[str, tuple[str, ...] | None], features: set[str]) -> list[str]:
-    """The stylesheets a page links: the base sheet first, then (by name) every other
-    sheet that is for every page or whose `when:` selectors the page uses."""
-    base = [n for n in sheets if n == BASE_SHEET]
-    rest = sorted(n for n, when in sheets.items() if n != BASE_SHEET and (
-        when is None or any(w in features for w in when)))
-    return base + rest
+def _plain_definitions(state: SiteState) -> dict[str, str]:
+    """Each term's definition as plain text, for the pages' provenance scripts (rendered
+    once into a scratch context, recording nothing on any page)."""
+    out = {}
+    for k, t in sorted(state.glossary.items()):
+        scratch = PageContext(state.registry, GLOSSARY_URL, "../", t.path, state.glossary,
+                              state.blocks, state)
+        out[k] = plain_text(without_marks(
+            render_inline(state.md, t.definition, scratch, t.path, t.line)))
+    return out
 
 
-def _late_order(blocks, name: str) -> int:
-    return getattr(blocks[name], "cit_late_order", 0)
+def _tally(state: SiteState) -> None:
+    """Which pages show each number and link each term, so far."""
+    appears: dict[str, set[str]] = {i: set() for i in state.registry.numbers}
+    used: dict[str, set[str]] = {k: set() for k in state.glossary}
+    for p in state.pages:
+        for i in p.ctx.numbers_appearing:
+            appears[i].add(p.url)
+        if p.url != GLOSSARY_URL:
+            for k in p.ctx.terms_linked:
+                used[k].add(p.url)
+    state.appears = {i: sorted(appears[i]) for i in sorted(appears)}
+    state.term_pages = {k: sorted(used[k]) for k in sorted(used)}
 
 
-def render_site(registry: Registry, content_dir, templates_dir, blocks: Mapping[str, Callable],
-                build_info: Mapping, *, repo_root=None,
-                allowlist_path=naked.ALLOWLIST_PATH) -> Site:
-    """Render the whole site in memory.
+def _late_pass(state: SiteState) -> None:
+    """Render the late blocks in their declared order, each seeing the usage so far,
+    into the markers the bodies left; then tally once more for the final usage."""
+    blocks = state.blocks
+    names = sorted({n for p in state.pages for n in p.ctx.late_markers.values()},
+                   key=lambda n: (blocks[n].late_order, n))
+    for name in names:
+        _tally(state)
+        for p in state.pages:
+            p.ctx.late_pass = True
+            for marker, n in list(p.ctx.late_markers.items()):
+                if n == name:
+                    _fill_marker(p, marker, _run_late(p, name, blocks[name]))
+    _tally(state)
 
-    `blocks`: block name -> callable(ctx) -> HTML (see PageContext); the lead merges
-    generic_blocks(registry), chart_blocks(registry) and the others'.
-    `build_info` keys read here: `commit` (str), `commit_date` (str); blocks read more
-    (`verification` for table:tested). `repo_root` (default: content_dir's parent) only
-    shapes the file names in error messages."""
-    content_dir, templates_dir = Path(content_dir), Path(templates_dir)
-    root = Path(repo_root) if repo_root else content_dir.resolve().parent
 
-    def rel(p: Path) -> str:
-        try:
-            return p.resolve().relative_to(root.resolve()).as_posix()
-        except ValueError:
-            return str(p)
+def _run_late(p: Page, name: str, spec: BlockSpec) -> str:
+    try:
+        return spec.function(p.ctx)
+    except BuildError as e:
+        raise BuildError(f"{p.doc.path} (@[{name}]) {e.where}", e.message) from None
 
-    for key in ("commit", "commit_date"):
-        if not isinstance(build_info.get(key), str) or not build_info[key]:
-            raise BuildError("build_info", f"missing {key!r}")
 
-    pages = discover(content_dir, rel)
-    gpath = content_dir / "glossary.yaml"
-    terms = load_glossary(_read(gpath), rel(gpath)) if gpath.is_file() else {}
-    md = make_markdown()
-    state = SiteState(registry, pages, terms, md, build_info)
-    blocks = dict(blocks)
+def _fill_marker(p: Page, marker: str, html_text: str) -> None:
+    if p.layout == "deck":
+        for s in p.slides:
+            s["html"] = s["html"].replace(marker, html_text)
+    else:
+        p.body = p.body.replace(marker, html_text)
 
-    # plain-text definitions for the pages' provenance scripts (rendered once, recording nothing)
-    for k, t in sorted(terms.items()):
-        scratch = PageContext(registry, GLOSSARY_URL, "../", t.path, terms, blocks, state)
-        state.definitions[k] = plain_text(render_inline(md, t.definition, scratch, t.path, t.line))
 
-    for p in pages:
-        p.ctx = PageContext(registry, p.url, p.root, p.doc.path, terms, blocks, state)
-        _render_page_body(state, p)
-
-    # late blocks, in their declared order, each seeing the usage so far
-    late_names = sorted({n for p in pages for n in p.ctx.late.values()},
-                        key=lambda n: (_late_order(blocks, n), n))
-    def tally() -> None:
-        appears: dict[str, set[str]] = {i: set() for i in registry.numbers}
-        used: dict[str, set[str]] = {k: set() for k in terms}
-        for p in pages:
-            for i in p.ctx.recorded:
-                appears[i].add(p.url)
-            if p.url != GLOSSARY_URL:
-                for k in p.ctx.terms_used:
-                    used[k].add(p.url)
-        state.appears = {i: sorted(appears[i]) for i in sorted(appears)}
-        state.term_pages = {k: sorted(used[k]) for k in sorted(used)}
-
-    for name in late_names:
-        tally()
-        for p in pages:
-            p.ctx.defer_late = False
-            for marker, n in list(p.ctx.late.items()):
-                if n != name:
-                    continue
-                try:
-                    out = blocks[name](p.ctx)
-                except BuildError as e:
-                    raise BuildError(f"{p.doc.path} (@[{name}]) {e.where}", e.message) from None
-                if p.layout == "deck":
-                    for s in p.slides:
-                        s["html"] = s["html"].replace(marker, out)
-                else:
-                    p.body = p.body.replace(marker, out)
-    tally()
-
-    if any(p.ctx.terms for p in pages):
-        if not any(p.url == GLOSSARY_URL and "glossary" in p.ctx.late.values() for p in pages):
+def _check_glossary_page(state: SiteState) -> None:
+    if any(p.ctx.terms_linked for p in state.pages):
+        if not any(p.url == GLOSSARY_URL and "glossary" in p.ctx.late_markers.values()
+                   for p in state.pages):
             raise BuildError("content/pages/glossary.md",
                              "terms are linked but no /glossary/ page shows @[glossary]")
 
-    files = _static_files(templates_dir)
-    sheets: dict[str, tuple[str, ...] | None] = {}
-    for name in sorted(files):
-        if name.endswith(".css"):
-            css = files[name].decode("utf-8")
-            sheets[name[len("static/"):]] = sheet_needs(css)
-            files[name] = minify_css(css).encode("utf-8")
-        elif name.endswith(".js"):
-            files[name] = strip_js(files[name].decode("utf-8")).encode("utf-8")
-    if any(k.startswith(PROV_DIR + "/") for k in files):
-        raise BuildError(f"templates/{PROV_DIR}", "this folder is the build's own "
-                         "(each page's provenance script); remove it from templates/")
-    static_names = {k[len("static/"):] for k in files}
-    needs_plotly = any((PLOTLY, False) in p.ctx.scripts for p in pages)
-    if needs_plotly:
-        files["static/" + PLOTLY] = plotly_js()
-        static_names.add(PLOTLY)
 
+def _render_templates(state: SiteState, templates_dir: Path,
+                      assets: StaticAssets) -> dict[str, bytes]:
+    """Each page through its template, and its provenance script where it has one."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir)),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
-    build = {"commit": build_info["commit"], "commit_short": build_info["commit"][:12],
-             "commit_date": build_info["commit_date"]}
-    for p in pages:
-        scripts: list[tuple[str, bool]] = []
-        if "site.js" in static_names:
-            scripts.append(("site.js", False))
-        if p.layout == "hub" and "chain.js" in static_names:
-            scripts.append(("chain.js", False))
-        if p.layout == "deck" and "deck.js" in static_names:
-            scripts.append(("deck.js", False))
-        for s in p.ctx.scripts:
-            if s[0] not in static_names:
-                raise BuildError(p.doc.path, f"a block asks for static/{s[0]}, which does not exist")
-            if s[0] == PLOTLY:
-                continue   # fetched by charts.js when a reader reaches for a chart
-            if s not in scripts:
-                scripts.append(s)
-        # a page's numbers' provenance and its terms' definitions load on demand
-        has_prov = bool(p.ctx.numbers or p.ctx.terms or p.ctx.claims)
+    files: dict[str, bytes] = {}
+    for p in state.pages:
+        # a page's numbers' and claims' provenance and its terms' definitions load on demand
+        has_prov = bool(p.ctx.numbers_shown or p.ctx.terms_linked or p.ctx.claims_cited)
         if has_prov:
-            terms_shown = {k: (state.terms[k].term, state.definitions[k]) for k in p.ctx.terms}
+            terms_shown = {k: (state.glossary[k].term, state.definitions[k])
+                           for k in p.ctx.terms_linked}
             files[prov_path(p.url)] = prov_script(
-                p.url, prov_payload(registry, p.ctx.numbers, terms_shown, p.ctx.claims))
-        ctx = {
-            "site_title": SITE_TITLE,
-            "title": p.title,
-            "description": p.doc.meta.description,
-            "layout": p.layout,
-            "url": p.url,
-            "root": p.root,
-            "home": p.ctx.link("/"),
-            "nav": _nav(state, p),
-            "build": build,
-            "stylesheets": [],         # set below, from what the page renders to
-            "scripts": [{"src": f"{p.root}static/{n}", "module": m} for n, m in scripts],
-            "prov": f"{p.root}{prov_path(p.url)}" if has_prov else "",
-            "body": Markup(p.body),
-            "show_h1": not p.has_h1,
-            "slides": [dict(s, html=Markup(s["html"])) for s in p.slides],
-            "prev_deck": None,
-            "next_deck": None,
-        }
-        if p.layout == "deck":
-            decks = state.decks()
-            i = decks.index(p)
-            if i > 0:
-                ctx["prev_deck"] = {"href": p.ctx.link(decks[i - 1].url), "title": decks[i - 1].title}
-            if i + 1 < len(decks):
-                ctx["next_deck"] = {"href": p.ctx.link(decks[i + 1].url), "title": decks[i + 1].title}
-        try:
-            # the hub and the pages share one template (its <main> takes the layout as class)
-            template = env.get_template("deck.html" if p.layout == "deck" else "page.html")
-            feats = page_features(template.render(**ctx))
-            ctx["stylesheets"] = [f"{p.root}static/{n}" for n in _page_sheets(sheets, feats)]
-            html = template.render(**ctx)
-        except jinja2.TemplateError as e:
-            where = f"templates/{getattr(e, 'name', None) or p.layout + '.html'}"
-            if getattr(e, "lineno", None):
-                where += f":{e.lineno}"
-            raise BuildError(where, f"while rendering {p.url}: {e}") from None
-        files[p.out] = html.encode("utf-8")
+                p.url, prov_payload(state.registry, p.ctx.numbers_shown, terms_shown,
+                                    p.ctx.claims_cited))
+        scripts = page_scripts(p.layout, p.ctx.scripts, assets.names, p.doc.path)
+        ctx = _template_context(state, p, scripts, has_prov)
+        files[p.out] = _render_page(env, p, ctx, assets).encode("utf-8")
+    return files
 
-    rep = naked.report(files, numbers=registry.numbers, series=registry.series,
-                       allowlist_path=allowlist_path)
-    unused = sorted(k for k, u in state.term_pages.items() if not u)
-    claim_pages = {c: sorted(p.url for p in pages if c in p.ctx.claims)
-                   for c in sorted(registry.claims)}
-    return Site(files=dict(sorted(files.items())), appears=state.appears,
-                unused_terms=unused, naked_report=rep,
-                pages={p.url: p.title for p in pages},
-                sources={p.out: p.doc.path for p in pages}, claim_pages=claim_pages)
+
+def _template_context(state: SiteState, p: Page, scripts, has_prov: bool) -> dict:
+    info = state.build_info
+    ctx = {
+        "site_title": SITE_TITLE,
+        "title": p.title,
+        "description": p.doc.meta.description,
+        "layout": p.layout,
+        "url": p.url,
+        "root": p.root,
+        "home": p.ctx.link("/"),
+        "nav": _nav(state, p),
+        "build": {"commit": info["commit"], "commit_short": info["commit"][:12],
+                  "commit_date": info["commit_date"]},
+        "stylesheets": [STYLESHEET_SLOT],   # the page's own, once its HTML is known
+        "scripts": [{"src": f"{p.root}static/{n}", "module": m} for n, m in scripts],
+        "prov": f"{p.root}{prov_path(p.url)}" if has_prov else "",
+        "body": Markup(p.body),
+        "show_h1": not p.has_h1,
+        "slides": [dict(s, html=Markup(s["html"])) for s in p.slides],
+        "prev_deck": None,
+        "next_deck": None,
+    }
+    if p.layout == "deck":
+        decks = state.decks()
+        i = decks.index(p)
+        if i > 0:
+            ctx["prev_deck"] = {"href": p.ctx.link(decks[i - 1].url), "title": decks[i - 1].title}
+        if i + 1 < len(decks):
+            ctx["next_deck"] = {"href": p.ctx.link(decks[i + 1].url), "title": decks[i + 1].title}
+    return ctx
+
+
+def _render_page(env: jinja2.Environment, p: Page, ctx: dict, assets: StaticAssets) -> str:
+    try:
+        # the hub and the pages share one template (its <main> takes the layout as class)
+        template = env.get_template("deck.html" if p.layout == "deck" else "page.html")
+        html_text = template.render(**ctx)
+    except jinja2.TemplateError as e:
+        where = f"templates/{getattr(e, 'name', None) or p.layout + '.html'}"
+        if getattr(e, "lineno", None):
+            where += f":{e.lineno}"
+        raise BuildError(where, f"while rendering {p.url}: {e}") from None
+    return link_stylesheets(html_text, assets.sheets, p.root)

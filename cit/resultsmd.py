@@ -10,7 +10,8 @@ import re
 from dataclasses import dataclass
 
 from .errors import BuildError
-from .tables import Doc, NumbersOnly, Q
+from .pipetable import read_table
+from .tables import ResultsDoc, NumbersOnly, Quantity
 
 DIGITS = re.compile(r"\d+")
 # A number token in prose: optional letter prefix (BF16, int64, x86_64), digits with
@@ -20,18 +21,14 @@ HEADING = re.compile(r"^(#+)\s+(\d+)\.\s")
 
 
 @dataclass
-class Parsed:
+class ParsedResultsMd:
     prose: list[tuple[int, str]]                 # (line number, text) of non-table lines
     headings: list[tuple[int, str, int]]         # (line, text, ordinal) of numbered headings
     tables: list[tuple[str, int, list[str], list[tuple[int, list[str]]]]]
     # (section, header line, header cells, [(line, cells)])
 
 
-def split_row(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
-
-
-def parse(text: str) -> Parsed:
+def parse_results_md(text: str) -> ParsedResultsMd:
     """Split a results.md into prose lines, numbered headings and pipe tables."""
     lines = text.split("\n")
     prose, headings, tables = [], [], []
@@ -46,18 +43,13 @@ def parse(text: str) -> Parsed:
             i += 1
             continue
         if line.startswith("|"):
-            header = split_row(line)
-            start = i + 1
-            i += 2  # skip the |---| separator
-            body = []
-            while i < len(lines) and lines[i].startswith("|"):
-                body.append((i + 1, split_row(lines[i])))
-                i += 1
-            tables.append((section, start, header, body))
+            header, body, after = read_table(lines, i)
+            tables.append((section, i + 1, header, body))
+            i = after
             continue
         prose.append((i + 1, line))
         i += 1
-    return Parsed(prose, headings, tables)
+    return ParsedResultsMd(prose, headings, tables)
 
 
 def digit_runs(s: str) -> int:
@@ -71,9 +63,9 @@ class Checked:
     locators: dict[str, str]    # quantity id -> where in the file it was compared
 
 
-def check(doc: Doc, text: str, name: str = "results.md") -> Checked:
+def check(doc: ResultsDoc, text: str, name: str = "results.md") -> Checked:
     """Compare; raise BuildError on the first difference or on incomplete coverage."""
-    p = parse(text)
+    p = parse_results_md(text)
     total = digit_runs(text)
     verified = 0
     locators = {}
@@ -106,11 +98,11 @@ def check(doc: Doc, text: str, name: str = "results.md") -> Checked:
                                          f"{want.file}: {list(want.numbers)}")
                     verified += digit_runs(cell)
                     continue
-                expected = want.text if isinstance(want, Q) else want
+                expected = want.text if isinstance(want, Quantity) else want
                 if cell != expected:
                     raise BuildError(f"{name} {section} row \"{label}\" col \"{col}\"",
                                      f"expected \"{cell}\", recomputed \"{expected}\"")
-                if isinstance(want, Q):
+                if isinstance(want, Quantity):
                     locators[want.id] = (f"{name} {section}, row \"{label}\", "
                                          f"column \"{col}\" (line {line})")
                 verified += digit_runs(cell)

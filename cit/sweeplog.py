@@ -36,7 +36,7 @@ class Session:
     errors: list[str] = field(default_factory=list)  # exception lines of tracebacks
 
 
-def parse(text: str, name: str) -> list[Session]:
+def parse_sweep_log(text: str, name: str) -> list[Session]:
     sessions: list[Session] = []
     in_traceback = False
     lines = text.split("\n")

@@ -1,7 +1,7 @@
 """The experiment's tables, recomputed from the run logs with pandas
 (experiment-results.md §2-4), as plain data the checker and the registry both read.
 
-Every figure is a `Q`: a stable id, the raw value, the text exactly as results.md prints
+Every figure is a `Quantity`: a stable id, the raw value, the text exactly as results.md prints
 it, the files it was computed from and the computation in words.
 """
 
@@ -24,7 +24,7 @@ SELECTORS = (("topk", "Top-k"), ("low", "Low band"), ("zigzag", "Zig-zag"),
 
 
 @dataclass(frozen=True)
-class Q:
+class Quantity:
     """One recomputed quantity."""
     id: str
     value: object
@@ -45,25 +45,25 @@ class NumbersOnly:
 
 
 @dataclass
-class Table:
+class ResultsTable:
     section: str
     columns: list[str]
-    rows: list[list]          # first cell(s): label strings; then Q cells
+    rows: list[list]          # first cell(s): label strings; then Quantity cells
     label_cols: int = 1
 
 
 @dataclass
-class Doc:
+class ResultsDoc:
     """What one upstream results.md must say, recomputed: its prose numbers line by line
     (lines without numbers omitted) and its tables in order."""
     file: str
-    prose: list[list[Q]]
-    tables: list[Table]
-    extra: dict[str, Q] = field(default_factory=dict)   # registered, not in results.md
+    prose: list[list[Quantity]]
+    tables: list[ResultsTable]
+    extra: dict[str, Quantity] = field(default_factory=dict)   # registered, not in results.md
 
-    def quantities(self) -> list[Q]:
+    def quantities(self) -> list[Quantity]:
         out = [q for line in self.prose for q in line]
-        out += [c for t in self.tables for r in t.rows for c in r if isinstance(c, Q)]
+        out += [c for t in self.tables for r in t.rows for c in r if isinstance(c, Quantity)]
         return out + list(self.extra.values())
 
 
@@ -165,19 +165,19 @@ def steps_to_target(runs: list[Run], target: float):
     return None, len(reached), len(runs)
 
 
-def loss_extras(groups: list[Group]) -> dict[str, Q]:
+def loss_extras(groups: list[Group]) -> dict[str, Quantity]:
     """Mean and sd of the final loss on their own, for prose (the table prints them joined)."""
     out = {}
     for g in groups:
         mean, sd = stats([r.final_val_loss for r in g.runs])
         for key, v, words in (("mean", mean, "mean"), ("sd", sd, "sample sd")):
-            out[f"final_loss_{key}.{g.slug}"] = Q(
+            out[f"final_loss_{key}.{g.slug}"] = Quantity(
                 f"final_loss_{key}.{g.slug}", v, fmt(v, 3), "nats/token", g.files,
                 f"{words} over seeds of the last eval's val_loss")
     return out
 
 
-def loss_table(folder: Folder, groups: list[Group], target: float) -> Table:
+def loss_table(folder: Folder, groups: list[Group], target: float) -> ResultsTable:
     cols = ["Configuration", "Seeds", "Final val loss (mean ± sd)", "Payload / step (bytes)",
             "vs dense", "Steps to target", "Payload to target (MB)"]
     rows = []
@@ -190,24 +190,24 @@ def loss_table(folder: Folder, groups: list[Group], target: float) -> Table:
         to_target = None if steps is None else steps * payload / 1e6
         rows.append([
             g.label,
-            Q(f"seeds.{s}", len(g.runs), str(len(g.runs)), "runs", f,
+            Quantity(f"seeds.{s}", len(g.runs), str(len(g.runs)), "runs", f,
               "number of completed runs in the group"),
-            Q(f"final_loss.{s}", mean, f"{fmt(mean, 3)} ± {fmt(sd, 3)}", "nats/token", f,
+            Quantity(f"final_loss.{s}", mean, f"{fmt(mean, 3)} ± {fmt(sd, 3)}", "nats/token", f,
               "mean ± sample sd over seeds of the last eval's val_loss"),
-            Q(f"payload.{s}", payload, fmt_int(payload), "bytes", f[:1],
+            Quantity(f"payload.{s}", payload, fmt_int(payload), "bytes", f[:1],
               "payload_bytes_per_step of the group's first run's config record"),
-            Q(f"vs_dense.{s}", dense / payload, fmt_ratio(dense / payload), "x", f[:1],
+            Quantity(f"vs_dense.{s}", dense / payload, fmt_ratio(dense / payload), "x", f[:1],
               "dense_bytes_per_step ÷ payload_bytes_per_step"),
-            Q(f"steps_to_target.{s}", steps, steps_text, "steps", f,
+            Quantity(f"steps_to_target.{s}", steps, steps_text, "steps", f,
               "mean over seeds of the first eval step with val_loss ≤ the target, "
               "if every seed reaches it; else how many did"),
-            Q(f"payload_to_target.{s}", to_target, fmt(to_target, 1), "MB", f,
+            Quantity(f"payload_to_target.{s}", to_target, fmt(to_target, 1), "MB", f,
               "steps to target × payload per step ÷ 1e6"),
         ])
-    return Table("§1", cols, rows)
+    return ResultsTable("§1", cols, rows)
 
 
-def energy_table(folder: Folder) -> tuple[Table, int, str]:
+def energy_table(folder: Folder) -> tuple[ResultsTable, int, str]:
     """Captured energy (§2), pooled by (variant, chunk_mode, chunk) after the warm-up."""
     first = folder.runs[0]
     warmup = first.cfg.warmup
@@ -240,15 +240,15 @@ def energy_table(folder: Folder) -> tuple[Table, int, str]:
                 for sel, _ in SELECTORS:
                     v = means.get((variant, mode, chunk, src, grp, sel))
                     v = None if v is None else float(v)
-                    row.append(Q(f"energy.{key}.{src}.{grp}.{sel}", v, fmt(v, 3), "share",
+                    row.append(Quantity(f"energy.{key}.{src}.{grp}.{sel}", v, fmt(v, 3), "share",
                                  files[(variant, mode, chunk)],
                                  f"mean of every diag energy[{src}][{grp}][{sel}] with step > "
                                  f"{warmup} over the pooled runs"))
                 rows.append(row)
-    return Table("§2", cols, rows, label_cols=3), warmup, first.rel
+    return ResultsTable("§2", cols, rows, label_cols=3), warmup, first.rel
 
 
-def optics_table(groups: list[Group]) -> Table:
+def optics_table(groups: list[Group]) -> ResultsTable:
     cols = ["Configuration", "Final val loss", "Clip rate (whole run)",
             "Clip rate (last interval)"]
     rows = []
@@ -260,17 +260,17 @@ def optics_table(groups: list[Group]) -> Table:
         last, _ = stats([r.evals[-1].clip_rate_interval for r in g.runs])
         rows.append([
             g.label,
-            Q(f"final_loss_mean.{g.slug}", mean, fmt(mean, 3), "nats/token", g.files,
+            Quantity(f"final_loss_mean.{g.slug}", mean, fmt(mean, 3), "nats/token", g.files,
               "mean over seeds of the last eval's val_loss"),
-            Q(f"clip.{g.slug}", clip, fmt_pct(clip), "%", g.files,
+            Quantity(f"clip.{g.slug}", clip, fmt_pct(clip), "%", g.files,
               "mean over seeds of the last eval's clip_rate (whole run) × 100"),
-            Q(f"clip_last.{g.slug}", last, fmt_pct(last), "%", g.files,
+            Quantity(f"clip_last.{g.slug}", last, fmt_pct(last), "%", g.files,
               "mean over seeds of the last eval's clip_rate_interval × 100"),
         ])
-    return Table("§3", cols, rows)
+    return ResultsTable("§3", cols, rows)
 
 
-def tinystories_doc(folder: Folder, rel_md: str) -> Doc:
+def tinystories_doc(folder: Folder, rel_md: str) -> ResultsDoc:
     """Everything results/tinystories-gpu/results.md says, recomputed from the logs."""
     groups = groups_of(folder)
     target, tfiles = target_loss(folder)
@@ -284,16 +284,16 @@ def tinystories_doc(folder: Folder, rel_md: str) -> Doc:
     energy, warmup, warm_file = energy_table(folder)
 
     def cfgq(id, v, text, unit, what):
-        return Q(id, v, text, unit, f1, f"{what}, from the first run's config record")
+        return Quantity(id, v, text, unit, f1, f"{what}, from the first run's config record")
 
     prose = [
-        [Q("exp.completed_runs", len(folder.runs), str(len(folder.runs)), "runs", every,
+        [Quantity("exp.completed_runs", len(folder.runs), str(len(folder.runs)), "runs", every,
            "number of logs in the folder whose last record is done")],
         [cfgq("exp.machine", hw.machine, hw.machine, "", "hardware.machine"),
          cfgq("exp.threads", hw.threads, str(hw.threads), "threads", "hardware.threads"),
          cfgq("exp.torch", hw.torch, hw.torch, "", "hardware.torch (PyTorch version)"),
          cfgq("exp.python", hw.python, hw.python, "", "hardware.python"),
-         Q("exp.n_params", first.n_params, fmt_int(first.n_params), "parameters", f1,
+         Quantity("exp.n_params", first.n_params, fmt_int(first.n_params), "parameters", f1,
            "n_params of the first run's config record"),
          cfgq("exp.n_layer", c.n_layer, str(c.n_layer), "layers", "config.n_layer"),
          cfgq("exp.n_embd", c.n_embd, str(c.n_embd), "", "config.n_embd (width)"),
@@ -303,35 +303,35 @@ def tinystories_doc(folder: Folder, rel_md: str) -> Doc:
          cfgq("exp.steps", c.steps, fmt_plain(c.steps), "steps", "config.steps"),
          cfgq("exp.vocab", first.config.data.vocab, fmt_plain(first.config.data.vocab),
               "tokens", "data.vocab (tokeniser size)")],
-        [Q("exp.value_bits", value_bytes * 8, f"BF{fmt_plain(value_bytes * 8)}", "bits", f1,
+        [Quantity("exp.value_bits", value_bytes * 8, f"BF{fmt_plain(value_bytes * 8)}", "bits", f1,
            "8 × bytes per value (dense_bytes_per_step ÷ n_params)"),
-         Q("exp.value_bytes", value_bytes, fmt_plain(value_bytes), "bytes", f1,
+         Quantity("exp.value_bytes", value_bytes, fmt_plain(value_bytes), "bytes", f1,
            "dense_bytes_per_step ÷ n_params"),
-         Q("exp.index_type", index_bytes * 8, f"int{fmt_plain(index_bytes * 8)}", "bits",
+         Quantity("exp.index_type", index_bytes * 8, f"int{fmt_plain(index_bytes * 8)}", "bits",
            (topk.rel,), "8 × (int64 payload ÷ kept values − bytes per value), top-k run")],
-        [Q("exp.target", target, fmt(target, 3), "nats/token", tfiles,
+        [Quantity("exp.target", target, fmt(target, 3), "nats/token", tfiles,
            "mean final val loss of the completed AdamW runs")],
-        [Q("exp.index_type_note", index_bytes * 8, f"int{fmt_plain(index_bytes * 8)}", "bits",
+        [Quantity("exp.index_type_note", index_bytes * 8, f"int{fmt_plain(index_bytes * 8)}", "bits",
            (topk.rel,), "as exp.index_type"),
-         Q("exp.topk_int64_bytes", topk.payload_bytes_int64_per_step,
+         Quantity("exp.topk_int64_bytes", topk.payload_bytes_int64_per_step,
            fmt_int(topk.payload_bytes_int64_per_step), "bytes", (topk.rel,),
            "payload_bytes_int64_per_step of the top-k group's first run"),
-         Q("exp.topk_int64_ratio", topk.payload_bytes_int64_per_step / topk.payload_bytes_per_step,
+         Quantity("exp.topk_int64_ratio", topk.payload_bytes_int64_per_step / topk.payload_bytes_per_step,
            fmt_ratio(topk.payload_bytes_int64_per_step / topk.payload_bytes_per_step), "x",
            (topk.rel,), "int64 payload ÷ compact payload, top-k")],
-        [Q("exp.diag_worker", 0, "0", "", (warm_file,),
+        [Quantity("exp.diag_worker", 0, "0", "", (warm_file,),
            "index of the worker the diag records describe: one diag per logged step, "
            "so a single worker, the first (index 0 of range(workers))"),
-         Q("exp.energy_after_step", warmup, str(warmup), "step", (warm_file,),
+         Quantity("exp.energy_after_step", warmup, str(warmup), "step", (warm_file,),
            "warmup of the first completed run: diag records after it are averaged")],
     ]
     extra = {k: q for k, q in loss_extras(groups).items()
              if not k.startswith("final_loss_mean.E")}   # those are §3 cells
-    return Doc(rel_md, prose, [loss_table(folder, groups, target), energy,
+    return ResultsDoc(rel_md, prose, [loss_table(folder, groups, target), energy,
                                optics_table(groups)], extra)
 
 
-def shakespeare_doc(folder: Folder, rel_md: str, rows_spec: list[dict]) -> Doc:
+def shakespeare_doc(folder: Folder, rel_md: str, rows_spec: list[dict]) -> ResultsDoc:
     """results/shakespeare-optics-check/results.md, recomputed (experiment-results.md §6)."""
     by_file = {r.path.name: r for r in folder.runs}
     missing = [row["file"] for row in rows_spec if row["file"] not in by_file]
@@ -355,20 +355,20 @@ def shakespeare_doc(folder: Folder, rel_md: str, rows_spec: list[dict]) -> Doc:
             if r.cfg.variant == "optics" and calibrated:
                 clip = e.clip_rate_interval
                 text += f" ({fmt(clip * 100, 1)}%)"
-                extra[f"shakes.{spec['id']}.s{s}.clip"] = Q(
+                extra[f"shakes.{spec['id']}.s{s}.clip"] = Quantity(
                     f"shakes.{spec['id']}.s{s}.clip", clip, f"{fmt(clip * 100, 1)}%", "%", loc,
                     f"clip_rate_interval × 100 of the eval at step {s}")
-                row.append(Q(f"shakes.{spec['id']}.s{s}", e.val_loss, text, "nats/token", loc,
+                row.append(Quantity(f"shakes.{spec['id']}.s{s}", e.val_loss, text, "nats/token", loc,
                              f"val_loss of the eval at step {s}, then its clip_rate_interval "
                              "× 100 in brackets"))
             else:
-                row.append(Q(f"shakes.{spec['id']}.s{s}", e.val_loss, text, "nats/token", loc,
+                row.append(Quantity(f"shakes.{spec['id']}.s{s}", e.val_loss, text, "nats/token", loc,
                              f"val_loss of the eval at step {s}"))
         rows.append(row)
     co = optic.cfg
 
     def q(id, v, text, unit, files, what):
-        return Q(f"shakes.{id}", v, text, unit, files, what)
+        return Quantity(f"shakes.{id}", v, text, unit, files, what)
 
     prose = [[
         q("n_layer", c.n_layer, str(c.n_layer), "layers", f1, "config.n_layer"),
@@ -389,6 +389,6 @@ def shakespeare_doc(folder: Folder, rel_md: str, rows_spec: list[dict]) -> Doc:
         q("kappa", co.kappa, fmt_general(co.kappa), "", fo, "config.kappa"),
     ]]
     fs = next(r for r in runs if r.cfg.fs_every)
-    extra["shakes.fs_every"] = Q("shakes.fs_every", fs.cfg.fs_every, str(fs.cfg.fs_every),
+    extra["shakes.fs_every"] = Quantity("shakes.fs_every", fs.cfg.fs_every, str(fs.cfg.fs_every),
                                  "steps", (fs.rel,), "config.fs_every of the re-set runs")
-    return Doc(rel_md, prose, [Table("top", cols, rows)], extra)
+    return ResultsDoc(rel_md, prose, [ResultsTable("top", cols, rows)], extra)

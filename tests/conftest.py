@@ -1,6 +1,7 @@
 """Shared fixtures. Sections are marked by owner stage so edits don't collide."""
 
 # ---- foundation fixtures (vendor, runs, tables) ------------------------------------
+import hashlib
 import shutil
 from pathlib import Path
 
@@ -8,6 +9,12 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def tree_digest(d: Path) -> dict[str, str]:
+    """Every file under `d` (relative path) -> SHA-256 of its bytes."""
+    return {p.relative_to(d).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(d.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture(scope="session")
@@ -81,7 +88,7 @@ def edit_cell(text: str, table_index: int, row_index: int, col_index: int):
     """Bump the last digit of one cell of a results.md table. Returns the new text, the
     row's cells, the column header, the old cell and the new cell."""
     from cit import resultsmd
-    _, _, header, body = resultsmd.parse(text).tables[table_index]
+    _, _, header, body = resultsmd.parse_results_md(text).tables[table_index]
     line, cells = body[row_index]
     old = cells[col_index]
     pos = max(i for i, ch in enumerate(old) if ch.isdigit())
@@ -266,8 +273,7 @@ def render_tiny():
     """Render a content folder with the real templates: returns the Site."""
     def run(content_dir: Path, registry=None, *, templates_dir: Path = ROOT / "templates",
             build_info=None):
-        from cit.blocks import generic_blocks
-        from cit.charts import chart_blocks
+        from cit.blocks import chart_blocks, generic_blocks
         from cit.render import render_site
         reg = registry if registry is not None else _render_registry()
         blocks = {**generic_blocks(reg), **chart_blocks(reg)}

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..errors import BuildError
 from ..fmt import fmt, fmt_general, fmt_int, fmt_pct, fmt_sig
+from ..pipetable import is_separator, split_row
 from . import closed
 from .closed import VARIANTS, BreakEven, Step
 from .compute import BREAKEVENS, Computed
@@ -106,7 +107,7 @@ class Section:
 
 
 @dataclass
-class Doc:
+class SimResultsDoc:
     title: str
     intro: list
     sections: list
@@ -527,20 +528,21 @@ def _against_section(c: Computed) -> Section:
     return sec
 
 
-def build_doc(c: Computed) -> Doc:
+def build_doc(c: Computed) -> SimResultsDoc:
     intro = [
         "Written by `python -m cit.sim` from data/sim/scenario.yaml and the run logs in "
         "results/tinystories-gpu. Do not edit by hand: every build recomputes each cell "
         "and fails on any difference."]
-    return Doc(TITLE, intro, [_scenario_section(c), _steps_section(c), _time_section(c),
-                              _breakeven_section(c), _enob_section(c), _sweep_section(c),
-                              _against_section(c)])
+    return SimResultsDoc(TITLE, intro, [_scenario_section(c), _steps_section(c),
+                                        _time_section(c), _breakeven_section(c),
+                                        _enob_section(c), _sweep_section(c),
+                                        _against_section(c)])
 
 
 # ---- Markdown ---------------------------------------------------------------------------
 
 
-def render(doc: Doc) -> str:
+def render(doc: SimResultsDoc) -> str:
     out = [f"# {doc.title}", ""]
     for line in doc.intro:
         out += [line, ""]
@@ -586,16 +588,12 @@ class PSection:
 
 
 @dataclass
-class Parsed:
+class ParsedSimResults:
     head: list          # (line, text) before the first section
     sections: list
 
 
-def _split(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
-
-
-def parse(text: str, name: str = RESULTS) -> Parsed:
+def parse(text: str, name: str = RESULTS) -> ParsedSimResults:
     """The results file's structure: sections, prose lines, tables with line numbers."""
     head, sections = [], []
     lines = text.split("\n")
@@ -621,10 +619,10 @@ def parse(text: str, name: str = RESULTS) -> Parsed:
         if line.startswith("|"):
             if cur_tab is None:
                 raise BuildError(f"{name}:{ln}", "table row outside a table")
-            cells = _split(line)
+            cells = split_row(line)
             if not cur_tab.columns:
                 cur_tab.columns = cells
-            elif all(set(c) <= set("-:") and c for c in cells):
+            elif is_separator(cells):
                 pass
             else:
                 cur_tab.rows.append([PCell(c, ln) for c in cells])
@@ -633,7 +631,7 @@ def parse(text: str, name: str = RESULTS) -> Parsed:
             continue
         cur_tab = None
         (sections[-1].blocks if sections else head).append((ln, line))
-    return Parsed(head, sections)
+    return ParsedSimResults(head, sections)
 
 
 def compare(recorded: str, recomputed: str, name: str = RESULTS) -> int:

@@ -3,7 +3,7 @@ simulator's computed values (the same `Computed` that writes every cell of
 data/sim/results.md) and the registry's scenario and experiment figures. Nothing here
 assumes a figure: each predicate reads what this build's simulation produced.
 
-`register(reg, computed, experiment, results_path)` is called by the simulator stage
+`register_transit_claims(reg, computed, experiment, results_path)` is called by the simulator stage
 after its figures are in the registry.
 """
 
@@ -42,7 +42,7 @@ class _Sim:
         return self.c.time(key, self.c.default[BY_KEY[key].mech].total)
 
 
-def register(reg: Registry, computed: Computed, experiment, results_path: str) -> None:
+def register_transit_claims(reg: Registry, computed: Computed, experiment, results_path: str) -> None:
     s = _Sim(reg, computed, results_path)
     for fn in (_breakevens, _target, _sweep, _bytes, _module):
         fn(s, experiment)

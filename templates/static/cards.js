@@ -40,7 +40,7 @@ window.CIT_CARDS = (function () {
 
   /* ------------------------------------------------------------ the page's data */
 
-  /* The compact form (cit/render.py prov_payload): t = strings; s = sources as
+  /* The compact form (cit/assets.py prov_payload): t = strings; s = sources as
      [path] or [path, commit, blob] indices into t; n = id -> [kind, value, text, unit,
      [sources], locator, computation] (kind, unit, locator, computation index t);
      g = term key -> [term, definition]. */

@@ -30,7 +30,7 @@
     return t === "n/a" ? null : Number(t.replace(/,/g, ""));
   }
 
-  /* The points of every series in a figure's data tables (cit/charts.py fallback_html):
+  /* The points of every series in a figure's data tables (cit/blocks/charts.py fallback_html):
      the column headers name the series (data-series); each body row is a point, x in
      its header cell and y in each series' cell, followed by "(lo to hi)" where the
      seeds differ. */

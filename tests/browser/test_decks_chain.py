@@ -4,7 +4,7 @@ cards and glossary tooltips, and clean pages (no console error, no outside reque
 
 They run against `CIT_SITE_DIR` when it is set, or a `built_site` fixture (a directory)
 when one is defined, and otherwise against a small demo site built here from
-templates/static and cit/chain.py. The demo carries no result numbers: its numbers use
+templates/static and cit/blocks/chain.py. The demo carries no result numbers: its numbers use
 placeholder ids and placeholder values written to a JSON file that the pages are then
 built from. Tests that need a specific structure (a number inside a slide, a page with
 no provenance script) always use the demo site.
@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from cit.chain import chain_number_ids, load_chain, render_chain
+from cit.blocks.chain import chain_number_ids, load_chain, render_chain
 from cit.registry import Registry, Source
-from cit.render import prov_path, prov_payload, prov_script
+from cit.assets import prov_path, prov_payload, prov_script
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "templates" / "static"
@@ -523,7 +523,7 @@ CARD_FIELDS = """(card) => {
             shas: [...li.querySelectorAll('.sha')].map(s => [s.textContent, s.title])}))};
 }"""
 
-# The page's provenance script (cit/render.py prov_payload), decoded here on its own.
+# The page's provenance script (cit/assets.py prov_payload), decoded here on its own.
 EXPECTED = """(num) => {
   const p = window.CIT_PROV[document.body.getAttribute('data-page')];
   const e = p.n[num.getAttribute('data-id')];

@@ -12,13 +12,14 @@ from pathlib import Path
 import pytest
 
 from cit.fmt import fmt, fmt_general, fmt_sig
-from cit.markdown import PageContext, json_for_script
+from cit.markdown import PageContext
+from cit.markup import json_for_script
 from cit.registry import Registry
 from cit.runs import load_folder
 from cit.sim.compute import compute_from_paths
-from cit.sim.registry import register_sim
+from cit.sim.register import register_sim
 from cit.sim.report import RESULTS, parse
-from cit.explorer import explorer_data, explorer_html
+from cit.blocks.explorer import explorer_data, explorer_html
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "templates" / "static" / "explorer.js"
@@ -123,8 +124,8 @@ def block_page(computed, tmp_path_factory):
     reg = Registry()
     register_sim(reg, computed, RESULTS, ROOT)
     ctx = PageContext(registry=reg, url="/transit/", root="", path="content/pages/transit.md",
-                      terms_def={}, blocks={})
-    html = explorer_html(ctx, computed)
+                      glossary={}, blocks={})
+    html = explorer_html(ctx, computed, SCRIPT)
     d = tmp_path_factory.mktemp("explorer-block")
     (d / "index.html").write_text(
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>explorer</title>'

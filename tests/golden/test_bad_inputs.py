@@ -12,8 +12,7 @@ import pytest
 import yaml
 
 from cit.vendor import git_blob_sha1
-from tests.conftest import edit_cell, run_build
-from tests.unit.test_build import tree_digest
+from tests.conftest import edit_cell, run_build, tree_digest
 
 HEADLINE = "results/tinystories-gpu"
 

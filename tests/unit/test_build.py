@@ -10,12 +10,7 @@ from pathlib import Path
 import pytest
 
 from cit import resultsmd
-from tests.conftest import ROOT, run_build
-
-
-def tree_digest(d: Path) -> dict[str, str]:
-    return {p.relative_to(d).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(d.rglob("*")) if p.is_file()}
+from tests.conftest import ROOT, run_build, tree_digest
 
 
 class NumberElements(HTMLParser):
@@ -102,7 +97,7 @@ def test_every_hub_number_that_is_a_results_md_cell_equals_that_cell(built_site,
         m = CELL.match(numbers[id_]["provenance"]["locator"])
         if not m:
             continue
-        parsed = resultsmd.parse((vendored_root / m["file"]).read_text())
+        parsed = resultsmd.parse_results_md((vendored_root / m["file"]).read_text())
         table = next(t for t in parsed.tables if any(l == int(m["line"]) for l, _ in t[3]))
         cells = next(c for l, c in table[3] if l == int(m["line"]))
         assert text == cells[table[2].index(m["col"])], id_

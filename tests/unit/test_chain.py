@@ -1,4 +1,4 @@
-"""cit/chain.py: content/chain.yaml is validated with clear errors (file, line, block),
+"""cit/blocks/chain.py: content/chain.yaml is validated with clear errors (file, line, block),
 and renders to an SVG without digits plus a step list whose numbers come from the
 registry through `num`."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cit.chain import chain_number_ids, load_chain, render_chain
+from cit.blocks.chain import chain_number_ids, load_chain, render_chain
 from cit.errors import BuildError
 from cit.registry import Registry
 

@@ -8,7 +8,8 @@ import pytest
 from cit.claims import Verdict, parse_reference
 from cit.errors import BuildError
 from cit.fmt import fmt
-from cit.markdown import PageContext, make_markdown, parse_document, render_chunk
+from cit.frontmatter import parse_content_file
+from cit.markdown import PageContext, make_markdown, render_chunk
 from cit.registry import Registry, Source
 
 FRONT = "---\ntitle: A page\ndescription: One sentence.\nlayout: page\n---\n"
@@ -39,7 +40,7 @@ def page():
 
     def run(body, path="content/pages/x.md"):
         ctx = PageContext(reg, "/x/", "../", path, {}, {})
-        doc = parse_document(FRONT + body, path)
+        doc = parse_content_file(FRONT + body, path)
         return render_chunk(make_markdown(), doc.body, ctx, path, sections=True).html, ctx
     return run
 
@@ -61,7 +62,7 @@ def test_a_claim_wraps_its_sentence_and_ends_with_a_mark(page):
            'data-kind="claim"' in inner
     assert "First sentence." not in inner and "Last one." not in inner
     assert html.count('data-claim=') == 1
-    assert ctx.claims == {"a.below.b"}
+    assert ctx.claims_cited == {"a.below.b"}
 
 
 def test_two_claims_in_one_paragraph_wrap_their_own_sentences(page):
@@ -117,3 +118,16 @@ def test_claim_and_number_ids_do_not_collide():
         reg.claim_book().add("loss.a", "x", Verdict(True, ()), sources=SRC, computation="")
     with pytest.raises(BuildError):
         reg.add("a.below.b", 1, "1", kind="derived", sources=SRC, locator="", computation="")
+
+
+def test_false_claims_are_listed_even_when_no_page_cites_them():
+    from cit.claims import false_claims
+    wrong = false_claims(_registry().claims)
+    assert wrong == ["a.above.b: A's loss is above B's. Evidence: A = 3.100; B = 3.200"]
+
+
+def test_a_tooltip_keeps_the_words_without_the_mark(page):
+    from cit.claims import without_marks
+    from cit.markdown import plain_text
+    html, _ = page("A is below B :c[a.below.b].\n")
+    assert plain_text(without_marks(html)) == "A is below B."

@@ -6,8 +6,10 @@ import re
 import pytest
 
 from cit.errors import BuildError
-from cit.markdown import (Chunk, PageContext, folder_href, load_glossary, make_markdown,
-                          parse_document, render_chunk, split_slides)
+from cit.blocks import BlockSpec
+from cit.frontmatter import Chunk, parse_content_file, split_slides
+from cit.glossary import load_glossary
+from cit.markdown import PageContext, folder_href, make_markdown, render_chunk
 
 FRONT = "---\ntitle: A page\ndescription: One sentence.\nlayout: page\n---\n"
 FRONT_LINES = FRONT.count("\n")
@@ -27,7 +29,7 @@ def page(render_registry):
 
     def run(text, path="content/pages/x.md", blocks=None):
         ctx = PageContext(render_registry, "/x/", "../", path, terms, blocks or {})
-        doc = parse_document(text, path)
+        doc = parse_content_file(text, path)
         return render_chunk(make_markdown(), doc.body, ctx, path, sections=True).html, ctx
     return run
 
@@ -67,14 +69,14 @@ def test_a_number_reference_renders_the_registered_data_element(page, render_reg
     n = render_registry.numbers["final_loss.A"]
     m = re.search(r'<data class="num" value="([^"]*)" data-id="final_loss.A" data-kind="([^"]*)">([^<]*)</data>', html)
     assert m and m.groups() == (n.raw(), n.kind, n.text)
-    assert ctx.numbers == {"final_loss.A"} and ctx.recorded == {"final_loss.A"}
+    assert ctx.numbers_shown == {"final_loss.A"} and ctx.numbers_appearing == {"final_loss.A"}
 
 
 def test_a_term_reference_links_the_glossary_and_is_recorded(page):
     html, ctx = page(FRONT + "See :t[dct] and :t[band|the band].\n")
     assert '<a class="term" href="../glossary/index.html#term-dct" data-term="dct">DCT</a>' in html
     assert '<a class="term" href="../glossary/index.html#term-band" data-term="band">the band</a>' in html
-    assert ctx.terms == {"dct", "band"}
+    assert ctx.terms_linked == {"dct", "band"}
 
 
 def test_a_block_paragraph_is_replaced_by_the_block_html(page):
@@ -83,7 +85,7 @@ def test_a_block_paragraph_is_replaced_by_the_block_html(page):
     def block(ctx):
         seen.append(ctx.url)
         return '<div class="made">made</div>'
-    html, _ = page(FRONT + "Before.\n\n@[thing]\n\nAfter.\n", blocks={"thing": block})
+    html, _ = page(FRONT + "Before.\n\n@[thing]\n\nAfter.\n", blocks={"thing": BlockSpec(block)})
     assert '<div class="made">made</div>' in html and "@[" not in html
     assert seen == ["/x/"]
 
@@ -96,7 +98,7 @@ def test_an_unknown_block_names_its_file_and_line(page):
 
 def test_a_block_inside_a_paragraph_fails_instead_of_printing_literally(page):
     with pytest.raises(BuildError) as e:
-        page(FRONT + "Before.\n@[thing]\n", blocks={"thing": lambda ctx: ""})
+        page(FRONT + "Before.\n@[thing]\n", blocks={"thing": BlockSpec(lambda ctx: "")})
     assert e.value.where == f"content/pages/x.md:{FRONT_LINES + 2}"
 
 
@@ -108,7 +110,7 @@ def test_a_malformed_reference_fails_with_its_line(page):
 
 def test_a_reference_in_a_code_span_stays_literal(page):
     html, ctx = page(FRONT + "Write `:n[some.id]` to show a number.\n")
-    assert "<code>:n[some.id]</code>" in html and not ctx.numbers
+    assert "<code>:n[some.id]</code>" in html and not ctx.numbers_shown
 
 
 def test_headings_get_stable_unique_ids_without_number_text(page):
@@ -125,34 +127,34 @@ def test_h2_sections_are_wrapped_for_the_page_layout(page):
 def test_front_matter_with_an_extra_key_names_the_file_and_line():
     text = "---\ntitle: T\ndescription: D\nlayout: page\ncolour: red\n---\nBody\n"
     with pytest.raises(BuildError) as e:
-        parse_document(text, "content/pages/x.md")
+        parse_content_file(text, "content/pages/x.md")
     assert e.value.where == "content/pages/x.md:5" and "colour" in e.value.message
 
 
 def test_front_matter_with_a_bad_layout_names_the_file_and_line():
     text = "---\ntitle: T\ndescription: D\nlayout: poster\n---\n"
     with pytest.raises(BuildError) as e:
-        parse_document(text, "content/x.md")
+        parse_content_file(text, "content/x.md")
     assert e.value.where == "content/x.md:4"
 
 
 def test_a_deck_without_an_order_is_refused():
     text = "---\ntitle: T\ndescription: D\nlayout: deck\n---\n# S\n"
     with pytest.raises(BuildError) as e:
-        parse_document(text, "content/decks/01-x.md")
+        parse_content_file(text, "content/decks/01-x.md")
     assert "order" in e.value.message
 
 
 def test_missing_front_matter_is_refused():
     with pytest.raises(BuildError) as e:
-        parse_document("# Just a heading\n", "content/pages/x.md")
+        parse_content_file("# Just a heading\n", "content/pages/x.md")
     assert e.value.where == "content/pages/x.md:1"
 
 
 def test_decks_split_on_exact_separator_lines_and_keep_their_file_lines():
     text = ("---\ntitle: T\ndescription: D\nlayout: deck\norder: 1\n---\n"
             "# One\n\n---\n## Two\n----\nnot a split\n --- \n---\n\n## Three\n")
-    doc = parse_document(text, "d.md")
+    doc = parse_content_file(text, "d.md")
     slides = doc.slides()
     lines = text.splitlines()
     assert [s.first_line for s in slides] == [lines.index("# One") + 1, lines.index("## Two") + 1,
@@ -163,7 +165,7 @@ def test_decks_split_on_exact_separator_lines_and_keep_their_file_lines():
 def test_an_error_on_a_later_slide_names_the_line_in_the_file(render_registry):
     text = ("---\ntitle: T\ndescription: D\nlayout: deck\norder: 1\n---\n"
             "# One\n\n---\n\n## Two\n\nText :n[missing.id].\n")
-    doc = parse_document(text, "content/decks/01-x.md")
+    doc = parse_content_file(text, "content/decks/01-x.md")
     ctx = PageContext(render_registry, "/decks/01-x/", "../../", doc.path, {}, {})
     md = make_markdown()
     first, second = doc.slides()

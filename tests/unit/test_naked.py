@@ -8,25 +8,32 @@ import yaml
 
 from cit.errors import BuildError
 from cit.fmt import fmt, fmt_int
-from cit.naked import ALLOWLIST_PATH, MAX_ENTRIES, check_pages, load_allowlist, scan_page
+from cit.naked import (ALLOWLIST_PATH, MAX_ENTRIES, check_pages, load_allowlist, report,
+                       scan_page)
+
+
+def naked_report(site, reg):
+    """The build's naked-number check over a rendered site's files."""
+    return report(site.files, numbers=reg.numbers, series=reg.series)
 
 
 def _page(body: str) -> dict:
     return {"p/index.html": f"<html><body><main>{body}</main></body></html>".encode()}
 
 
-def test_a_literal_number_in_content_fails_the_naked_check(render_content, render_tiny):
+def test_a_literal_number_in_content_fails_the_naked_check(render_content, render_tiny,
+                                                            render_registry):
     from conftest import RENDER_CONTENT
     optics = RENDER_CONTENT["pages/optics.md"] + "\nWe trained 12 models for this.\n"
-    site = render_tiny(render_content({"pages/optics.md": optics}))
-    fails = site.naked_report.failures
+    site = render_tiny(render_content({"pages/optics.md": optics}), render_registry)
+    fails = naked_report(site, render_registry).failures
     assert len(fails) == 1
     assert fails[0].startswith("optics/index.html: naked number '12'")
     assert "We trained 12 models" in fails[0]
 
 
-def test_the_tiny_site_has_no_naked_numbers(render_content, render_tiny):
-    rep = render_tiny(render_content()).naked_report
+def test_the_tiny_site_has_no_naked_numbers(render_content, render_tiny, render_registry):
+    rep = naked_report(render_tiny(render_content(), render_registry), render_registry)
     assert rep.failures == () and rep.pages_checked == 7
 
 
@@ -139,7 +146,7 @@ def test_a_chart_table_shows_every_point_and_the_range_where_seeds_differ(render
 
 
 def test_a_single_seed_needs_no_range(render_registry):
-    from cit.naked import series_cell
+    from cit.fmt import series_cell
     s = render_registry.series["curve.A"]
     single = type(s)(s.id, s.x, s.y, dict(s.extra, lo=s.y, hi=s.y), s.kind, s.sources,
                      s.locator, s.computation)

@@ -12,8 +12,8 @@ import pytest
 
 from cit.errors import BuildError
 from cit.fmt import fmt, fmt_int
+from cit.assets import plotly_js
 from cit.plotlybundle import SCRIPT as PLOTLY_SCRIPT
-from cit.render import plotly_js
 
 PAGES = ("index.html", "optics/index.html", "method/index.html", "tested/index.html",
          "glossary/index.html", "decks/01-sources/index.html", "decks/02-traffic/index.html")
@@ -275,7 +275,7 @@ def test_a_seed_band_is_drawn_only_where_seeds_differ(render_content, render_tin
 
 
 def test_variant_colours_are_the_same_in_every_chart(site):
-    from cit.charts import VARIANT_COLOURS
+    from cit.blocks.charts import VARIANT_COLOURS
     hub = _script_json(_text(site, "index.html"), "fig-loss-curves-json")
     sweep = _script_json(_text(site, "decks/01-sources/index.html"), "fig-sweep-json")
     colour = {}
@@ -387,7 +387,7 @@ def _sheets_linked(html):
 
 
 def test_each_page_links_the_base_sheet_and_only_the_feature_sheets_it_uses(site):
-    from cit.render import page_features, sheet_needs
+    from cit.assets import page_features, sheet_needs
     static = Path(__file__).resolve().parents[2] / "templates" / "static"
     needs = {p.name: sheet_needs(p.read_text()) for p in static.glob("*.css")}
     assert needs["site.css"] is None and all(needs[n] for n in needs if n != "site.css")
@@ -403,7 +403,7 @@ def test_each_page_links_the_base_sheet_and_only_the_feature_sheets_it_uses(site
 
 
 def test_stylesheets_lose_comments_and_needless_spaces_but_keep_strings_and_meaning():
-    from cit.render import minify_css
+    from cit.assets import minify_css
     css = ('/* when: .x */\na :is(b, c) > d {\n  margin: calc(1rem - 2px);\n'
            '  content: " <a>  /* kept */ ";\n}\n/* gone */\n@media (max-width: 40rem) {\n'
            '  .y .z { grid-template-areas: "a  b" ". c"; }\n}\n')
@@ -412,7 +412,7 @@ def test_stylesheets_lose_comments_and_needless_spaces_but_keep_strings_and_mean
 
 
 def test_scripts_lose_comment_lines_and_indentation_but_no_code():
-    from cit.render import strip_js
+    from cit.assets import strip_js
     js = ("(function () {\n  /* a comment\n     over lines */\n  var a = '//kept';  // trailing, kept\n"
           "\n  // a comment line\n  /* inline */ b(a);\n  c(/x\\/\\/y/);\n})();\n")
     assert strip_js(js) == ("(function () {\nvar a = '//kept';  // trailing, kept\n"
@@ -424,7 +424,7 @@ def test_scripts_lose_comment_lines_and_indentation_but_no_code():
 
 
 def test_published_styles_and_scripts_are_the_stripped_sources(site):
-    from cit.render import minify_css, strip_js
+    from cit.assets import minify_css, strip_js
     static = Path(__file__).resolve().parents[2] / "templates" / "static"
     for f in sorted(static.iterdir()):
         out = site.files["static/" + f.name].decode("utf-8")

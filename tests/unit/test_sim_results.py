@@ -13,7 +13,7 @@ from cit.sim import closed
 from cit.sim.compute import BREAKEVENS, compute_from_paths
 from cit.sim.report import (RESULTS, build_doc, check_results, parse, render,
                             write_results)
-from cit.sim.registry import register_sim
+from cit.sim.register import register_sim
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADLINE = "results/tinystories-gpu"
@@ -288,7 +288,7 @@ def test_the_sweep_series_carry_the_cells_they_draw(computed):
 
 
 def test_a_malformed_quoted_file_names_its_line(tmp_path):
-    from cit.sim.registry import load_quoted
+    from cit.sim.register import load_quoted
     text = (ROOT / "data" / "sim" / "quoted.yaml").read_text()
     bad = text.replace("    kind: below\n", "    kind: beneath\n", 1)
     p = tmp_path / "quoted.yaml"

@@ -92,7 +92,7 @@ def test_a_one_seed_reference_renders_the_value_and_the_words_and_exact_renders_
     shown = ctx.num("pm.g")
     assert 'data-id="m.g"' in shown and ">2.500</data>" in shown and "(one seed)" in shown
     assert ZERO_SPREAD not in shown
-    assert ctx.recorded == {"m.g"}
+    assert ctx.numbers_appearing == {"m.g"}
     exact = ctx.num("pm.g", record=False, exact=True)
     assert 'data-id="pm.g"' in exact and ZERO_SPREAD in exact
 

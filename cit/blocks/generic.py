@@ -1,6 +1,6 @@
-"""Generic blocks a content paragraph `@[name]` can ask for (notes/ids.md).
+"""Generic blocks a content paragraph `@[name]` can ask for (docs/architecture.md).
 
-`generic_blocks(registry)` returns name -> callable(ctx) -> HTML for:
+`generic_blocks(registry)` returns name -> BlockSpec for:
 
 - `table:<id>` for every registry Table (caption, header cells with scope, numbers
   right-aligned in class "n", each Ref cell a number element);
@@ -20,26 +20,11 @@ allow-list exempts from the naked-number check.
 from __future__ import annotations
 
 from html import escape as e
-from typing import Callable
-
-from .errors import BuildError
-from .registry import Ref, Registry, Table
-
-
-def late(order: int):
-    """Mark a block to be rendered after every other page (it reports site-wide usage)."""
-    def mark(fn):
-        fn.cit_late = True
-        fn.cit_late_order = order
-        return fn
-    return mark
-
-
-def scroll_region(caption_id: str) -> str:
-    """The wrapper that lets a wide table scroll sideways on a phone: focusable, so a
-    keyboard can scroll it too, and named by the table's caption."""
-    return (f'<div class="table-wrap" tabindex="0" role="region" '
-            f'aria-labelledby="{caption_id}">')
+from ..errors import BuildError
+from ..markdown import render_inline
+from ..markup import scroll_region
+from ..registry import Ref, Registry, Table
+from .spec import BlockSpec
 
 
 def table_html(ctx, t: Table, *, table_id: str | None = None) -> str:
@@ -85,19 +70,12 @@ def table_html(ctx, t: Table, *, table_id: str | None = None) -> str:
     return "".join(out)
 
 
-def _table_block(t: Table) -> Callable:
-    def block(ctx) -> str:
-        return table_html(ctx, t)
-    return block
-
-
 def _pages_links(ctx, urls) -> str:
     if not urls:
         return "only here"
     return ", ".join(f'<a href="{e(ctx.link(u))}">{e(ctx.site.label(u))}</a>' for u in urls)
 
 
-@late(1)
 def number_index(ctx) -> str:
     """Every number in the registry with where it appears and its provenance.
 
@@ -194,16 +172,13 @@ def tested(ctx) -> str:
     return "".join(out)
 
 
-@late(0)
 def glossary(ctx) -> str:
     """Every term: definition (with its cross links), and the pages that use it."""
-    from .markdown import render_inline
-
     if ctx.url != "/glossary/":
         raise BuildError(ctx.path, "@[glossary] belongs on the /glossary/ page (term links point there)")
     site = ctx.site
     out = ['<dl class="glossary">']
-    for key, t in sorted(site.terms.items(), key=lambda kv: (kv[1].term.casefold(), kv[0])):
+    for key, t in sorted(ctx.glossary.items(), key=lambda kv: (kv[1].term.casefold(), kv[0])):
         ctx.slugs.add(f"term-{key}")
         definition = render_inline(site.md, t.definition, ctx, t.path, t.line)
         see = ""
@@ -230,13 +205,17 @@ def decks(ctx) -> str:
     return f'<ol class="deck-list">\n{items}</ol>'
 
 
-def generic_blocks(registry: Registry) -> dict[str, Callable]:
-    """The blocks this module provides, by name. Call it after every table is registered."""
-    out: dict[str, Callable] = {f"table:{tid}": _table_block(t)
-                                for tid, t in sorted(registry.tables.items())}
-    for name, fn in (("table:number-index", number_index), ("table:tested", tested),
-                     ("glossary", glossary), ("decks", decks)):
+def generic_blocks(registry: Registry) -> dict[str, BlockSpec]:
+    """The blocks this module provides, by name: one `table:<id>` per registry table
+    (call it after every table is registered), the number index, the build's checks,
+    the glossary and the deck list."""
+    out = {f"table:{tid}": BlockSpec(lambda ctx, t=t: table_html(ctx, t))
+           for tid, t in sorted(registry.tables.items())}
+    for name, spec in (("table:number-index", BlockSpec(number_index, late_order=1)),
+                       ("table:tested", BlockSpec(tested)),
+                       ("glossary", BlockSpec(glossary, late_order=0)),
+                       ("decks", BlockSpec(decks))):
         if name in out:
             raise BuildError("registry", f"table id {name[6:]!r} clashes with the generated block @[{name}]")
-        out[name] = fn
+        out[name] = spec
     return out

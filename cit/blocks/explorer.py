@@ -17,20 +17,18 @@ import math
 from html import escape as e
 from pathlib import Path
 
-from .errors import BuildError
-from .blocks import scroll_region
-from .markdown import json_for_script
+from ..errors import BuildError
+from ..markup import json_for_script, scroll_region
+from .spec import BlockSpec
 
-ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "templates" / "static" / "explorer.js"
 
 
 def explorer_data(c) -> dict:
     """The model's inputs at the recorded settings, for explorer.js (plain JSON)."""
-    from .sim import closed
-    from .sim.compute import BREAKEVENS
-    from .sim.quoted import against
-    from .sim.report import other_a_label
+    from ..sim import closed
+    from ..sim.compute import BREAKEVENS
+    from ..sim.quoted import against
+    from ..sim.report import other_a_label
     v = c.values
     return {
         "base": c.params.as_json(),
@@ -58,9 +56,9 @@ def explorer_data(c) -> dict:
     }
 
 
-def _script_text() -> str:
+def _script_text(script: Path) -> str:
     try:
-        js = SCRIPT.read_text()
+        js = Path(script).read_text()
     except FileNotFoundError:
         raise BuildError("templates/static/explorer.js", "the explorer's script is missing") \
             from None
@@ -82,7 +80,7 @@ def _slider(ctx, name, label, num_id, *, lo, hi, step, value, hint) -> str:
 
 def _layout_switch(ctx, current: str) -> str:
     """Radio buttons for the collective layout (hierarchical or flat ring)."""
-    from .sim.closed import LAYOUT_LABEL, LAYOUTS
+    from ..sim.closed import LAYOUT_LABEL, LAYOUTS
     items = []
     for layout in LAYOUTS:
         rid = ctx.unique_id(f"explorer-layout-{layout}")
@@ -93,10 +91,10 @@ def _layout_switch(ctx, current: str) -> str:
             f'</legend>{"".join(items)}</fieldset>')
 
 
-def explorer_html(ctx, c) -> str:
+def explorer_html(ctx, c, script: Path) -> str:
     """The block's HTML for page context `ctx` and the simulator's computation `c`."""
-    from .sim import closed
-    from .sim.compute import BREAKEVENS
+    from ..sim import closed
+    from ..sim.compute import BREAKEVENS
     data = explorer_data(c)
     ctl = c.controls
     wan_log = math.log10(ctl["wan_gbps"])
@@ -167,13 +165,12 @@ def explorer_html(ctx, c) -> str:
         f'</div>'
         f'<script type="application/json" class="explorer-data" id="explorer-data">'
         f'{json_for_script(data)}</script>'
-        f'<script type="module">\n{_script_text()}</script>'
+        f'<script type="module">\n{_script_text(script)}</script>'
         f'</div>')
 
 
-def blocks(registry, root=None) -> dict:
-    """`@[explorer]`, for the build's block table."""
-    def explorer(ctx) -> str:
-        from .sim import last_computed
-        return explorer_html(ctx, last_computed(Path(root) if root else ROOT))
-    return {"explorer": explorer}
+def explorer_blocks(computed, script: Path) -> dict[str, BlockSpec]:
+    """`@[explorer]`, drawn from `computed` (the simulator's cit.sim.Computed of this
+    build, handed over by the build; the block never recomputes it), with `script`
+    (templates/static/explorer.js) written inline."""
+    return {"explorer": BlockSpec(lambda ctx: explorer_html(ctx, computed, script))}

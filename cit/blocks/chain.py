@@ -24,8 +24,10 @@ from typing import Callable, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from . import yamlio
-from .errors import BuildError
+from .. import yamlio
+from ..errors import BuildError
+from ..markup import wrap_text
+from .spec import BlockSpec
 
 Tag = Literal["paper", "experiment", "simulation", "assumption"]
 TAG_ORDER = ("paper", "experiment", "simulation", "assumption")
@@ -167,6 +169,10 @@ class _Checker:
         raise BuildError(f"{_display(self.path)}:{_node_line(self.root, loc)}",
                          f"{_owner(self.raw, loc)}: {message}")
 
+    def where(self, loc) -> str:
+        """`file:line (owner)` of the node at `loc`, for errors found while rendering."""
+        return f"{_display(self.path)}:{_node_line(self.root, loc)} ({_owner(self.raw, loc)})"
+
 
 def _check_text(ck: _Checker, loc, text: str, *, placeholders: bool):
     """Page text in the chain carries no digits; numbers come only from the registry."""
@@ -185,6 +191,11 @@ def _check_text(ck: _Checker, loc, text: str, *, placeholders: bool):
 def load_chain(path: Path | str) -> Chain:
     """Read and validate content/chain.yaml. Bad input raises BuildError naming the file,
     the line and the block or edge."""
+    return _load_checked(path)[0]
+
+
+def _load_checked(path: Path | str) -> tuple[Chain, _Checker]:
+    """The validated chain and the checker that still knows each node's line."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -207,15 +218,18 @@ def load_chain(path: Path | str) -> Chain:
         loc = tuple(err["loc"])
         field = ".".join(str(p) for p in loc[2:]) or ".".join(str(p) for p in loc)
         ck.fail(loc, f"{field}: {err['msg']}")
-    _check_semantics(ck, chain)
-    return chain
+    _check_texts(ck, chain)
+    seen = _check_blocks(ck, chain)
+    _check_edges(ck, chain, seen)
+    _check_routes(ck, chain, seen)
+    return chain, ck
 
 
-def _check_semantics(ck: _Checker, chain: Chain):
+def _check_texts(ck: _Checker, chain: Chain):
+    """Titles, tags, path and lane labels: no digits, placeholders only where allowed."""
     paths = chain.path_ids()
     if len(set(paths)) != len(paths):
         ck.fail(("paths",), "a path id is declared twice")
-    lanes = {ln.id for ln in chain.lanes}
     _check_text(ck, ("title",), chain.title, placeholders=False)
     _check_text(ck, ("description",), chain.description, placeholders=False)
     for tag, words in chain.tags.items():
@@ -230,6 +244,12 @@ def _check_semantics(ck: _Checker, chain: Chain):
     for i, ln in enumerate(chain.lanes):
         _check_text(ck, ("lanes", i, "label"), ln.label, placeholders=False)
 
+
+def _check_blocks(ck: _Checker, chain: Chain) -> dict[str, int]:
+    """Block ids unique, lanes and paths known, one block per lane column.
+    Returns block id -> index."""
+    paths = chain.path_ids()
+    lanes = {ln.id for ln in chain.lanes}
     seen: dict[str, int] = {}
     slots: dict[tuple[str, int], str] = {}
     next_col: dict[str, int] = {}
@@ -250,7 +270,12 @@ def _check_semantics(ck: _Checker, chain: Chain):
         next_col[b.lane] = col + 1
         _check_text(ck, ("blocks", i, "label"), b.label, placeholders=False)
         _check_text(ck, ("blocks", i, "detail"), b.detail, placeholders=True)
+    return seen
 
+
+def _check_edges(ck: _Checker, chain: Chain, seen: dict[str, int]):
+    """Each edge joins two known, different blocks that are on every path it carries."""
+    paths = chain.path_ids()
     for j, e in enumerate(chain.edges):
         for end, name in (("from", e.source), ("to", e.to)):
             if name not in seen:
@@ -269,7 +294,10 @@ def _check_semantics(ck: _Checker, chain: Chain):
         _check_text(ck, ("edges", j, "label"), e.label, placeholders=False)
         _check_text(ck, ("edges", j, "detail"), e.detail, placeholders=True)
 
-    # Each path must be one unbroken chain of flow edges, so the packets have one route.
+
+def _check_routes(ck: _Checker, chain: Chain, seen: dict[str, int]):
+    """Each path must be one unbroken chain of flow edges, so the packets have one route."""
+    paths = chain.path_ids()
     for p in paths:
         members = [b.id for b in chain.blocks if p in b.paths]
         if not members:
@@ -363,21 +391,6 @@ def _edge_geometry(chain: Chain, e: Edge, pos) -> tuple[str, tuple[float, float,
     return d, ((x1 + x2) / 2, ym - 6, "middle")
 
 
-def _wrap(label: str, width: int = WRAP) -> list[str]:
-    """Greedy word wrap for SVG text, which has no line breaking of its own."""
-    lines: list[str] = []
-    cur = ""
-    for word in label.split():
-        if cur and len(cur) + 1 + len(word) > width:
-            lines.append(cur)
-            cur = word
-        else:
-            cur = f"{cur} {word}" if cur else word
-    if cur:
-        lines.append(cur)
-    return lines
-
-
 def _path_class(chain: Chain, paths: list[str]) -> str:
     """`path-both` for pieces on every path, else `path-<id>` for the one path."""
     if sorted(paths) == sorted(chain.path_ids()):
@@ -457,7 +470,7 @@ def _svg(chain: Chain) -> str:
                    f'data-path="{" ".join(b.paths)}">')
         out.append(f'<rect class="chain-box" x="{x}" y="{y}" width="{BLOCK_W}" '
                    f'height="{BLOCK_H}" rx="8"/>')
-        lines = _wrap(b.label)
+        lines = wrap_text(b.label, WRAP)
         text_block = len(lines) * LINE_H
         avail = BLOCK_H - TAG_H - 8
         ty = y + (avail - text_block) / 2 + LINE_H - 3
@@ -508,14 +521,8 @@ def render_chain(registry, chain_yaml_path, num: Callable[[str], str]) -> str:
     summary per path and an ordered list of the steps with their numbers. `num(id)`
     returns a registered number's `<data>` HTML and records that the page shows it; an
     unknown id raises BuildError naming chain.yaml, the line and the block."""
-    path = Path(chain_yaml_path)
-    chain = load_chain(path)
-    text = path.read_text(encoding="utf-8")
-    raw = yamlio.load(text, _display(path))
-    root = yamlio.compose(text)
-
-    def where(loc) -> str:
-        return f"{_display(path)}:{_node_line(root, loc)} ({_owner(raw, loc)})"
+    chain, ck = _load_checked(chain_yaml_path)
+    where = ck.where
 
     names = {p.id: p.name for p in chain.paths}
     first = chain.paths[0].id
@@ -573,14 +580,11 @@ def render_chain(registry, chain_yaml_path, num: Callable[[str], str]) -> str:
     return "\n".join(out)
 
 
-def blocks(registry, root=None) -> dict[str, Callable]:
-    """The generated blocks this module provides, by name (the build collects them):
-    `chain`, the hub's chain animation from content/chain.yaml."""
-    chain_yaml = Path(root or Path(__file__).resolve().parent.parent) / "content" / "chain.yaml"
-
+def chain_blocks(registry, chain_yaml: Path) -> dict[str, BlockSpec]:
+    """`@[chain]`, the hub's chain animation drawn from `chain_yaml`
+    (content/chain.yaml), which loads static/chain.js on its page."""
     def chain_block(ctx) -> str:
-        if hasattr(ctx, "add_script"):
-            ctx.add_script("chain.js")
+        ctx.add_script("chain.js")
         return render_chain(registry, chain_yaml, ctx.num)
 
-    return {"chain": chain_block}
+    return {"chain": BlockSpec(chain_block)}

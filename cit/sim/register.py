@@ -17,7 +17,7 @@ from ..registry import Ref, Registry, Source
 from . import closed
 from .closed import VARIANTS
 from .compute import Computed
-from .report import RESULTS, Doc, Tab, against_rows, build_doc, locator
+from .report import RESULTS, SimResultsDoc, Tab, against_rows, build_doc, locator
 from .quoted import QUOTED, QuotedFile, load_quoted
 
 SCENARIO = "data/sim/scenario.yaml"
@@ -31,7 +31,7 @@ def _upstream(lock_path: Path | None) -> dict:
     return {f.path: Source(f.path, f.commit, f.blob_sha1) for f in read_lock(lock_path).files}
 
 
-def register_cells(reg: Registry, doc: Doc, results_path: str = RESULTS,
+def register_cells(reg: Registry, doc: SimResultsDoc, results_path: str = RESULTS,
                    lock_path: Path | None = None) -> int:
     """Every cell of `doc` that carries an id (and its aliases) -> a registry number."""
     up = _upstream(lock_path)

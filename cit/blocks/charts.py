@@ -15,7 +15,7 @@ for readers without JavaScript and for screen readers: `<table data-fx=F data-fy
 whose column headers name their series (`data-series`), one row per point, x in the
 row header and y in each cell, with the lowest and highest seed in brackets where they
 differ (`data-range`). No new registry entries: the naked-number check recomputes each
-cell from the registry series with the table's formats (naked.SERIES_FORMATS) and fails
+cell from the registry series with the table's formats (fmt.SERIES_FORMATS) and fails
 on any difference.
 
 Variant colours are fixed by variant letter (A-F), the same in every chart; the chain
@@ -38,14 +38,13 @@ import colorsys
 import math
 from dataclasses import dataclass
 from html import escape as e
-from typing import Callable
 
-from . import plotlybundle
-from .blocks import scroll_region
-from .errors import BuildError
-from .markdown import json_for_script
-from .naked import SERIES_FORMATS, series_cell, series_text
-from .registry import Registry, Series
+from .. import plotlybundle
+from ..errors import BuildError
+from ..fmt import SERIES_FORMATS, series_cell, series_text
+from ..markup import json_for_script, scroll_region, wrap_text
+from ..registry import Registry, Series
+from .spec import BlockSpec
 
 # Okabe-Ito colours: distinguishable with the common colour-vision deficiencies
 VARIANT_COLOURS = {
@@ -62,7 +61,7 @@ DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 @dataclass(frozen=True)
 class Axis:
     title: str
-    fmt: str            # a key of naked.SERIES_FORMATS: how the fallback table shows values
+    fmt: str            # a key of fmt.SERIES_FORMATS: how the fallback table shows values
     log: bool = False
 
 
@@ -169,19 +168,6 @@ LEGEND_WRAP = 28     # characters per legend line (the legend sits beside the pl
 SHORTEN_FROM = 4     # runs of one variant in a chart before their shared words are dropped
 
 
-def _wrap(text: str) -> list[str]:
-    """Break a legend text at ", " so no line is much longer than LEGEND_WRAP."""
-    lines, cur = [], ""
-    for part in text.split(", "):
-        cand = f"{cur}, {part}" if cur else part
-        if cur and len(cand) > LEGEND_WRAP:
-            lines.append(cur + ",")
-            cur = part
-        else:
-            cur = cand
-    return lines + [cur]
-
-
 def legend_texts(series: list[Series]) -> dict[str, list[str]]:
     """Legend lines per series: `short` when given; else the label, and when a chart
     holds many runs of one variant, without the comma-separated words they all share
@@ -201,7 +187,7 @@ def legend_texts(series: list[Series]) -> dict[str, list[str]]:
             else:
                 head, *rest = s.extra["label"].split(", ")
                 text = ", ".join([head] + [p for p in rest if p not in common])
-            out[s.id] = _wrap(text)
+            out[s.id] = wrap_text(text, LEGEND_WRAP, ", ")
     return out
 
 
@@ -322,7 +308,7 @@ def _preview_colour(s: Series) -> str:
 def preview_lines(ctx, spec: ChartSpec, series: list[Series]) -> list:
     """The series as svgplot Lines, styled as in the plotly figure. A series whose extra
     `end` names a registry number shows it at its last point (a mark with a card)."""
-    from . import svgplot
+    from .. import svgplot
 
     styles = _styles(series)
     out = []
@@ -345,7 +331,7 @@ def preview_lines(ctx, spec: ChartSpec, series: list[Series]) -> list:
 def preview_html(ctx, spec: ChartSpec, series: list[Series], markers=()) -> str:
     """The chart drawn at build time as SVG (cit/svgplot.py), one per preview size: what a
     reader sees first, without JavaScript and in print. `markers`: (label, x, number id)."""
-    from . import svgplot
+    from .. import svgplot
 
     lines = preview_lines(ctx, spec, series)
     vlines = [svgplot.VLine(x, label, ctx.registry.get(nid, f"chart:{spec.name}"))
@@ -420,7 +406,7 @@ def _markers(registry: Registry) -> list[tuple[str, str, float]]:
     return out
 
 
-def chart_blocks(registry: Registry) -> dict[str, Callable]:
+def chart_blocks(registry: Registry) -> dict[str, BlockSpec]:
     """The chart blocks, by name. Series are looked up when a page uses the block."""
     def loss_curves(ctx):
         s = select(registry, "loss-curves",
@@ -449,10 +435,6 @@ def chart_blocks(registry: Registry) -> dict[str, Callable]:
         return chart_html(ctx, SPECS["sweep"], s, markers=[(lab, v, nid) for nid, lab, v in marks],
                           extra_html=extra)
 
-    return {"chart:loss-curves": loss_curves, "chart:optics-curves": optics_curves,
-            "chart:band-energy": band_energy, "chart:sweep": sweep}
-
-
-def blocks(registry: Registry, root=None) -> dict[str, Callable]:
-    """The same as chart_blocks (the name the build looks for in each block module)."""
-    return chart_blocks(registry)
+    return {"chart:loss-curves": BlockSpec(loss_curves),
+            "chart:optics-curves": BlockSpec(optics_curves),
+            "chart:band-energy": BlockSpec(band_energy), "chart:sweep": BlockSpec(sweep)}

@@ -1,0 +1,267 @@
+"""Assets: the static files a page links, and the per-page provenance scripts.
+
+- `static_assets(templates_dir, needs_plotly)`: every file of templates/static/,
+  stylesheets minified (`minify_css`) and scripts stripped of comments (`strip_js`),
+  plus the bundled plotly.min.js when a page draws a chart; with what each feature
+  sheet asks a page to hold (`sheet_needs`, its first line `/* when: ... */`).
+- `page_sheets` / `page_scripts`: which of them one page links, in order.
+- `link_stylesheets`: the page's stylesheets put into its one rendered HTML.
+- `prov_path` / `prov_payload` / `prov_script`: the page's lazily loaded provenance
+  script, `static/prov/<page>.js`, which static/cards.js reads.
+
+Nothing here reads content or the registry's meaning; see docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from markupsafe import escape
+
+from . import plotlybundle
+from .errors import BuildError
+from .registry import Registry
+
+PLOTLY = plotlybundle.SCRIPT
+PROV_DIR = "static/prov"
+# scripts every page of a layout loads (when templates/static holds them), after site.js
+LAYOUT_SCRIPTS = {"hub": ("chain.js",), "page": (), "deck": ("deck.js",)}
+# what the template is given as its one stylesheet while the page's own are not known
+STYLESHEET_SLOT = "cit-stylesheet-slot"
+
+
+def static_files(templates_dir: Path) -> dict[str, bytes]:
+    sdir = templates_dir / "static"
+    out: dict[str, bytes] = {}
+    if sdir.is_dir():
+        for f in sorted(sdir.rglob("*")):
+            if f.is_file():
+                out["static/" + f.relative_to(sdir).as_posix()] = f.read_bytes()
+    return out
+
+
+SHEET_WHEN_RE = re.compile(r"\A/\* when: ([^*]+?) \*/")
+CSS_PARTS_RE = re.compile(r'("(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\')|(/\*.*?\*/)', re.S)
+BASE_SHEET = "site.css"
+
+
+def minify_css(text: str) -> str:
+    """A stylesheet without comments and needless white space; strings stay as written.
+
+    Only spaces that CSS never needs go: runs of white space become one space, and the
+    spaces around `{ } ; , >` and after a property's colon are dropped; spaces that
+    carry meaning (descendant selectors, `a :is(…)`, `calc(1rem - 2px)`) stay."""
+    out = []
+    pos = 0
+    for m in CSS_PARTS_RE.finditer(text):
+        out.append(_squeeze(text[pos:m.start()]))
+        out.append(m.group(1) if m.group(1) is not None else " ")
+        pos = m.end()
+    out.append(_squeeze(text[pos:]))
+    css = "".join(out)
+    # a comment became a space; squeeze once more around it, outside strings
+    parts = CSS_PARTS_RE.split(css)
+    return "".join(_squeeze(part) if k % 3 == 0 else (part or "")
+                   for k, part in enumerate(parts)).strip() + "\n"
+
+
+def _squeeze(css: str) -> str:
+    css = re.sub(r"\s+", " ", css)
+    css = re.sub(r" ?([{};,>]) ?", r"\1", css)
+    css = re.sub(r"([{;(])([-a-zA-Z]+): ", r"\1\2:", css)
+    return css.replace(";}", "}")
+
+
+def strip_js(js: str) -> str:
+    """A script without its comment lines, indentation and blank lines; every line of
+    code stays a line of its own, as written (no joining, no renaming).
+
+    Only what cannot be code goes: a line that starts (after spaces) with `//`, and a
+    `/* … */` comment that starts a line and ends one. A script with a backtick or a
+    line ending in a backslash (a literal may span lines there, and a line of it may
+    look like a comment) is left exactly as written."""
+    lines = js.split("\n")
+    if "`" in js or any(line.rstrip().endswith("\\") for line in lines):
+        return js
+    kept: list[str] = []
+    i = 0
+    while i < len(lines):
+        lead = lines[i].strip()
+        if lead.startswith("//") and "*/" not in lead:
+            i += 1
+            continue
+        if lead.startswith("/*"):
+            # the comment's end: on this line after its start, or on a later one
+            end, rest = i, lead[2:]
+            while "*/" not in rest and end + 1 < len(lines):
+                end += 1
+                rest = lines[end]
+            if "*/" in rest and not rest.split("*/", 1)[1].strip():
+                i = end + 1
+                continue
+        if lead:
+            kept.append(lead)
+        i += 1
+        if lead.rfind("/*") > lead.rfind("*/"):
+            # a comment opens after code: keep its lines as they are, up to its end
+            while i < len(lines):
+                kept.append(lines[i].strip())
+                i += 1
+                if "*/" in kept[-1]:
+                    break
+    return "\n".join(line for line in kept if line) + "\n"
+
+
+def sheet_needs(css: str) -> tuple[str, ...] | None:
+    """What a feature sheet's first line (`/* when: table .chart-figure */`) asks a page
+    to hold before it is linked: tag names and .classes; None for a sheet on every page."""
+    m = SHEET_WHEN_RE.match(css)
+    return tuple(m.group(1).split()) if m else None
+
+
+def page_features(html_text: str) -> set[str]:
+    """The tag names and the .classes used on a rendered page."""
+    found = {t.lower() for t in re.findall(r"<([A-Za-z][A-Za-z0-9-]*)", html_text)}
+    for classes in re.findall(r'\sclass="([^"]*)"', html_text):
+        found.update("." + c for c in classes.split())
+    return found
+
+
+def plotly_js() -> bytes:
+    """The plotly.js partial bundle committed under vendored/plotly/, verified against
+    its lock and the Python plotly package's plotly.js version (no CDN)."""
+    return plotlybundle.bundle_bytes()
+
+
+def prov_path(url: str) -> str:
+    """The provenance script of the page at `url`, relative to the site root:
+    "/" -> "static/prov/index.js", "/decks/01-sources/" -> "static/prov/decks/01-sources.js"."""
+    return f"{PROV_DIR}/{url.strip('/') or 'index'}.js"
+
+
+def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]],
+                 claim_ids=()) -> dict:
+    """The provenance of numbers `ids` and the definitions of `terms` (key -> (term,
+    definition)), compacted for a page's lazily loaded script.
+
+    `t`: every string once (kinds, units, paths, commits, blob SHA-1s, locators,
+    computations), sorted; `s`: the sources, each [path] or [path, commit, blob] as
+    indices into `t` (null where a part is absent), sorted; `n`: id -> [kind, value, text,
+    unit, [source indices], locator, computation], with kind, unit, locator and
+    computation as indices into `t` and value (JSON number, string or null) and text
+    as they are; `g`: term key -> [term, definition]; `c`: checked claim id -> [what was
+    checked, verdict, [[label, figure], …], [source indices], computation, hypothesis]
+    (cit/claims.py). site.js and the tests decode it."""
+    numbers = [registry.numbers[i] for i in sorted(ids)]
+    claims = [registry.claims[i] for i in sorted(claim_ids)]
+    strings: set[str] = set()
+    for n in numbers:
+        strings |= {n.kind, n.unit, n.locator, n.computation}
+    for n in numbers + claims:
+        for src in n.sources:
+            strings |= {x for x in (src.path, src.commit, src.blob_sha1) if x}
+    table = sorted(strings)
+    at = {x: k for k, x in enumerate(table)}
+
+    def source(src) -> tuple:
+        if not src.commit and not src.blob_sha1:
+            return (at[src.path],)
+        return (at[src.path], at.get(src.commit), at.get(src.blob_sha1))
+
+    sources = sorted({source(src) for n in numbers + claims for src in n.sources},
+                     key=lambda t: tuple(-1 if x is None else x for x in t))
+    sat = {s: k for k, s in enumerate(sources)}
+    entries = {}
+    for n in numbers:
+        value = n.as_json([])["value"]
+        entries[n.id] = [at[n.kind], value, n.text, at[n.unit],
+                         [sat[source(src)] for src in n.sources], at[n.locator],
+                         at[n.computation]]
+    out = {"t": table, "s": [list(x) for x in sources], "n": entries,
+           "g": {k: list(terms[k]) for k in sorted(terms)}}
+    if claims:
+        out["c"] = {c.id: [c.checked, c.holds, [list(e) for e in c.evidence],
+                           [sat[source(src)] for src in c.sources], c.computation,
+                           c.hypothesis] for c in claims}
+    return out
+
+
+def prov_script(url: str, payload: Mapping) -> bytes:
+    """The page's provenance script: it files `payload` under the page's URL in
+    window.CIT_PROV (a classic script, so site.js can load it from file:// too)."""
+    body = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return (f"/* Provenance of the numbers and definitions of the terms on {url}; "
+            f"written by the build, read by site.js. */\n"
+            f"(window.CIT_PROV=window.CIT_PROV||{{}})[{json.dumps(url)}]={body};\n").encode("utf-8")
+
+
+def page_sheets(sheets: Mapping[str, tuple[str, ...] | None], features: set[str]) -> list[str]:
+    """The stylesheets a page links: the base sheet first, then (by name) every other
+    sheet that is for every page or whose `when:` selectors the page uses."""
+    base = [n for n in sheets if n == BASE_SHEET]
+    rest = sorted(n for n, when in sheets.items() if n != BASE_SHEET and (
+        when is None or any(w in features for w in when)))
+    return base + rest
+
+
+@dataclass
+class StaticAssets:
+    """templates/static/ as the site ships it: `files` (site path -> bytes), `sheets`
+    (stylesheet name -> what it needs a page to hold, None for every page), `names`
+    (every file's name under static/)."""
+    files: dict[str, bytes]
+    sheets: dict[str, tuple[str, ...] | None]
+    names: set[str]
+
+
+def static_assets(templates_dir: Path, needs_plotly: bool) -> StaticAssets:
+    """Read, minify and list templates/static/ (and plotly.min.js when a chart needs it)."""
+    files = static_files(templates_dir)
+    sheets: dict[str, tuple[str, ...] | None] = {}
+    for name in sorted(files):
+        if name.endswith(".css"):
+            css = files[name].decode("utf-8")
+            sheets[name[len("static/"):]] = sheet_needs(css)
+            files[name] = minify_css(css).encode("utf-8")
+        elif name.endswith(".js"):
+            files[name] = strip_js(files[name].decode("utf-8")).encode("utf-8")
+    if any(k.startswith(PROV_DIR + "/") for k in files):
+        raise BuildError(f"templates/{PROV_DIR}", "this folder is the build's own "
+                         "(each page's provenance script); remove it from templates/")
+    if needs_plotly:
+        files["static/" + PLOTLY] = plotly_js()
+    return StaticAssets(files, sheets, {k[len("static/"):] for k in files})
+
+
+def page_scripts(layout: str, asked: list[tuple[str, bool]], names: set[str],
+                 where: str) -> list[tuple[str, bool]]:
+    """The scripts a page loads, in order: site.js, its layout's scripts, then those its
+    blocks asked for (name, is-module), each once; plotly is asked for (so it is
+    shipped) but not loaded: charts.js fetches it on a reader's reach. A block asking
+    for a missing script fails, naming the page's content file."""
+    scripts = [(n, False) for n in ("site.js", *LAYOUT_SCRIPTS[layout]) if n in names]
+    for s in asked:
+        if s[0] not in names:
+            raise BuildError(where, f"a block asks for static/{s[0]}, which does not exist")
+        if s[0] == PLOTLY:
+            continue   # fetched by charts.js when a reader reaches for a chart
+        if s not in scripts:
+            scripts.append(s)
+    return scripts
+
+
+def link_stylesheets(html_text: str, sheets: Mapping[str, tuple[str, ...] | None],
+                     root: str) -> str:
+    """Put a page's stylesheets into its HTML, rendered once with `STYLESHEET_SLOT` as
+    its one stylesheet: the page's features are read with the slot's line left out,
+    and the line is repeated for each sheet the page needs (none: it goes)."""
+    lines = html_text.split("\n")
+    at = next(i for i, line in enumerate(lines) if STYLESHEET_SLOT in line)
+    features = page_features("\n".join(lines[:at] + lines[at + 1:]))
+    links = [lines[at].replace(STYLESHEET_SLOT, str(escape(f"{root}static/{n}")))
+             for n in page_sheets(sheets, features)]
+    return "\n".join(lines[:at] + links + lines[at + 1:])

@@ -1,0 +1,95 @@
+"""The build's own record: its stamp (commit and commit date, never the clock), the
+figures it verified (shown on /tested as registered numbers) and numbers.json, every
+registered number with the pages it appears on (docs/numbers.md, "numbers.json").
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Mapping
+
+from .glossary import load_glossary
+from .naked import load_allowlist
+from .registry import Registry, Source
+
+
+def git_stamp(root: Path) -> dict:
+    """Commit and commit date of HEAD: the build stamp never reads the clock."""
+    try:
+        out = subprocess.run(["git", "log", "-1", "--format=%H %cI"], cwd=root,
+                             capture_output=True, text=True, check=True).stdout.split()
+        return {"commit": out[0], "commit_date": out[1]}
+    except (subprocess.CalledProcessError, FileNotFoundError, IndexError):
+        return {"commit": "uncommitted", "commit_date": "unknown"}
+
+
+def build_figures(root: Path, upstream_files: int, verification: Mapping[str, tuple[int, int]],
+                  sim_cells: int, claims: Mapping, registry_size: int) -> dict[str, tuple]:
+    """key -> (value, label on /tested, computation) for what this build verified.
+
+    `verification`: results.md name -> (numbers verified, numbers in it); `claims`: the
+    registry's checked claims; `registry_size`: the registry's entries before these
+    figures are added."""
+    glossary = load_glossary((root / "content" / "glossary.yaml").read_text(),
+                             "content/glossary.yaml")
+    figures = {
+        "upstream_files": (upstream_files, "Upstream files verified against the lock (git blob SHA-1)",
+                           "files in vendored/lock.yaml whose bytes matched"),
+    }
+    for key, (verified, total) in verification.items():
+        figures[f"results_md_numbers.{key}"] = (
+            verified, f"Numbers verified in {key} results.md",
+            "digit runs of the upstream results.md compared with our recomputation")
+        figures[f"results_md_total.{key}"] = (
+            total, f"Numbers in {key} results.md",
+            "digit runs in the upstream results.md")
+    figures["sim_cells"] = (sim_cells, "Simulator cells verified",
+                            "cells of data/sim/results.md recomputed and compared")
+    # A false claim fails the build, so a published "N of N" is true.
+    figures["claims_verified"] = (
+        sum(c.holds for c in claims.values()), "Checked claims verified",
+        "claims (kind claim) whose predicate held on this build's data")
+    figures["claims_total"] = (len(claims), "Checked claims",
+                               "claims (kind claim) in the registry")
+    figures["glossary_terms"] = (len(glossary), "Glossary terms",
+                                 "terms defined in content/glossary.yaml")
+    figures["allowlist_size"] = (
+        len(load_allowlist(root / "data" / "allowlist.yaml")),
+        "Entries in the allow-list of structural numerals", "entries of data/allowlist.yaml")
+    # The build fails unless the check finds nothing, so a published 0 is true.
+    figures["naked_numbers"] = (0, "Naked numbers found on the site",
+                                "digits outside number elements found by this build's check")
+    # Every registry entry is listed on /method, so the site's number count is the
+    # registry's size once these build figures (this one included) are added.
+    figures["site_numbers"] = (registry_size + len(figures) + 1,
+                               "Numbers on the site with provenance",
+                               "entries of the number registry, every one shown on the site")
+    return figures
+
+
+def register_build_figures(reg: Registry, figures: Mapping[str, tuple]) -> list[tuple[str, str]]:
+    """This build's figures become numbers `build.<key>`; returns (label, number id)
+    pairs in order, for the /tested table."""
+    pairs = []
+    for key, (value, label, computation) in figures.items():
+        reg.add(f"build.{key}", value, str(value), kind="derived",
+                sources=(Source("cit/build.py"),), locator="this build's checks",
+                computation=computation)
+        pairs.append((label, f"build.{key}"))
+    return pairs
+
+
+def numbers_json(reg: Registry, appears: Mapping[str, list[str]],
+                 claim_pages: Mapping[str, list[str]], figures: Mapping[str, tuple],
+                 stamp: Mapping[str, str]) -> bytes:
+    """numbers.json: every registered number with the pages it appears on, every
+    checked claim with the pages that cite it, and the build's figures and stamp."""
+    numbers = {"numbers": [reg.numbers[i].as_json(sorted(appears.get(i, [])))
+                           for i in sorted(reg.numbers)],
+               "claims": [reg.claims[c].as_json(claim_pages.get(c, []))
+                          for c in sorted(reg.claims)],
+               "build": {k: v[0] for k, v in figures.items()} | {
+                   "commit": stamp["commit"], "commit_date": stamp["commit_date"]}}
+    return (json.dumps(numbers, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()

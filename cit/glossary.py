@@ -1,0 +1,69 @@
+"""The glossary: `content/glossary.yaml` read into `Term`s, each with the file and
+line it was defined at, so an error in a definition names both."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from . import yamlio
+from .errors import BuildError
+
+TERM_KEY_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+@dataclass(frozen=True)
+class Term:
+    """A glossary entry: `definition` is inline Markdown (it may use :t and :n);
+    `see` names related terms (shown as "See also" links on the glossary page)."""
+    key: str
+    term: str
+    definition: str
+    path: str
+    line: int
+    see: tuple[str, ...] = ()
+
+
+class _TermModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    term: str
+    definition: str
+    see: list[str] = []
+
+
+def load_glossary(text: str, path: str) -> dict[str, Term]:
+    """Read glossary YAML: a mapping `key: {term: ..., definition: ..., see: [keys]}`.
+
+    Errors name `path` and the line of the offending entry."""
+    try:
+        node = yamlio.compose(text)
+        data = yamlio.load(text, path)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = 1 + mark.line if mark is not None else 1
+        raise BuildError(f"{path}:{line}", f"not valid YAML: {getattr(e, 'problem', e)}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
+        raise BuildError(f"{path}:1", "the glossary must be a mapping of term keys to entries")
+    lines = {k.value: k.start_mark.line + 1 for k, _ in node.value if isinstance(k, yaml.ScalarNode)}
+    terms: dict[str, Term] = {}
+    for key in sorted(data, key=str):
+        line = lines.get(str(key), 1)
+        if not isinstance(key, str) or not TERM_KEY_RE.match(key):
+            raise BuildError(f"{path}:{line}", f"term key {key!r} must be lower-case letters, digits and hyphens")
+        try:
+            m = _TermModel.model_validate(data[key])
+        except ValidationError as e:
+            err = e.errors()[0]
+            loc = ".".join(str(x) for x in err["loc"])
+            raise BuildError(f"{path}:{line}", f"term {key!r}: {loc + ': ' if loc else ''}{err['msg']}") from None
+        terms[key] = Term(key, m.term.strip(), m.definition.strip(), path, line, tuple(m.see))
+    for t in terms.values():
+        for other in t.see:
+            if other not in terms:
+                raise BuildError(f"{path}:{t.line}", f"term {t.key!r}: `see` names undefined term {other!r}")
+    return terms

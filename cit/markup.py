@@ -1,0 +1,57 @@
+"""Small HTML and text pieces shared by the Markdown layer and the blocks.
+
+The one HTML form of a number (`number_element`), JSON safe inside a
+`<script type="application/json">` (`json_for_script`), the scroll wrapper of a wide
+table (`scroll_region`) and the one greedy line-wrap helper (`wrap_text`). Nothing here
+knows about pages or the registry's contents: see docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+
+def number_element(n) -> str:
+    """The one HTML form of a registered number: a `<data class="num">` element with
+    its raw value, id and kind as attributes and its text as content
+    (docs/numbers.md)."""
+    e = html.escape
+    return (f'<data class="num" value="{e(n.raw())}" data-id="{e(n.id)}" '
+            f'data-kind="{e(n.kind)}">{e(n.text)}</data>')
+
+
+def json_for_script(obj) -> str:
+    """JSON that is safe inside `<script type="application/json">` (no `</script>`
+    can be formed), with sorted keys so output is reproducible."""
+    s = json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return s.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def scroll_region(caption_id: str) -> str:
+    """The wrapper that lets a wide table scroll sideways on a phone: focusable, so a
+    keyboard can scroll it too, and named by the table's caption."""
+    return (f'<div class="table-wrap" tabindex="0" role="region" '
+            f'aria-labelledby="{caption_id}">')
+
+
+def wrap_text(text: str, width: int, sep: str = " ") -> list[str]:
+    """Greedy wrap of `text` into lines of at most `width` characters where it can.
+
+    The text breaks only at `sep` (a space by default: between words; ", " for a list
+    of phrases). A line that ends at a break keeps the separator's visible part
+    (", " leaves a trailing comma). A single part longer than `width` stands alone."""
+    parts = text.split() if sep == " " else text.split(sep)
+    keep = sep.rstrip()
+    lines: list[str] = []
+    cur = ""
+    for part in parts:
+        cand = f"{cur}{sep}{part}" if cur else part
+        if cur and len(cand) > width:
+            lines.append(cur + keep)
+            cur = part
+        else:
+            cur = cand
+    if cur:
+        lines.append(cur)
+    return lines
