@@ -122,7 +122,7 @@ def make_project(k: int, base: Path) -> Path:
     proj, mirror = base / f"x{k}" / "proj", base / f"x{k}" / "mirror"
     upstream = vendor.mirror_dir(None, ROOT)
     if upstream is None:
-        raise SystemExit("no upstream mirror beside the project (../shared/upstream)")
+        raise SystemExit("no upstream mirror beside the project (shared/upstream in the folder that holds the clone)")
     shutil.copytree(ROOT / "data", proj / "data")
     study = yamlio.load((proj / "data" / "study.yaml").read_text())
     folders = [study["headline"], *study["learning_rate_runs"], study["shakespeare"]["folder"]]

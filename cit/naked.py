@@ -1,4 +1,4 @@
-"""The no-naked-numbers check (site.md §2).
+"""The no-naked-numbers check (docs/numbers.md, "In content").
 
 Every digit a reader can see on a rendered page (text, and the alt / title /
 aria-label / placeholder attributes and the meta description) must be either

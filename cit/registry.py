@@ -1,5 +1,5 @@
 """The number registry: every number the site shows, with a stable id, its raw value,
-its displayed text, its kind and its provenance (site.md §2).
+its displayed text, its kind and its provenance (docs/numbers.md).
 
 Stages add entries; pages only ever show a number by looking its id up here.
 """

@@ -1,5 +1,5 @@
 """Check an upstream results.md against our recomputation, character for character
-(experiment-results.md §5), and count coverage: every digit run in the file must be
+(docs/experiment-tables.md, "The comparison"), and count coverage: every digit run in the file must be
 accounted for by a compared table cell, a compared row label, a section ordinal, or a
 prose number matched to a named quantity.
 """

@@ -1,4 +1,4 @@
-"""The one module that knows the run-log format (experiment-results.md §1).
+"""The one module that knows the run-log format (docs/experiment-tables.md, "Reading the logs").
 
 Each `*.jsonl` log is one run: a `config` record first, then `eval` and `diag` records,
 and a `done` record when the run finished. Every line is validated with pydantic and

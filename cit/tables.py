@@ -1,5 +1,5 @@
 """The experiment's tables, recomputed from the run logs with pandas
-(experiment-results.md §2-4), as plain data the checker and the registry both read.
+(docs/experiment-tables.md, "Statistics"), as plain data the checker and the registry both read.
 
 Every figure is a `Quantity`: a stable id, the raw value, the text exactly as results.md prints
 it, the files it was computed from and the computation in words.
@@ -76,7 +76,7 @@ def stats(values) -> tuple[float | None, float | None]:
 
 
 def label(run: Run) -> str:
-    """The group's label, built from its config (experiment-results.md §3)."""
+    """The group's label, built from its config (docs/experiment-tables.md)."""
     c = run.cfg
     if c.variant == "band" and c.band != "low":
         text = f"F  DeMo, fixed {c.band} band"
@@ -332,7 +332,7 @@ def tinystories_doc(folder: Folder, rel_md: str) -> ResultsDoc:
 
 
 def shakespeare_doc(folder: Folder, rel_md: str, rows_spec: list[dict]) -> ResultsDoc:
-    """results/shakespeare-optics-check/results.md, recomputed (experiment-results.md §6)."""
+    """results/shakespeare-optics-check/results.md, recomputed (docs/experiment-tables.md)."""
     by_file = {r.path.name: r for r in folder.runs}
     missing = [row["file"] for row in rows_spec if row["file"] not in by_file]
     if missing:

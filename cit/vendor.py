@@ -1,8 +1,9 @@
 """Vendoring: pin the upstream data files in vendored/lock.yaml, materialise them into
 vendored/ and verify every file's git blob SHA-1 before anything reads it.
 
-Lookup order for the bytes (design.md, "Vendoring"): the --vendor-from option, the
-CIT_VENDOR_MIRROR environment variable, ../shared/upstream/<repo name>/ beside the
+Lookup order for the bytes (README, "Where the upstream data comes from"): the
+--vendor-from option, the CIT_VENDOR_MIRROR environment variable,
+`shared/upstream/<repo name>/` in the folder that holds the clone, beside the
 project, else a download of the pinned commit's files from the upstream host.
 
     python -m cit.vendor lock [--from DIR]     write vendored/lock.yaml from a mirror
@@ -75,7 +76,8 @@ def read_lock(path: Path = LOCK) -> Lock:
 
 
 def default_mirror(root: Path = ROOT) -> Path:
-    """The last place mirror_dir looks: ../shared/upstream/<repository name>."""
+    """The last place mirror_dir looks: `shared/upstream/<repository name>` in the
+    folder that holds the clone."""
     return root.parent / "shared" / "upstream" / REPOSITORY.split("/")[1]
 
 

@@ -2,6 +2,9 @@
 
 # ---- foundation fixtures (vendor, runs, tables) ------------------------------------
 import hashlib
+import json
+import re
+from html.parser import HTMLParser
 import shutil
 from pathlib import Path
 
@@ -27,12 +30,12 @@ def vendored_files():
 @pytest.fixture(scope="session")
 def upstream_mirror() -> Path:
     """The upstream mirror, found as the build finds it (cit.vendor.mirror_dir: the
-    CIT_VENDOR_MIRROR variable, then ../shared/upstream/ beside the clone)."""
+    CIT_VENDOR_MIRROR variable, then shared/upstream/ in the folder that holds the clone)."""
     from cit.vendor import mirror_dir
     found = mirror_dir(None)
     if found is None:
         pytest.fail("no upstream mirror: set CIT_VENDOR_MIRROR to a copy of the upstream "
-                    "repository, or put it in ../shared/upstream/ beside the clone")
+                    "repository, or put it in shared/upstream/ in the folder that holds the clone")
     return found
 
 
@@ -280,6 +283,46 @@ def render_tiny():
         return render_site(reg, content_dir, templates_dir, blocks,
                            build_info or RENDER_BUILD_INFO, repo_root=content_dir.parent)
     return run
+
+
+# shared by the render-stage test files (render, assets, blocks, charts)
+
+TINY_PAGES = ("index.html", "optics/index.html", "method/index.html", "tested/index.html",
+         "glossary/index.html", "decks/01-sources/index.html", "decks/02-traffic/index.html")
+
+
+def page_text(site, path):
+    """A rendered page's HTML as text."""
+    return site.files[path].decode("utf-8")
+
+
+def script_json(html, script_id):
+    """The JSON inside `<script type="application/json" id=script_id>`."""
+    m = re.search(rf'<script type="application/json" id="{script_id}">(.*?)</script>', html, re.S)
+    assert m, script_id
+    return json.loads(m.group(1))
+
+
+class _Elements(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.found = []
+
+    def handle_starttag(self, tag, attrs):
+        self.found.append((tag, dict(attrs)))
+
+
+def html_elements(html):
+    """Every start tag of `html` as (tag, attributes)."""
+    p = _Elements()
+    p.feed(html)
+    return p.found
+
+
+@pytest.fixture
+def site(render_content, render_tiny):
+    """The tiny content tree rendered with the real templates."""
+    return render_tiny(render_content())
 
 
 # ---- end render fixtures ---------------------------------------------------------------

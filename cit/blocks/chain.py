@@ -1,4 +1,4 @@
-"""The chain animation on the hub (site.md §4): `content/chain.yaml` describes the
+"""The chain animation on the hub (docs/architecture.md, "Adding a block"): `content/chain.yaml` describes the
 proposed system as data (lanes, blocks, edges, a provenance tag per block, the numbers
 each block shows by registry id, and which path, E or E′, each piece belongs to).
 

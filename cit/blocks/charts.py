@@ -1,4 +1,4 @@
-"""Charts: Plotly figures built in Python from registry Series (site.md §3).
+"""Charts: Plotly figures built in Python from registry Series (docs/numbers.md).
 
 Each chart block embeds its figure as JSON (`fig.to_plotly_json()`, sorted keys) in a
 `<script type="application/json" id="fig-NAME-json">` beside a

@@ -176,16 +176,16 @@ def glossary(ctx) -> str:
     """Every term: definition (with its cross links), and the pages that use it."""
     if ctx.url != "/glossary/":
         raise BuildError(ctx.path, "@[glossary] belongs on the /glossary/ page (term links point there)")
-    site = ctx.site
+    site_state = ctx.site
     out = ['<dl class="glossary">']
     for key, t in sorted(ctx.glossary.items(), key=lambda kv: (kv[1].term.casefold(), kv[0])):
         ctx.slugs.add(f"term-{key}")
-        definition = render_inline(site.md, t.definition, ctx, t.path, t.line)
+        definition = render_inline(site_state.md, t.definition, ctx, t.path, t.line)
         see = ""
         if t.see:
             links = ", ".join(ctx.term(k, where=f"{t.path}:{t.line}") for k in t.see)
             see = f'<p class="see-also">See also: {links}.</p>'
-        pages = site.term_pages.get(key, [])
+        pages = site_state.term_pages.get(key, [])
         used = _pages_links(ctx, pages) if pages else "no page yet"
         out.append(f'<div class="glossary-entry"><dt id="term-{e(key)}"><dfn>{e(t.term)}</dfn></dt>'
                    f"<dd><p>{definition}</p>{see}"

@@ -138,7 +138,7 @@ def locator(section: Section | int, table: str, row: str, column: str) -> str:
 KIND_OF_TAG = {"paper": "quoted", "experiment": "measured", "assumption": "assumption",
                "fitted": "fitted"}
 
-# scenario keys that also carry a sim.* id (ids.md)
+# scenario keys that also carry a sim.* id (docs/numbers.md)
 SIM_ALIASES = {"workers": "sim.workers", "dcs": "sim.dcs", "target_loss": "sim.target",
                "wan_bandwidth": "sim.wan_default", "sweep_min": "sim.sweep_min",
                "sweep_max": "sim.sweep_max"}

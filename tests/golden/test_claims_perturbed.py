@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from tests.golden.test_bad_inputs import HEADLINE, case  # noqa: F401  (fixture)
+from tests.golden.conftest import HEADLINE
 
 
 def _records(case, name: str):

@@ -2,7 +2,7 @@
 and where they part.
 
 The parameters here are test inputs (a small made-up network); every expected value is
-computed from the spec's formulas, never typed.
+computed from docs/simulator.md's formulas, never typed.
 """
 
 import math
@@ -45,7 +45,7 @@ WHERE = {"inside one data centre": dict(dcs=1), "across the WAN": dict(dcs=2)}
 
 
 def spec_alpha_beta(p: Params):
-    """The ring's slowest hop as the spec describes it: two worker links, plus the WAN
+    """The ring's slowest hop as docs/simulator.md describes it: two worker links, plus the WAN
     when the ring spans two data centres; bandwidth the slowest link on that hop."""
     if p.dcs == 2:
         return 2 * p.alpha_intra + p.alpha_wan, min(p.bw_nic, p.bw_wan)
@@ -75,7 +75,7 @@ def test_the_simulated_ring_all_gather_matches_its_closed_form(where, wan_gbps):
 
 
 def spec_hier(p: Params):
-    """The hierarchical layout's pieces as the spec writes them: (k, intra step, WAN step,
+    """The hierarchical layout's pieces as docs/simulator.md writes them: (k, intra step, WAN step,
     L, W)."""
     return (p.workers // p.dcs, 2 * p.alpha_intra, 2 * p.alpha_intra + p.alpha_wan,
             p.bw_nic, p.bw_wan)

@@ -1,5 +1,5 @@
 """data/sim/results.md: recomputed from the vendored logs and the scenario, checked cell
-by cell; the figures it must show (simulator spec §6-7) and the failures it must raise."""
+by cell; the figures it must show (docs/simulator.md, "The recorded results" and "Checks") and the failures it must raise."""
 
 import math
 from pathlib import Path

@@ -1,0 +1,129 @@
+"""Assets over the tiny site: stylesheets and scripts a page links, minifying, and the
+per-page provenance scripts (cit/assets.py)."""
+
+import json
+import posixpath
+import re
+from pathlib import Path
+
+from tests.conftest import TINY_PAGES, page_text
+
+
+def _prov(site, path):
+    """The page's provenance script, decoded here independently of site.js: the
+    numbers (id -> the fields numbers.json gives) and the terms (key -> term, definition)."""
+    html = page_text(site, path)
+    m = re.search(r'<body[^>]* data-page="([^"]*)" data-prov="([^"]*)"', html)
+    assert m, path
+    page, src = m.groups()
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(path), src))
+    script = site.files[target].decode("utf-8")
+    m = re.fullmatch(r'/\*[^*]*\*/\n\(window\.CIT_PROV=window\.CIT_PROV\|\|\{\}\)\[(".*?")\]=(.*);\n',
+                     script, re.S)
+    assert m and json.loads(m.group(1)) == page, path
+    p = json.loads(m.group(2))
+    t = p["t"]
+
+    def source(k):
+        path_i, *shas = p["s"][k]
+        out = {"path": t[path_i]}
+        for key, i in zip(("commit", "blob_sha1"), shas):
+            if i is not None:
+                out[key] = t[i]
+        return out
+
+    numbers = {i: {"kind": t[e[0]], "value": e[1], "text": e[2], "unit": t[e[3]],
+                   "provenance": {"sources": [source(k) for k in e[4]], "locator": t[e[5]],
+                                  "computation": t[e[6]]}}
+               for i, e in p["n"].items()}
+    terms = {k: {"term": v[0], "definition": v[1]} for k, v in p["g"].items()}
+    return numbers, terms
+
+
+def _sheets_linked(html):
+    return re.findall(r'<link rel="stylesheet" href="(?:\.\./)*static/([^"]+)">', html)
+
+
+def test_each_page_embeds_the_numbers_it_shows_with_their_provenance(site, render_registry):
+    for path in TINY_PAGES:
+        html = page_text(site, path)
+        assert 'id="cit-numbers"' not in html, "provenance is loaded on demand, not inline"
+        shown = set(re.findall(r'<data class="num" value="[^"]*" data-id="([^"]+)"', html))
+        embedded, _ = _prov(site, path)
+        assert set(embedded) == shown, path
+        for i, entry in embedded.items():
+            n = render_registry.numbers[i]
+            assert entry == {"kind": n.kind, "value": n.as_json([])["value"], "text": n.text,
+                             "unit": n.unit, "provenance": n.provenance()}
+
+
+def test_each_page_embeds_the_terms_it_links(site):
+    for path in TINY_PAGES:
+        html = page_text(site, path)
+        linked = set(re.findall(r'<a class="term" href="[^"]*" data-term="([^"]+)"', html))
+        _, embedded = _prov(site, path)
+        assert set(embedded) == linked, path
+        for entry in embedded.values():
+            assert set(entry) == {"term", "definition"} and entry["definition"]
+
+
+def test_a_page_with_no_number_and_no_term_loads_no_provenance(render_content, render_tiny):
+    deck = "---\ntitle: Plain\ndescription: D.\nlayout: deck\norder: 3\n---\n# Plain words\n"
+    site = render_tiny(render_content({"decks/03-plain.md": deck}))
+    html = page_text(site, "decks/03-plain/index.html")
+    assert "data-prov" not in html and "static/prov/decks/03-plain.js" not in site.files
+    assert "static/prov/decks/01-sources.js" in site.files
+
+
+def test_provenance_scripts_name_every_string_once(site):
+    script = site.files["static/prov/optics.js"].decode("utf-8")
+    p = json.loads(script[script.index("]=") + 2:-2])
+    assert p["t"] == sorted(set(p["t"])) and len(p["s"]) == len({tuple(s) for s in p["s"]})
+
+
+def test_each_page_links_the_base_sheet_and_only_the_feature_sheets_it_uses(site):
+    from cit.assets import page_features, sheet_needs
+    static = Path(__file__).resolve().parents[2] / "templates" / "static"
+    needs = {p.name: sheet_needs(p.read_text()) for p in static.glob("*.css")}
+    assert needs["site.css"] is None and all(needs[n] for n in needs if n != "site.css")
+    for path in TINY_PAGES:
+        html = page_text(site, path)
+        linked = _sheets_linked(html)
+        assert linked[0] == "site.css", path
+        feats = page_features(html)
+        assert set(linked[1:]) == {n for n, w in needs.items() if w and feats & set(w)}, path
+    assert "deck.css" in _sheets_linked(page_text(site, "decks/02-traffic/index.html"))
+    assert "tables.css" not in _sheets_linked(page_text(site, "decks/02-traffic/index.html"))
+    assert {"charts.css", "tables.css"} <= set(_sheets_linked(page_text(site, "index.html")))
+
+
+def test_stylesheets_lose_comments_and_needless_spaces_but_keep_strings_and_meaning():
+    from cit.assets import minify_css
+    css = ('/* when: .x */\na :is(b, c) > d {\n  margin: calc(1rem - 2px);\n'
+           '  content: " <a>  /* kept */ ";\n}\n/* gone */\n@media (max-width: 40rem) {\n'
+           '  .y .z { grid-template-areas: "a  b" ". c"; }\n}\n')
+    assert minify_css(css) == ('a :is(b,c)>d{margin:calc(1rem - 2px);content:" <a>  /* kept */ "}'
+                               '@media (max-width:40rem){.y .z{grid-template-areas:"a  b" ". c"}}\n')
+
+
+def test_scripts_lose_comment_lines_and_indentation_but_no_code():
+    from cit.assets import strip_js
+    js = ("(function () {\n  /* a comment\n     over lines */\n  var a = '//kept';  // trailing, kept\n"
+          "\n  // a comment line\n  /* inline */ b(a);\n  c(/x\\/\\/y/);\n})();\n")
+    assert strip_js(js) == ("(function () {\nvar a = '//kept';  // trailing, kept\n"
+                            "/* inline */ b(a);\nc(/x\\/\\/y/);\n})();\n")
+    template = "f(`a\n  // in a literal\n  b`);\n  // a comment\n  g();\n"
+    assert strip_js(template) == template
+    assert strip_js("a(); /* open\n// */\nb();\n") == "a(); /* open\n// */\nb();\n"
+    assert strip_js("a(); /* open\n  /* x */\nb();\n") == "a(); /* open\n/* x */\nb();\n"
+
+
+def test_published_styles_and_scripts_are_the_stripped_sources(site):
+    from cit.assets import minify_css, strip_js
+    static = Path(__file__).resolve().parents[2] / "templates" / "static"
+    for f in sorted(static.iterdir()):
+        out = site.files["static/" + f.name].decode("utf-8")
+        if f.suffix == ".css":
+            assert out == minify_css(f.read_text()) and "/*" not in out
+        elif f.suffix == ".js":
+            assert out == strip_js(f.read_text()) and len(out) < len(f.read_text())

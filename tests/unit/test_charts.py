@@ -1,0 +1,116 @@
+"""Chart blocks over the tiny site: figures, fallback tables, seed bands, colours,
+break-even markers and the plotly bundle (cit/blocks/charts.py)."""
+
+import re
+
+import pytest
+
+from cit.assets import plotly_js
+from cit.errors import BuildError
+from cit.fmt import fmt, fmt_int
+from cit.plotlybundle import SCRIPT as PLOTLY_SCRIPT
+from tests.conftest import TINY_PAGES, html_elements, page_text, script_json
+
+
+def _hub_without_charts():
+    from conftest import RENDER_CONTENT
+    return RENDER_CONTENT["hub.md"].replace("@[chart:loss-curves]\n", "")
+
+
+def test_chart_pages_name_plotly_for_later_and_never_load_it_up_front(site):
+    """No page loads plotly with a <script>: each chart names the file in data-plotly-src
+    (relative to the page) and charts.js fetches it when a reader reaches for the chart."""
+    chart_pages = set()
+    for path in TINY_PAGES:
+        html = page_text(site, path)
+        has_chart = 'class="chart"' in html
+        loads = [a.get("src", "") for t, a in html_elements(html) if t == "script"]
+        assert not any(s.endswith(PLOTLY_SCRIPT) for s in loads), path
+        named = {a.get("data-plotly-src") for t, a in html_elements(html) if a.get("data-plotly-src")}
+        root = "../" * path.count("/")
+        assert named == ({f"{root}static/{PLOTLY_SCRIPT}"} if has_chart else set()), path
+        assert has_chart == any(s.endswith("static/charts.js") for s in loads), path
+        if has_chart:
+            chart_pages.add(path)
+    assert chart_pages == {"index.html", "decks/01-sources/index.html"}
+    assert site.files["static/" + PLOTLY_SCRIPT] == plotly_js()
+    assert "cdn" not in "".join(page_text(site, p) for p in TINY_PAGES).lower()
+
+
+def test_no_plotly_file_is_copied_when_no_page_has_a_chart(render_content, render_tiny):
+    hub = _hub_without_charts()
+    deck = "---\ntitle: Sources\ndescription: D.\nlayout: deck\norder: 1\n---\n# Sources\n"
+    site = render_tiny(render_content({"hub.md": hub, "decks/01-sources.md": deck}))
+    assert "static/" + PLOTLY_SCRIPT not in site.files
+
+
+def test_a_chart_embeds_its_figure_and_a_fallback_of_registry_values(site, render_registry):
+    html = page_text(site, "index.html")
+    fig = script_json(html, "fig-loss-curves-json")
+    hub_series = sorted(i for i in render_registry.series if i.startswith("curve."))
+    lines = [t for t in fig["data"] if t.get("mode") == "lines"]
+    # one line per series, named by its id; the points are the table's (charts.js reads them)
+    assert [t["legendgroup"] for t in lines] == hub_series
+    assert not any(k in t for t in fig["data"] for k in ("x", "y", "customdata"))
+    # the fallback: a column per series, a row per point (x, then y with the seed range)
+    table = re.search(r'<table class="data chart-table" data-fx="int" data-fy="dec3" data-range>'
+                      r'(.*?)</table>', html, re.S).group(1)
+    sids = re.findall(r'<th scope="col" data-series="([^"]+)">', table)
+    assert sids == hub_series
+    rows = re.findall(r'<tr><th scope="row">([^<]*)</th>(.*?)</tr>', table)
+    values = 0
+    for i, (x, cells) in enumerate(rows):
+        for sid, cell in zip(sids, re.findall(r"<td>([^<]*)</td>", cells), strict=True):
+            s = render_registry.series[sid]
+            assert x == fmt_int(s.x[i]), (sid, i)
+            lo, hi = s.extra["lo"][i], s.extra["hi"][i]
+            assert cell == f"{fmt(s.y[i], 3)} ({fmt(lo, 3)} to {fmt(hi, 3)})", (sid, i)
+            values += 3
+    assert len(rows) == len(render_registry.series[hub_series[0]].x) and values
+
+
+def test_a_seed_band_is_drawn_only_where_seeds_differ(render_content, render_tiny,
+                                                      render_registry):
+    single = render_registry.series["curve.B"]
+    render_registry.series["curve.B"] = type(single)(
+        single.id, single.x, single.y, dict(single.extra, lo=single.y, hi=single.y),
+        single.kind, single.sources, single.locator, single.computation)
+    site = render_tiny(render_content(), render_registry)
+    fig = script_json(page_text(site, "index.html"), "fig-loss-curves-json")
+    bands = {t["legendgroup"]: t for t in fig["data"] if t.get("fill") == "toself"}
+    assert sorted(bands) == ["curve.A", "curve.C.2d64"]
+    for sid, t in bands.items():
+        assert t["meta"] == "band" and t["showlegend"] is False and "x" not in t
+    html = page_text(site, "index.html")
+    row = re.search(r'<tr><th scope="row">[^<]*</th>(.*?)</tr>', html).group(1)
+    cells = dict(zip(re.findall(r'data-series="([^"]+)"', html), re.findall(r"<td>([^<]*)</td>", row)))
+    assert cells["curve.B"] == fmt(single.y[0], 3) and " to " in cells["curve.A"]
+
+
+def test_variant_colours_are_the_same_in_every_chart(site):
+    from cit.blocks.charts import VARIANT_COLOURS
+    hub = script_json(page_text(site, "index.html"), "fig-loss-curves-json")
+    sweep = script_json(page_text(site, "decks/01-sources/index.html"), "fig-sweep-json")
+    colour = {}
+    for fig in (hub, sweep):
+        for t in fig["data"]:
+            if t.get("mode") == "lines" and t["line"]["dash"] == "solid":
+                colour.setdefault(t["name"][0], set()).add(t["line"]["color"])
+    assert colour["A"] == {VARIANT_COLOURS["A"]}
+
+
+def test_the_sweep_marks_float_break_evens_and_skips_text_ones(site, render_registry):
+    html = page_text(site, "decks/01-sources/index.html")
+    fig = script_json(html, "fig-sweep-json")
+    assert fig["layout"]["xaxis"]["type"] == "log"
+    assert [s["x0"] for s in fig["layout"]["shapes"]] == [render_registry.numbers["sim.breakeven.E_vs_A"].value]
+    assert 'data-id="sim.breakeven.E_vs_A"' in html and 'data-id="sim.breakeven.B_vs_A"' not in html
+
+
+def test_a_chart_block_whose_series_are_absent_fails(render_content, render_tiny, render_registry):
+    for sid in [i for i in render_registry.series if i.startswith("sim.sweep.")]:
+        del render_registry.series[sid]
+    with pytest.raises(BuildError) as e:
+        render_tiny(render_content(), render_registry)
+    assert e.value.where.startswith("content/decks/01-sources.md:")
+    assert "sim.sweep" in e.value.message

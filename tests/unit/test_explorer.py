@@ -1,0 +1,75 @@
+"""cit/blocks/explorer.py: the @[explorer] block draws from the simulator's computation
+it is handed (no state kept anywhere), shows registered numbers before any control
+moves, and writes explorer.js inline."""
+
+import json
+import re
+
+import pytest
+
+from cit.blocks import explorer_blocks
+from cit.blocks.explorer import explorer_data
+from cit.errors import BuildError
+from cit.markdown import PageContext
+from cit.registry import Registry
+from cit.runs import load_folder
+from cit.sim.compute import compute_from_paths
+from cit.sim.register import register_sim
+from cit.sim.report import RESULTS
+from tests.conftest import ROOT
+
+HEADLINE = "results/tinystories-gpu"
+SCRIPT = ROOT / "templates" / "static" / "explorer.js"
+
+
+@pytest.fixture(scope="module")
+def computed(vendored_root):
+    return compute_from_paths(ROOT, load_folder(vendored_root / HEADLINE, HEADLINE))
+
+
+@pytest.fixture(scope="module")
+def registry(computed):
+    reg = Registry()
+    register_sim(reg, computed, RESULTS, ROOT)
+    return reg
+
+
+def _render(registry, computed, script=SCRIPT):
+    ctx = PageContext(registry, "/transit/", "../", "content/pages/transit.md", {}, {})
+    spec = explorer_blocks(computed, script)["explorer"]
+    return spec, spec.function(ctx), ctx
+
+
+def test_the_block_is_rendered_with_its_page_not_in_the_late_pass(registry, computed):
+    spec, _, _ = _render(registry, computed)
+    assert spec.late_order is None
+
+
+def test_its_data_is_the_computation_it_was_handed(registry, computed):
+    _, html, _ = _render(registry, computed)
+    m = re.search(r'<script type="application/json" class="explorer-data" '
+                  r'id="explorer-data">(.*?)</script>', html, re.S)
+    assert json.loads(m.group(1)) == json.loads(json.dumps(explorer_data(computed)))
+
+
+def test_every_output_starts_as_a_registered_number(registry, computed):
+    _, html, ctx = _render(registry, computed)
+    shown = set(re.findall(r'<data class="num" value="[^"]*" data-id="([^"]+)"', html))
+    assert shown and shown == ctx.numbers_shown
+    assert shown <= set(registry.numbers)
+
+
+def test_the_script_is_written_inline_as_a_module(registry, computed):
+    _, html, _ = _render(registry, computed)
+    assert f'<script type="module">\n{SCRIPT.read_text()}</script>' in html
+
+
+def test_a_missing_script_or_one_that_would_close_the_tag_fails(registry, computed, tmp_path):
+    with pytest.raises(BuildError) as e:
+        _render(registry, computed, tmp_path / "none.js")
+    assert "missing" in e.value.message
+    bad = tmp_path / "explorer.js"
+    bad.write_text("const s = '</script>';\n")
+    with pytest.raises(BuildError) as e:
+        _render(registry, computed, bad)
+    assert e.value.where == "templates/static/explorer.js"
