@@ -60,7 +60,10 @@ DASHES = {"solid": "", "dash": "6 4", "dot": "1.5 3", "dashdot": "6 3 1.5 3",
           "longdash": "11 4"}
 FONT = 13            # viewBox units; a 400-unit figure keeps text legible on a phone
 LINE_GAP = 15        # the least vertical distance between two end-of-line labels
-CHAR_W = 0.56        # average glyph width as a share of the font size (label sizing)
+CHAR_W = 0.6         # average glyph width as a share of the font size (label sizing)
+STACK_FROM = 0.38    # share of a bar chart's width beyond which labels go above the bars
+GROUP_GAP = 20       # room for a bar group's heading
+DIVIDE_FROM = 8      # the least cell width (units) at which a strip's cells are divided
 
 
 @dataclass(frozen=True)
@@ -237,6 +240,26 @@ def _log_domain(lo: float, hi: float, axis: Axis) -> tuple[float, float, list[fl
     return a, b, ticks
 
 
+def _fit_ticks(ticks, scale: Scale, log: bool, pad: float = 8) -> list[float]:
+    """The ticks whose labels fit side by side on a horizontal axis: all of them if
+    they do; else, on a log axis, the decades; else every second, third, ... tick."""
+    def fits(ts):
+        return all(abs(scale(b) - scale(a)) >= (_text_width(tick_text(a)) + _text_width(tick_text(b))) / 2 + pad
+                   for a, b in zip(ts, ts[1:]))
+    if fits(ticks):
+        return list(ticks)
+    if log:
+        decades = [t for t in ticks if math.isclose(math.log10(t), round(math.log10(t)), abs_tol=1e-9)]
+        if len(decades) >= 2:
+            ticks = decades
+            if fits(ticks):
+                return ticks
+    for k in range(2, len(ticks)):
+        if fits(ticks[::k]):
+            return ticks[::k]
+    return [ticks[0], ticks[-1]] if len(ticks) > 1 else list(ticks)
+
+
 def tick_text(v: float) -> str:
     """A tick label: thousands separated, no needless zeros ("0.05", "2.5", "10,000")."""
     if v == 0:
@@ -272,15 +295,45 @@ def _y_axis(sy: Scale, ticks, left: float, right: float, title: str, title_y: fl
 
 # ---------------------------------------------------------------- line chart
 
+def _off_line(a, b, p) -> float:
+    """Distance of point p from the segment a-b (or from a, when b is a)."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length2 = dx * dx + dy * dy
+    t = 0.0 if not length2 else max(0.0, min(1.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / length2))
+    return math.hypot(p[0] - a[0] - t * dx, p[1] - a[1] - t * dy)
+
+
+def _thin(points, tol: float = 0.05):
+    """Drop the points that lie on the straight line from the last kept point to the
+    next one (every dropped point within `tol` units of it): a flat or straight stretch
+    becomes one segment and is drawn the same."""
+    out: list = []
+    skipped: list = []
+    for p in points:
+        if p is None:
+            out.append(None)
+            skipped = []
+            continue
+        if len(out) >= 2 and out[-1] is not None and out[-2] is not None:
+            cand = skipped + [out[-1]]
+            if all(_off_line(out[-2], p, q) <= tol for q in cand):
+                out[-1] = p
+                skipped = cand
+                continue
+        out.append(p)
+        skipped = []
+    return out
+
+
 def _path(points) -> str:
     """An SVG path through points; None (a missing value) breaks the line. After each
     move, steps are relative ("l"), rounded so that the rounding never accumulates."""
     out, last = [], None
-    for p in points:
+    for p in _thin([None if p is None else (round(p[0], 1), round(p[1], 1)) for p in points]):
         if p is None:
             last = None
             continue
-        x, y = round(p[0], 1), round(p[1], 1)
+        x, y = p
         if last is None:
             out.append(f"M{_f(x)} {_f(y)}")
         else:
@@ -350,9 +403,7 @@ def line_chart(lines, x: Axis, y: Axis, *, title: str, desc: str, uid: str,
         return (sx(a), sy(b)) if ok else None
 
     body = [_y_axis(sy, yticks, left, width - right, y.title, FONT),
-            _x_axis(sx, xticks, top, bottom, x.title)]
-    for m in markers:
-        body.append(_marker(m, sx, top, bottom, x.log))
+            _x_axis(sx, _fit_ticks(xticks, sx, x.log), top, bottom, x.title)]
     for ln in lines:
         if ln.lo is not None and ln.hi is not None and any(a != b for a, b in zip(ln.lo, ln.hi)):
             up = [pt(a, b) for a, b in zip(ln.x, ln.hi)]
@@ -364,6 +415,10 @@ def line_chart(lines, x: Axis, y: Axis, *, title: str, desc: str, uid: str,
         da = f' stroke-dasharray="{dash}"' if dash else ""
         d = _path([pt(a, b) for a, b in zip(ln.x, ln.y)])
         body.append(f'<path class="fig-line c-{ln.colour}"{da} d="{d}"/>')
+    # right to left, so a label (written rightwards) lies above the markers it crosses
+    ordered = sorted(markers, key=lambda m: (m.x, m.label))
+    for k in range(len(ordered) - 1, -1, -1):
+        body.append(_marker(ordered[k], k, sx, top, bottom, x.log))
     for ln in lines:
         body.append(_point_marks(ln, pt))
     body.append(_end_labels(lines, labels, sx, sy, y.log, top, bottom, width - right))
@@ -386,16 +441,21 @@ def _point_marks(ln: Line, pt) -> str:
     return "".join(out)
 
 
-def _marker(m: VLine, sx: Scale, top: float, bottom: float, log: bool) -> str:
+def _marker(m: VLine, k: int, sx: Scale, top: float, bottom: float, log: bool) -> str:
+    """Marker k (in x order): a dotted vertical line, its label written across at the
+    k-th line from the top (a staircase, so close markers never overprint), to the right
+    of the line unless it would leave the plot."""
     if not _finite(m.x) or (log and m.x <= 0):
         raise FigureError(f"marker {m.label!r}: x {m.x!r} cannot be drawn on this axis")
     x = sx(m.x)
+    ty = top + FONT + k * (FONT + 2)
+    right = x + 4 + _text_width(m.label, FONT - 2) <= sx.p1
+    tx, anchor = (x + 4, "") if right else (x - 4, ' text-anchor="end"')
     inner = (f'<line class="fig-marker" x1="{_f(x)}" x2="{_f(x)}" y1="{_f(top)}" y2="{_f(bottom)}"/>'
-             f'<text class="fig-marker-label" transform="translate({_f(x - 4)} {_f(top + 4)}) rotate(-90)" '
-             f'text-anchor="end" font-size="{FONT - 2}">{e(m.label)}</text>')
+             f'<text class="fig-marker-label" x="{_f(tx)}" y="{_f(ty)}"{anchor}>{e(m.label)}</text>')
     if m.number is None:
         return inner
-    hit = f'<rect class="fig-hit" x="{_f(x - 6)}" y="{_f(top)}" width="12" height="{_f(bottom - top)}"/>'
+    hit = f'<rect class="fig-hit" x="{_f(x - 3)}" y="{_f(top)}" width="6" height="{_f(bottom - top)}"/>'
     return mark(m.number, f"{m.label}: {m.number.text}", inner + hit)
 
 
@@ -422,7 +482,9 @@ def _end_labels(lines, labels, sx, sy, log_y, top, bottom, x_end) -> str:
 # ---------------------------------------------------------------- bar chart
 
 def bar_chart(bars, axis: Axis, *, title: str, desc: str, uid: str, width: float = 400) -> str:
-    """Horizontal bars, grouped by consecutive `group`, as an `<svg>` string."""
+    """Horizontal bars, grouped by consecutive `group`, as an `<svg>` string. Short
+    labels sit left of their bar; when a label would take more than STACK_FROM of the
+    width, every label sits above its bar instead, so the bars keep the full width."""
     bars = list(bars)
     if not bars:
         raise FigureError(f"figure {uid!r}: no bar to draw")
@@ -434,34 +496,42 @@ def bar_chart(bars, axis: Axis, *, title: str, desc: str, uid: str, width: float
     if not axis.log and axis.lo is None:
         vals.append(0)
     a, z, ticks = domain(vals, axis)
-    row, gap_group = 22, 20
+    stacked = max(_text_width(b.label) for b in bars) + 10 > width * STACK_FROM
+    row = 22 + (FONT + 2 if stacked else 0)
     groups = [b.group for b in bars]
     heads = sum(1 for k, g in enumerate(groups) if g and (k == 0 or groups[k - 1] != g))
-    label_w = min(width * 0.4, max(_text_width(b.label) for b in bars) + 10)
+    # stacked: just room for half the first tick label, which is centred on the axis start
+    label_w = (_text_width(tick_text(ticks[0])) / 2 + 2 if stacked
+               else max(_text_width(b.label) for b in bars) + 10)
     value_w = max(_text_width(b.number.text if b.number else "") for b in bars) + 10
-    top = FONT + 10
-    height = top + len(bars) * row + heads * gap_group + 2 * FONT + 20
-    left, right = label_w, width - value_w
-    sx = Scale(a, z, left, right, axis.log)
+    top = 8
+    height = top + len(bars) * row + heads * GROUP_GAP + 2 * FONT + 20
+    sx = Scale(a, z, label_w, width - value_w, axis.log)
     bottom = height - 2 * FONT - 16
-    body = [_x_axis(sx, ticks, top, bottom, axis.title)]
+    body = [_x_axis(sx, _fit_ticks(ticks, sx, axis.log), top, bottom, axis.title)]
     y = top
     for k, b in enumerate(bars):
         if b.group and (k == 0 or groups[k - 1] != b.group):
             body.append(f'<text class="fig-group" x="2" y="{_f(y + FONT + 2)}">{e(b.group)}</text>')
-            y += gap_group
-        body.append(_bar(b, sx, a, y, row, label_w))
+            y += GROUP_GAP
+        body.append(_bar(b, sx, a, y, row, label_w, stacked))
         y += row
     return _svg(uid, width, height, title, desc, "".join(body),
                 any(b.number is not None for b in bars))
 
 
-def _bar(b: Bar, sx: Scale, start: float, y: float, row: float, label_w: float) -> str:
+def _bar(b: Bar, sx: Scale, start: float, y: float, row: float, label_w: float,
+         stacked: bool) -> str:
+    if stacked:
+        label = f'<text class="fig-label" x="{_f(label_w)}" y="{_f(y + FONT)}">{e(b.label)}</text>'
+        y += FONT + 2
+        row -= FONT + 2
     x0, x1 = sx(start), sx(b.value)
     h = row - 8
     cy = y + row / 2
-    label = (f'<text class="fig-label" x="{_f(label_w - 6)}" y="{_f(cy + FONT * 0.35)}" '
-             f'text-anchor="end">{e(b.label)}</text>')
+    if not stacked:
+        label = (f'<text class="fig-label" x="{_f(label_w - 6)}" y="{_f(cy + FONT * 0.35)}" '
+                 f'text-anchor="end">{e(b.label)}</text>')
     shape = (f'<rect class="fig-bar c-{b.colour}" x="{_f(min(x0, x1))}" y="{_f(y + 4)}" '
              f'width="{_f(abs(x1 - x0))}" height="{_f(h)}"/>')
     if b.lo is not None and b.hi is not None and b.lo != b.hi:
@@ -537,6 +607,10 @@ def _strip(s: Strip, on: set, x0: float, y: float, cell: float, cols: int, lengt
         for i, j in _runs(on, a, b):
             out.append(f'<rect class="fig-cell c-{s.colour}" x="{_f(x0 + (i - a) * cell)}" '
                        f'y="{_f(y + ln * cell)}" width="{_f((j - i) * cell)}" height="{_f(cell)}"/>')
+        if cell >= DIVIDE_FROM:
+            # cells wide enough to count get a dividing line each
+            d = "".join(f"M{_f(x0 + k * cell)} {_f(y + ln * cell)}v{_f(cell)}" for k in range(1, b - a))
+            out.append(f'<path class="fig-divider" d="{d}"/>')
     if s.number is not None:
         text = (f'<text class="fig-value" x="{_f(x0 + cols * cell + 6)}" y="{_f(cy + FONT * 0.35)}">'
                 f"{e(s.number.text)}</text>")

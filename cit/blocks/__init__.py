@@ -17,6 +17,7 @@ from ..registry import Registry
 from .chain import chain_blocks
 from .charts import chart_blocks
 from .explorer import explorer_blocks
+from .figures import figure_blocks
 from .generic import generic_blocks
 from .spec import BlockSpec
 
@@ -29,6 +30,7 @@ def block_table(registry: Registry, content_dir: Path, templates_dir: Path,
     table: dict[str, BlockSpec] = {}
     for group in (generic_blocks(registry),
                   chart_blocks(registry),
+                  figure_blocks(registry),
                   chain_blocks(registry, Path(content_dir) / "chain.yaml"),
                   explorer_blocks(sim_computed, Path(templates_dir) / "static" / "explorer.js")):
         for name, spec in group.items():
@@ -39,4 +41,4 @@ def block_table(registry: Registry, content_dir: Path, templates_dir: Path,
 
 
 __all__ = ["BlockSpec", "block_table", "chain_blocks", "chart_blocks", "explorer_blocks",
-           "generic_blocks"]
+           "figure_blocks", "generic_blocks"]

@@ -119,14 +119,14 @@ def test_marks_carry_registry_id_kind_value_and_text():
 
 
 def test_log_axis_places_points_by_log10():
-    ln = [sp.Line("a", "l", (1, 10, 100), (1, 10, 100))]
+    ln = [sp.Line("a", "l", (1, 10, 100), (1, 100, 1000))]
     svg = sp.line_chart(ln, sp.Axis("x", log=True), sp.Axis("y", log=True), title="T", desc="D", uid="g")
     d = parse(svg).find(f".//{SVG}path[@class='fig-line c-A']").get("d")
     pts = points_of(d)
     assert len(pts) == 3
-    # equal ratios are equal distances on a log axis: a straight line
+    # on log axes, x steps of one decade are equal; y steps of two decades and one are 2:1
     assert math.isclose(pts[1][0] - pts[0][0], pts[2][0] - pts[1][0], abs_tol=0.15)
-    assert math.isclose(pts[1][1] - pts[0][1], pts[2][1] - pts[1][1], abs_tol=0.15)
+    assert math.isclose(pts[1][1] - pts[0][1], 2 * (pts[2][1] - pts[1][1]), abs_tol=0.3)
 
 
 def test_missing_value_breaks_the_line():
@@ -233,10 +233,12 @@ def test_relative_path_steps_do_not_accumulate_rounding():
     root = parse(sp.line_chart([sp.Line("a", "l", xs, ys)], sp.Axis("x"), sp.Axis("y"),
                                title="T", desc="D", uid="g"))
     pts = points_of(root.find(f".//{SVG}path[@class='fig-line c-A']").get("d"))
-    assert len(pts) == 50
     first, last = pts[0][0], pts[-1][0]
     step = (last - first) / 49
-    assert all(abs(p[0] - (first + k * step)) < 0.11 for k, p in enumerate(pts))
+    # every drawn point (after thinning) sits on one of the 50 data x positions: summing
+    # the relative steps has not drifted
+    assert len(pts) > 10
+    assert all(min(abs(p[0] - (first + k * step)) for k in range(50)) < 0.11 for p in pts)
 
 
 def test_point_marks_name_their_point():
@@ -246,3 +248,27 @@ def test_point_marks_name_their_point():
     titles = [m.find(f"{SVG}title").text for m in root.findall(f".//{SVG}g[@class='fig-mark']")]
     assert titles == ["Repaired, ENOB 6: 3.400", "Repaired, ENOB 8: 3.000"]
     assert root.get("role") == "group"
+
+
+def test_straight_stretches_become_one_segment_and_curves_stay():
+    flat = sp._thin([(0, 0), (1, 0), (2, 0), (3, 0), (4, 1)])
+    assert flat == [(0, 0), (3, 0), (4, 1)]
+    arc = [(k, round(0.01 * k * k, 1)) for k in range(40)]
+    kept = sp._thin(arc)
+    assert kept[0] == arc[0] and kept[-1] == arc[-1]
+    # every dropped point stays within the tolerance of the drawn polyline
+    for q in arc:
+        assert min(sp._off_line(a, b, q) for a, b in zip(kept, kept[1:])) <= 0.05 + 1e-9
+    assert sp._thin([(0, 0), None, (1, 1), (2, 2), (3, 3)]) == [(0, 0), None, (1, 1), (3, 3)]
+
+
+def test_long_labels_go_above_the_bars_and_the_first_tick_stays_inside():
+    bars = [sp.Bar("a label far too long to sit beside its bar", 0.8),
+            sp.Bar("another label that is also long", 6.0)]
+    root = parse(sp.bar_chart(bars, sp.Axis("v", log=True), title="T", desc="D", uid="b"))
+    labels = [t for t in root.iter(f"{SVG}text") if t.get("class") == "fig-label"]
+    assert all(t.get("text-anchor") is None for t in labels)      # written rightwards, above
+    rect_x = min(float(r.get("x")) for r in root.iter(f"{SVG}rect") if "fig-bar" in r.get("class", ""))
+    first = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "fig-tick")[0]
+    assert float(first.get("x")) - sp._text_width(first.text) / 2 >= 0
+    assert rect_x == float(first.get("x"))

@@ -1,0 +1,443 @@
+"""The decks' figures: blocks `@[figure:NAME]` drawn at build time by cit/svgplot.py
+from registry numbers and series (docs: README "Figures").
+
+Every figure is a `<figure class="fig">` holding the SVG, a caption, and its data as a
+table in a `<details class="chart-data">`: each cell a number element (`ctx.num`), or,
+for a figure drawn from registry series, the chart fallback table of cit/charts.py,
+which the naked-number check recomputes. Every value drawn comes from the registry; a
+figure whose numbers or series are missing fails the build naming the block.
+
+Blocks (`figure_blocks(registry)`):
+- `figure:final-loss`: final validation loss per headline configuration, whiskers of one
+  standard deviation where there is more than one seed;
+- `figure:energy-kept`: the share of the momentum's energy each selector keeps;
+- `figure:optics-enob`: final loss against ENOB, first design and repaired, with the
+  exact band for reference (log scale);
+- `figure:sweep`: simulated time to target against WAN bandwidth, with break-evens;
+- `figure:bytes`: payload against wire bytes per collective;
+- `figure:breakevens`: the simulated break-even WAN bandwidths;
+- `figure:band-positions`: which positions of a 1-D chunk the low and high bands keep;
+- `figure:bit-planes`: bit planes (optical passes) per chunk of the repaired ENOB 8 runs;
+- `figure:seeds`: seeds per configuration;
+- `figure:target`: AdamW's loss curve, its seed range, and the target it sets;
+- `figure:module-rate`: values a second the module can transform against its port rate;
+- `figure:link-energy`: energy per bit of the optical links the simulator can choose.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from html import escape as e
+
+from .. import svgplot as sp
+from ..errors import BuildError
+from ..registry import Number, Registry
+from .charts import SPECS, ChartSpec, _markers, breakeven_label, fallback_html, select
+from .charts import Axis as ChartAxis
+from .generic import scroll_region
+from .spec import BlockSpec
+
+
+MARK_ID_RE = re.compile(r'<g class="fig-mark" data-id="([^"]+)"')
+
+
+def _num(reg: Registry, block: str, nid: str) -> Number:
+    return reg.get(nid, f"figure:{block}")
+
+
+def chunk_words(code: str) -> str:
+    """A registry chunking code as words: "1d256" -> "1-D 256-point chunks"."""
+    m = re.fullmatch(r"([12])d(\d+)", code)
+    if not m:
+        raise BuildError("figures", f"unknown chunking code {code!r}")
+    dims, size = m.groups()
+    return f"1-D {size}-point chunks" if dims == "1" else f"2-D {size}x{size} chunks"
+
+
+def _cell(ctx, item) -> str:
+    """A data-table cell: a registry number (by id), or words."""
+    if isinstance(item, Number):
+        return f'<td class="n">{ctx.num(item.id)}</td>'
+    return f"<td>{e(item)}</td>"
+
+
+def data_table(ctx, uid: str, caption: str, columns, rows) -> str:
+    """A figure's data, every value a number element: `rows` are (label, [Number or
+    words, ...])."""
+    head = "".join(f'<th scope="col">{e(c)}</th>' for c in columns)
+    body = "".join(f'<tr><th scope="row">{e(label)}</th>{"".join(_cell(ctx, c) for c in cells)}</tr>\n'
+                   for label, cells in rows)
+    cid = f"{uid}-data-caption"
+    return (f'<details class="chart-data"><summary>The data behind this figure</summary>'
+            f'{scroll_region(cid)}<table class="data">'
+            f'<caption id="{cid}">{e(caption)}</caption><thead><tr>{head}</tr></thead>'
+            f"<tbody>\n{body}</tbody></table></div></details>")
+
+
+def figure_html(ctx, uid: str, svg: str, caption: str, table: str) -> str:
+    """The figure element; its id must be new on the page."""
+    if uid in ctx.slugs:
+        raise BuildError(ctx.path, f"figure {uid!r} is already on this page")
+    ctx.slugs.add(uid)
+    for nid in sorted(set(MARK_ID_RE.findall(svg))):
+        # a mark's number is on the page: its card needs it in the page's provenance
+        ctx.num(html.unescape(nid))
+    return (f'<figure class="fig" id="{uid}-figure">{svg}\n'
+            f"<figcaption>{e(caption)}</figcaption>\n{table}</figure>")
+
+
+def _draw(block: str, fn, *args, **kw) -> str:
+    try:
+        return fn(*args, **kw)
+    except sp.FigureError as err:
+        raise BuildError(f"figure:{block}", str(err)) from None
+
+
+# ---------------------------------------------------------------- results
+
+HEADLINE = (("A", "AdamW", "", "A"), ("B", "Top-k", "", "B"),
+            ("C.1d256", "Low band", "1d256", "C"), ("C.1d64", "Low band", "1d64", "C"),
+            ("C.2d64", "Low band", "2d64", "C"), ("D.2d64", "Calibrated band", "2d64", "D"),
+            ("F.random.2d64", "Random band", "2d64", "F"),
+            ("E.e8p8.reset100.sent", "Optics, repaired, ENOB 8", "1d256", "E"))
+
+
+def final_loss(ctx) -> str:
+    reg, uid = ctx.registry, "fig-final-loss"
+    bars, rows = [], []
+    for key, name, chunks, colour in HEADLINE:
+        mean = _num(reg, "final-loss", f"final_loss_mean.{key}")
+        sd = _num(reg, "final-loss", f"final_loss_sd.{key}")
+        seeds = _num(reg, "final-loss", f"seeds.{key}")
+        label = f"{colour}, {name}" + (f", {chunk_words(chunks)}" if chunks else "")
+        several = isinstance(seeds.value, int) and seeds.value > 1
+        lo, hi = (mean.value - sd.value, mean.value + sd.value) if several else (None, None)
+        bars.append(sp.Bar(label, mean.value, mean, colour, lo, hi))
+        rows.append((label, [mean, sd if several else "one seed"]))
+    svg = _draw("final-loss", sp.bar_chart, bars, sp.Axis("Final validation loss (nats per token)"),
+                title="Final validation loss per configuration",
+                desc="Horizontal bars, one per configuration: AdamW lowest, top-k next, every fixed "
+                     "band and the repaired optics well above both.",
+                uid=uid, width=420)
+    caption = ("Final validation loss, mean over seeds; whiskers span one standard deviation "
+               "where there is more than one seed.")
+    table = data_table(ctx, uid, "Final validation loss per configuration",
+                       ("Configuration", "Mean final loss", "Standard deviation over seeds"), rows)
+    return figure_html(ctx, uid, svg, caption, table)
+
+
+SELECTORS = (("topk", "Top-k", "B"), ("low", "Low band", "C"), ("zigzag", "Zig-zag band", "F"),
+             ("high", "High band", "F"), ("random", "Random band", "F"))
+
+
+def energy_kept(ctx) -> str:
+    reg, uid = ctx.registry, "fig-energy-kept"
+    bars, rows = [], []
+    for code in ("2d64", "1d256"):
+        group = chunk_words(code)
+        for sel, name, colour in SELECTORS:
+            n = _num(reg, "energy-kept", f"energy.c{code}.momentum.all.{sel}")
+            if n.value is None:
+                continue
+            bars.append(sp.Bar(name, n.value, n, colour, group=group))
+            rows.append((f"{group}: {name}", [n]))
+    svg = _draw("energy-kept", sp.bar_chart, bars,
+                sp.Axis("Share of the momentum's energy kept"),
+                title="Share of the momentum's energy each selector keeps",
+                desc="Grouped horizontal bars by chunk shape: top-k keeps by far the largest share; "
+                     "the low band keeps little, least of all with two-dimensional chunks.",
+                uid=uid)
+    caption = ("Share of the momentum's energy each selector would keep at the same number of "
+               "coefficients, all parameters, from the low band runs' diagnostics.")
+    table = data_table(ctx, uid, "Share of the momentum's energy kept", ("Selector", "Share kept"), rows)
+    return figure_html(ctx, uid, svg, caption, table)
+
+
+OPTICS_RUN_RE = re.compile(r"final_loss_mean\.E\.e(\d+)p(\d+)\.(fixed\.exact|reset100\.sent)$")
+
+
+def _optics_runs(reg: Registry, planes: int, design: str) -> list[tuple[int, Number]]:
+    """(ENOB, final loss) of the optics runs with `planes` planes of one design, by ENOB;
+    the ENOB and planes are read from the registry ids the experiment stage gives."""
+    out = []
+    for nid, n in reg.numbers.items():
+        m = OPTICS_RUN_RE.match(nid)
+        if m and int(m.group(2)) == planes and m.group(3) == design:
+            out.append((int(m.group(1)), n))
+    if len(out) < 2:
+        raise BuildError("figure:optics-enob", f"fewer than two optics runs with {planes} planes ({design})")
+    return sorted(out, key=lambda t: t[0])
+
+
+def optics_enob(ctx) -> str:
+    reg, uid = ctx.registry, "fig-optics-enob"
+    first = _optics_runs(reg, 8, "fixed.exact")
+    fixed = _optics_runs(reg, 8, "reset100.sent")
+    exact = _num(reg, "optics-enob", "final_loss_mean.C.1d256")
+    span = (min(first[0][0], fixed[0][0]), max(first[-1][0], fixed[-1][0]))
+
+    def line(key, label, runs, colour, dash):
+        return sp.Line(key, label, tuple(x for x, _ in runs), tuple(n.value for _, n in runs),
+                       colour=colour, dash=dash, points=tuple(n for _, n in runs),
+                       point_labels=tuple(f"ENOB {x}" for x, _ in runs))
+    lines = [line("first", "First design", first, "Eprime", "dash"),
+             line("repaired", "Repaired", fixed, "E", "solid"),
+             sp.Line("exact", "Exact band", span, (exact.value, exact.value), colour="C",
+                     dash="dot", end=exact)]
+    svg = _draw("optics-enob", sp.line_chart, lines, sp.Axis("ENOB of the readout"),
+                sp.Axis("Final validation loss (log scale)", log=True),
+                title="Final loss of the optics runs against the readout's ENOB",
+                desc="Two lines over ENOB on a log scale: the first design ends far above the exact "
+                     "band at every ENOB; the repaired runs end close to it.",
+                uid=uid, height=280)
+    caption = ("Final validation loss of the emulated-optics runs with eight bit planes, one seed "
+               "each, against ENOB, beside the exact band's mean (dotted).")
+    rows = [(f"ENOB {x}", [a, b]) for (x, a), (_, b) in zip(first, fixed)]
+    table = data_table(ctx, uid, "Final validation loss of the optics runs by ENOB",
+                       ("Readout", "First design", "Repaired"), rows)
+    return figure_html(ctx, uid, svg, caption, table)
+
+
+def sweep(ctx) -> str:
+    reg, uid = ctx.registry, "fig-sweep"
+    series = select(reg, "sweep", lambda s: s.id.startswith("sim.sweep."), 'series "sim.sweep.*"')
+    dashes = ("solid", "dash", "dot", "dashdot", "longdash")
+    seen: dict[str, int] = {}
+    lines = []
+    for s in series:
+        v = s.extra["variant"]
+        k = seen.get(v[0], 0)
+        seen[v[0]] = k + 1
+        colour = {"C": "Cprime", "E": "Eprime"}.get(v[0], v[0]) if s.kind == "hypothetical" else v[0]
+        lines.append(sp.Line(s.id, s.extra["label"], s.x, s.y, colour=colour,
+                             dash=dashes[k % len(dashes)]))
+    marks = [sp.VLine(v, lab, _num(reg, "sweep", nid)) for nid, lab, v in _markers(reg)]
+    svg = _draw("sweep", sp.line_chart, lines, sp.Axis("WAN bandwidth (GB/s, log scale)", log=True),
+                sp.Axis("Time to target (s, log scale)", log=True),
+                title="Simulated time to the target loss against WAN bandwidth",
+                desc="One line per variant on log scales, each named at its right end; dotted "
+                     "vertical lines mark the break-even bandwidths.",
+                uid=uid, markers=marks, height=320)
+    caption = ("Simulated time to the target loss against WAN bandwidth (hypothetical variants "
+               "in darker shades); dotted lines: break-even bandwidths, below which the first "
+               "variant named is faster.")
+    return figure_html(ctx, uid, svg, caption, fallback_html(SPECS["sweep"], series))
+
+
+def breakevens(ctx) -> str:
+    reg, uid = ctx.registry, "fig-breakevens"
+    found = sorted((nid, n) for nid, n in reg.numbers.items() if nid.startswith("sim.breakeven."))
+    if not found:
+        raise BuildError("figure:breakevens", 'no numbers "sim.breakeven.*"')
+    bars, rows = [], []
+    for nid, n in found:
+        label = breakeven_label(nid)
+        rows.append((label, [n]))
+        if isinstance(n.value, float) and math.isfinite(n.value) and n.value > 0:
+            colour = "Eprime" if label.startswith("E′") else "Cprime" if label.startswith("C′") else "muted"
+            bars.append(sp.Bar(label, n.value, n, colour))
+    if not bars:
+        raise BuildError("figure:breakevens", "no break-even bandwidth falls in the simulated range")
+    svg = _draw("breakevens", sp.bar_chart, bars, sp.Axis("WAN bandwidth (GB/s, log scale)", log=True),
+                title="Break-even WAN bandwidths of the simulated comparisons",
+                desc="Horizontal bars on a log scale, one per comparison that has a break-even in "
+                     "the simulated range: below its bandwidth the first variant named reaches the "
+                     "target sooner.",
+                uid=uid)
+    caption = ("Below each bandwidth, the first variant named reaches the target loss sooner "
+               "than the second. The table also lists the comparisons with no break-even in the "
+               "simulated range.")
+    table = data_table(ctx, uid, "Break-even WAN bandwidths", ("Comparison", "Break-even"), rows)
+    return figure_html(ctx, uid, svg, caption, table)
+
+
+# ---------------------------------------------------------------- traffic
+
+COLLECTIVES = (("A", "AdamW, all-reduce", "A"), ("B", "Top-k, all-gather", "B"),
+               ("band", "Fixed band, all-gather", "C"))
+
+
+def bytes_per_collective(ctx) -> str:
+    reg, uid = ctx.registry, "fig-bytes"
+    bars, rows = [], []
+    for key, name, colour in COLLECTIVES:
+        payload = _num(reg, "bytes", f"hub.payload_mb.{key}")
+        wire = _num(reg, "bytes", f"hub.wire_mb.{key}")
+        bars.append(sp.Bar("Payload", payload.value, payload, "muted", group=name))
+        bars.append(sp.Bar("On the wire", wire.value, wire, colour, group=name))
+        rows.append((name, [payload, wire]))
+    svg = _draw("bytes", sp.bar_chart, bars, sp.Axis("MB per worker per step"),
+                title="Payload and bytes on the wire per worker per step",
+                desc="Pairs of bars per variant: the band's payload is far smaller than AdamW's, "
+                     "but its all-gather puts many times its payload on the wire.",
+                uid=uid)
+    caption = ("What each worker has to send (payload) and what its collective puts on the wire, "
+               "per step, in MB.")
+    table = data_table(ctx, uid, "Payload and wire bytes per worker per step (MB)",
+                       ("Variant and collective", "Payload (MB)", "On the wire (MB)"), rows)
+    return figure_html(ctx, uid, svg, caption, table)
+
+
+# ---------------------------------------------------------------- optics
+
+def band_positions(ctx) -> str:
+    reg, uid = ctx.registry, "fig-band-positions"
+    length = _num(reg, "band-positions", "exp.chunk_1d")
+    kept = _num(reg, "band-positions", "exp.kept_per_chunk")
+    n, k = int(length.value), int(kept.value)
+    if not 0 < k <= n:
+        raise BuildError("figure:band-positions", f"keeps {k} of {n} positions")
+    low = _num(reg, "band-positions", "energy.c1d256.momentum.all.low")
+    high = _num(reg, "band-positions", "energy.c1d256.momentum.all.high")
+    strips = [sp.Strip("Low band", tuple(range(k)), "C", low),
+              sp.Strip("High band", tuple(range(n - k, n)), "F", high)]
+    svg = _draw("band-positions", sp.strip_diagram, strips, length=n, columns=64,
+                axis_title="Positions of one chunk, lowest frequency first, in rows",
+                title="Which positions of a one-dimensional chunk each fixed band keeps",
+                desc="Two grids of the chunk's positions: the low band fills the first cells, the "
+                     "high band the last; beside each, the share of the momentum's energy it keeps.",
+                uid=uid)
+    caption = ("The positions each band keeps in a 1-D chunk, the same in every chunk and step, "
+               "and the share of the momentum's energy they keep. Top-k's positions change "
+               "from chunk to chunk and step to step.")
+    rows = [("Positions in a chunk", [length]), ("Positions each band keeps", [kept]),
+            ("Low band: share of the momentum's energy kept", [low]),
+            ("High band: share of the momentum's energy kept", [high])]
+    table = data_table(ctx, uid, "Chunk, band size and energy kept", ("Quantity", "Value"), rows)
+    return figure_html(ctx, uid, svg, caption, table)
+
+
+PLANES_RE = re.compile(r"sim\.enob\.E\.e8p(\d+)\.reset100\.sent\.planes$")
+
+
+def bit_planes(ctx) -> str:
+    reg, uid = ctx.registry, "fig-bit-planes"
+    runs = []
+    for nid, n in reg.numbers.items():
+        m = PLANES_RE.match(nid)
+        if m:
+            loss = _num(reg, "bit-planes", f"final_loss_mean.E.e8p{m.group(1)}.reset100.sent")
+            runs.append((int(n.value), n, loss))
+    if not runs:
+        raise BuildError("figure:bit-planes", "no repaired ENOB 8 optics runs (sim.enob.E.e8p*)")
+    runs.sort(key=lambda r: r[0])
+    most = runs[-1][0]
+    strips = [sp.Strip(f"{p} planes", tuple(range(p)), "E", loss) for p, _, loss in runs]
+    svg = _draw("bit-planes", sp.strip_diagram, strips, length=most,
+                axis_title="Bit planes, one optical pass each",
+                title="Bit planes per chunk and the final loss of the repaired optics runs",
+                desc="One row of cells per run, one cell per bit plane sent through the transform; "
+                     "beside each row, the run's final validation loss.",
+                uid=uid)
+    caption = ("Each bit plane is one pass through the optical transform. Repaired runs at "
+               "ENOB 8, one seed each, with their final validation loss.")
+    rows = [(f"ENOB 8, {p} planes", [planes, loss]) for p, planes, loss in runs]
+    table = data_table(ctx, uid, "Bit planes and final loss of the repaired ENOB 8 runs",
+                       ("Run", "Bit planes", "Final validation loss"), rows)
+    return figure_html(ctx, uid, svg, caption, table)
+
+
+# ---------------------------------------------------------------- the setup
+
+def seeds(ctx) -> str:
+    reg, uid = ctx.registry, "fig-seeds"
+    bars, rows = [], []
+    for key, name, chunks, colour in HEADLINE:
+        n = _num(reg, "seeds", f"seeds.{key}")
+        label = f"{colour}, {name}" + (f", {chunk_words(chunks)}" if chunks else "")
+        bars.append(sp.Bar(label, n.value, n, colour))
+        rows.append((label, [n]))
+    optics = sorted(nid for nid in reg.numbers if nid.startswith("seeds.E."))
+    svg = _draw("seeds", sp.bar_chart, bars, sp.Axis("Seeds (independent runs)"),
+                title="Seeds per configuration",
+                desc="Horizontal bars: the key groups ran with several seeds, the other fixed "
+                     "shapes and the optics runs with one.",
+                uid=uid, width=420)
+    caption = ("How many seeds each configuration ran with. A configuration with one seed has "
+               "no measured spread.")
+    if optics and all(reg.numbers[nid].value == 1 for nid in optics):
+        caption += " Every optics configuration ran with one seed."
+    for nid in optics:
+        curve = reg.series.get("optics_curve." + nid.removeprefix("seeds."))
+        if curve is None:
+            raise BuildError("figure:seeds", f"no series names the configuration of {nid!r}")
+        rows.append((" ".join(curve.extra["label"].split()), [reg.numbers[nid]]))
+    table = data_table(ctx, uid, "Seeds per configuration", ("Configuration", "Seeds"), rows)
+    return figure_html(ctx, uid, svg, caption, table)
+
+
+def target(ctx) -> str:
+    reg, uid = ctx.registry, "fig-target"
+    s = reg.series.get("curve.A")
+    if s is None:
+        raise BuildError("figure:target", 'series "curve.A" is missing')
+    goal = _num(reg, "target", "exp.target")
+    line = sp.Line(s.id, "AdamW; target", s.x, s.y, colour="A", lo=s.extra.get("lo"),
+                   hi=s.extra.get("hi"), end=goal)
+    svg = _draw("target", sp.line_chart, [line], sp.Axis("Training step"),
+                sp.Axis("Validation loss (log scale)", log=True),
+                title="AdamW's validation loss against step, and the target it sets",
+                desc="One falling line with a thin shaded band between its lowest and highest seed; "
+                     "its last value is the target every other variant is measured against.",
+                uid=uid, height=260)
+    caption = ("AdamW's validation loss at each evaluation, mean over seeds, shaded from the "
+               "lowest to the highest seed; its final mean is the target loss.")
+    spec = ChartSpec("target", "AdamW's validation loss against step", ChartAxis("Training step", "int"),
+                     ChartAxis("Validation loss", "dec3"))
+    return figure_html(ctx, uid, svg, caption, fallback_html(spec, [s]))
+
+
+def module_rate(ctx) -> str:
+    reg, uid = ctx.registry, "fig-module-rate"
+    port = _num(reg, "module-rate", "scenario.module_port_rate")
+    rate = _num(reg, "module-rate", "sim.module_rate")
+    counts = _num(reg, "module-rate", "scenario.transform_counts_against_budget")
+    if port.unit != rate.unit:
+        raise BuildError("figure:module-rate", f"units differ: {port.unit!r} and {rate.unit!r}")
+    bars = [sp.Bar("Port rate", port.value, port, "muted"),
+            sp.Bar("Band computed within the budget", rate.value, rate, "E")]
+    svg = _draw("module-rate", sp.bar_chart, bars, sp.Axis(f"Values a second ({port.unit})"),
+                title="The module's port rate and the rate it can compute the band at",
+                desc="Two horizontal bars: the rate values leave the module, and the rate the "
+                     "simulator lets it compute the band at.",
+                uid=uid)
+    caption = ("The port rate is the paper's figure; the band's rate is the simulator's, with the "
+               "transform counted against the compute budget as its scenario sets.")
+    rows = [("Port rate", [port]), ("Band computed within the budget", [rate]),
+            ("Transform counts against the budget", [counts])]
+    table = data_table(ctx, uid, "The module's rates", ("Quantity", "Value"), rows)
+    return figure_html(ctx, uid, svg, caption, table)
+
+
+LINKS = (("optics_400g_pj_per_bit", "Pluggable optics, 400G"),
+         ("optics_800g_pj_per_bit", "Pluggable optics, 800G"),
+         ("cpo_pj_per_bit", "Co-packaged optics"))
+
+
+def link_energy(ctx) -> str:
+    reg, uid = ctx.registry, "fig-link-energy"
+    bars, rows = [], []
+    for key, name in LINKS:
+        n = _num(reg, "link-energy", f"scenario.{key}")
+        bars.append(sp.Bar(name, n.value, n, "muted" if "optics_" in key else "A"))
+        rows.append((name, [n]))
+    svg = _draw("link-energy", sp.bar_chart, bars, sp.Axis("Energy per bit (pJ)"),
+                title="Energy per bit of the optical links the simulator can choose",
+                desc="Horizontal bars, one per link type the scenario can choose, by energy per bit.",
+                uid=uid)
+    caption = "Energy per bit of each link type, as the simulator's scenario file cites it."
+    table = data_table(ctx, uid, "Energy per bit of each link type", ("Link", "pJ per bit"), rows)
+    return figure_html(ctx, uid, svg, caption, table)
+
+
+def figure_blocks(registry: Registry) -> dict[str, BlockSpec]:
+    """The figure blocks, by name; each reads the registry when a page uses it."""
+    fns = {"figure:final-loss": final_loss, "figure:energy-kept": energy_kept,
+           "figure:optics-enob": optics_enob, "figure:sweep": sweep,
+           "figure:bytes": bytes_per_collective, "figure:breakevens": breakevens,
+           "figure:band-positions": band_positions, "figure:bit-planes": bit_planes,
+           "figure:seeds": seeds, "figure:target": target,
+           "figure:module-rate": module_rate, "figure:link-energy": link_energy}
+    return {name: BlockSpec(fn) for name, fn in fns.items()}

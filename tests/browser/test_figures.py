@@ -1,0 +1,184 @@
+"""The decks' build-time SVG figures (cit/figures.py, drawn by cit/svgplot.py), in the
+built site: at least two per deck, each with a title, a description and its data as a
+table; each draws on screen at desktop and phone width; every mark that shows a number
+opens the provenance card of that number (its id, shown text and unit as numbers.json
+has them), by keyboard and by pointer; printing a deck still gives one page per slide.
+axe finds no serious or critical violation on any slide that holds a figure, in the
+four states of test_a11y (whose site-wide run sees only a deck's first slide when
+scripts run). Console errors fail every test here (the `page` fixture's guard)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from .test_a11y import FAILING_IMPACTS, STATES, audit, axe_js  # noqa: F401 (a fixture)
+from .test_decks_chain import _pdf_pages
+
+CARD_READY = "#cit-prov-card:not([hidden]):not([aria-busy])"
+MIN_FIGURES = 2
+
+
+def deck_dirs(site: Path) -> list[Path]:
+    decks = sorted(p for p in (site / "decks").iterdir() if (p / "index.html").is_file())
+    assert decks, "the built site has no decks"
+    return decks
+
+
+@pytest.fixture(scope="module")
+def numbers(built_site) -> dict:
+    data = json.loads((Path(built_site) / "numbers.json").read_text())
+    return {n["id"]: n for n in data["numbers"]}
+
+
+@pytest.fixture(scope="module")
+def served(built_site, serve_dir) -> tuple[Path, str]:
+    return Path(built_site), serve_dir(built_site)
+
+
+def test_every_deck_has_figures_with_title_description_and_data_table(built_site):
+    for d in deck_dirs(Path(built_site)):
+        html = (d / "index.html").read_text()
+        figures = re.findall(r'<figure class="fig".*?</figure>', html, re.S)
+        assert len(figures) >= MIN_FIGURES, f"{d.name}: {len(figures)} figures"
+        for f in figures:
+            svg = re.search(r'<svg class="svg-figure" id="([^"]+)"[^>]*>', f)
+            assert svg, f"{d.name}: a figure without its svg"
+            uid = svg.group(1)
+            assert f'role="img"' in svg.group(0) or 'role="group"' in svg.group(0)
+            assert re.search(rf'<title id="{uid}-t">[^<]+</title><desc id="{uid}-d">[^<]+</desc>', f)
+            assert 'viewBox="0 0 ' in svg.group(0)
+            assert re.search(r'<details class="chart-data">.*<table', f, re.S), f"{d.name} {uid}: no data table"
+
+
+def test_every_deck_stays_within_its_byte_budget(built_site):
+    """HTML + CSS + own scripts of each deck, counted as benchmarks/bench_build.py counts
+    page weights, within data/budgets.yaml's deck budget."""
+    import yaml
+    root = Path(__file__).resolve().parents[2]
+    budget = yaml.safe_load((root / "data" / "budgets.yaml").read_text())["deck_bytes"]["value"]
+    for d in deck_dirs(Path(built_site)):
+        page = d / "index.html"
+        text = page.read_text()
+        total = len(text.encode())
+        for ref in sorted(set(re.findall(r'(?:src|href)="([^"]+\.(?:js|css))"', text))):
+            f = (page.parent / ref).resolve()
+            assert f.is_file(), f"{d.name}: {ref} is missing"
+            total += f.stat().st_size
+        assert total <= budget, f"{d.name}: {total} bytes, over the deck budget of {budget}"
+
+
+def _card_says(page) -> dict:
+    page.wait_for_selector(CARD_READY)
+    card = page.locator("#cit-prov-card")
+    return {"id": card.locator(".prov-id").text_content(),
+            "shown": card.locator('[data-field="shown"]').text_content()}
+
+
+def _want(numbers: dict, nid: str) -> dict:
+    n = numbers[nid]
+    return {"id": nid, "shown": n["text"] + (" " + n["unit"] if n["unit"] else "")}
+
+
+def _figure_slides(page) -> list[str]:
+    return page.eval_on_selector_all(
+        "main.deck section.slide", "ss => ss.filter(s => s.querySelector('svg.svg-figure')).map(s => s.id)")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_each_figure_draws_and_its_marks_open_their_cards(make_page, served, numbers, width):
+    site, url = served
+    page = make_page(viewport={"width": width, "height": 800 if width > 400 else 844})
+    checked = 0
+    for d in deck_dirs(site):
+        page.goto(f"{url}decks/{d.name}/index.html")
+        page.wait_for_selector("section.slide.is-current")
+        for slide in _figure_slides(page):
+            page.goto(f"{url}decks/{d.name}/index.html#{slide}")
+            page.wait_for_selector(f"section#{slide}.is-current")
+            for svg in page.locator(f"section#{slide} svg.svg-figure").all():
+                box = svg.bounding_box()
+                assert box and box["width"] > 100 and box["height"] > 60, f"{d.name}#{slide}: not drawn"
+                assert box["x"] >= 0 and box["x"] + box["width"] <= width + 1, f"{d.name}#{slide}: overflows"
+                marks = svg.locator(".fig-mark[data-id]").all()
+                for k, mark in enumerate(marks):
+                    nid = mark.get_attribute("data-id")
+                    assert nid in numbers, f"{d.name}: mark for {nid!r} not in numbers.json"
+                    assert mark.get_attribute("role") == "button" and mark.get_attribute("tabindex") == "0"
+                    page.keyboard.press("Escape")
+                    mark.evaluate("m => m.focus()")
+                    page.keyboard.press("Enter")
+                    assert _card_says(page) == _want(numbers, nid), f"{d.name}: card of {nid}"
+                    assert mark.get_attribute("aria-expanded") == "true"
+                    page.keyboard.press("Escape")
+                    checked += 1
+                if marks and width > 400:
+                    # and by pointer: the first mark of the figure
+                    page.mouse.click(2, 2)
+                    target = marks[0].locator("text")
+                    (target.first if target.count() else marks[0]).click()
+                    assert _card_says(page)["id"] == marks[0].get_attribute("data-id")
+                    page.keyboard.press("Escape")
+    assert checked >= 10
+
+
+def test_tabbing_reaches_a_figure_mark_and_shows_its_card(page, served, numbers):
+    site, url = served
+    d = deck_dirs(site)[-1]
+    page.goto(f"{url}decks/{d.name}/index.html")
+    slide = _figure_slides(page)[0]
+    page.goto(f"{url}decks/{d.name}/index.html#{slide}")
+    page.wait_for_selector(f"section#{slide}.is-current")
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.matches('.fig-mark')"):
+            break
+    mark = page.locator(".fig-mark:focus")
+    assert mark.count() == 1, "no figure mark reached by Tab"
+    assert _card_says(page) == _want(numbers, mark.get_attribute("data-id"))
+
+
+def test_a_figure_needs_no_javascript(make_page, served):
+    site, url = served
+    page = make_page(java_script_enabled=False)
+    for d in deck_dirs(site):
+        page.goto(f"{url}decks/{d.name}/index.html")
+        for svg in page.locator("svg.svg-figure").all():
+            svg.scroll_into_view_if_needed()
+            box = svg.bounding_box()
+            assert box and box["width"] > 100 and box["height"] > 60
+        assert page.locator("details.chart-data table").count() >= MIN_FIGURES
+
+
+def test_printing_each_deck_gives_one_page_per_slide(page, served):
+    site, url = served
+    for d in deck_dirs(site):
+        page.goto(f"{url}decks/{d.name}/index.html")
+        page.wait_for_selector("section.slide.is-current")
+        n = page.locator("main.deck section.slide").count()
+        page.emulate_media(media="print")
+        assert page.locator("svg.svg-figure").first.is_visible()
+        pdf = page.pdf(format="A4", landscape=True)
+        assert _pdf_pages(pdf) == n, f"{d.name}: {_pdf_pages(pdf)} printed pages for {n} slides"
+        page.emulate_media(media="screen")
+
+
+@pytest.mark.parametrize("state", STATES, ids=lambda s: s.name)
+def test_axe_finds_nothing_serious_on_the_figure_slides(state, browser, make_page, served, axe_js):
+    site, url = served
+    page = make_page()
+    failing = []
+    for d in deck_dirs(site):
+        page.goto(f"{url}decks/{d.name}/index.html")
+        page.wait_for_selector("section.slide.is-current")
+        # without scripts every slide of a deck is on the page at once: one audit a deck
+        slides = _figure_slides(page) if state.scripts else [""]
+        for slide in slides:
+            where = f"{url}decks/{d.name}/index.html" + (f"#{slide}" if slide else "")
+            found, _, _ = audit(browser, where, state, axe_js)
+            failing += [f"{d.name}#{slide}: [{v['impact']}] {v['id']}: {v['nodes'][:2]}"
+                        for v in found if v["impact"] in FAILING_IMPACTS]
+    assert not failing, "\n".join(failing)
