@@ -2,14 +2,17 @@
 
     python benchmarks/bench_build.py [--runs 5] [--no-write]
 
-Measures, each as the median of --runs runs on this machine:
-- cold build: `python build.py` in a fresh process into an empty output folder;
-- no-op rebuild: the same again with nothing changed;
-- simulator regeneration: `python -m cit.sim --out <tmp>` (full sweep), when the
-  simulator is present;
-- page weights: per page, HTML + CSS + own JS, and the plotly bundle separately;
-- mkdocs: `mkdocs build` of the same Markdown content, and our time ÷ its time.
-Writes data/benchmarks.yaml (committed; the build reads it for /tested).
+Measures, each as the median of --runs runs on this machine, in a copy of the project
+(so content can be edited), every build `python build.py` in a fresh process:
+- cold build: `--no-cache`, into an empty output folder, every stage and check;
+- no-op rebuild: the same again with nothing changed (caches verified and reused);
+- content-only rebuild: after appending a sentence to one page's Markdown; side by side,
+  run for run, with `mkdocs build` of the same Markdown after the same edit, and the
+  ratio of the two medians;
+- simulator regeneration: `python -m cit.sim --out <tmp>` (full sweep);
+- page weights: per page, HTML + CSS + own JS, and the plotly bundle separately.
+Writes data/benchmarks.yaml (committed; the build reads it for /tested), keeping the
+`scaling:` record of benchmarks/bench_scale.py.
 """
 
 from __future__ import annotations
@@ -65,9 +68,13 @@ def page_weights(site: Path) -> dict:
     return out
 
 
-def mkdocs_time(n: int) -> float:
-    """mkdocs build of the same Markdown content (our syntax left as plain text)."""
-    tmp = Path(tempfile.mkdtemp(prefix="cit-mkdocs-"))
+FIGURES = ("cold_build_s", "noop_rebuild_s", "content_rebuild_s", "mkdocs_build_s",
+           "ratio_to_mkdocs", "sim_regen_s")
+EDITED = "pages/tested.md"      # the page whose Markdown the content-only rebuild edits
+
+
+def mkdocs_project(tmp: Path) -> Path:
+    """The same Markdown content as an mkdocs project (our syntax left as plain text)."""
     docs = tmp / "docs"
     for md in sorted((ROOT / "content").rglob("*.md")):
         rel = md.relative_to(ROOT / "content")
@@ -75,11 +82,41 @@ def mkdocs_time(n: int) -> float:
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(md, dst)
     (tmp / "mkdocs.yml").write_text("site_name: Compute in Transit\n")
-    try:
-        return median_of(n, lambda: timed([PY, "-m", "mkdocs", "build", "-q", "-d",
-                                           str(tmp / "out")], cwd=tmp))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    return tmp
+
+
+def project_copy(tmp: Path) -> Path:
+    proj = tmp / "proj"
+    for name in ("cit", "content", "data", "templates", "vendored"):
+        shutil.copytree(ROOT / name, proj / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "build.py", proj / "build.py")
+    # the copy's /tested shows the record; a figure this benchmark adds is provisional
+    # (zero) there until the record is written at the end
+    bench = proj / "data" / "benchmarks.yaml"
+    record = yaml.safe_load(bench.read_text())
+    for key in FIGURES:
+        record.setdefault("figures", {}).setdefault(key, 0)
+    bench.write_text(yaml.safe_dump(record, sort_keys=False))
+    return proj
+
+
+def append_sentence(path: Path, k: int) -> None:
+    """An edit as a writer makes one: a sentence at the end (no digits: words only)."""
+    words = ("One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten")
+    path.write_text(path.read_text() + f"\nA sentence added by the benchmark, edit {words[k % 10]}.\n")
+
+
+def content_vs_mkdocs(proj: Path, mk: Path, site: Path, runs: int) -> tuple[float, float]:
+    """Medians of the content-only rebuild and of mkdocs build, run for run."""
+    ours, theirs = [], []
+    build = [PY, "build.py", "--out", str(site)]
+    timed(build, cwd=proj)          # caches filled for the content as it is
+    for k in range(runs):
+        append_sentence(proj / "content" / EDITED, k)
+        ours.append(timed(build, cwd=proj))
+        append_sentence(mk / "docs" / EDITED, k)
+        theirs.append(timed([PY, "-m", "mkdocs", "build", "-q", "-d", str(mk / "out")], cwd=mk))
+    return statistics.median(ours), statistics.median(theirs)
 
 
 def main() -> int:
@@ -88,44 +125,43 @@ def main() -> int:
     ap.add_argument("--no-write", action="store_true")
     a = ap.parse_args()
     record_path = ROOT / "data" / "benchmarks.yaml"
-    if not record_path.exists():
-        # The build shows the last recorded figures on /tested, so it needs a record to
-        # build at all; on a first run, a provisional one (zeros, replaced below).
-        keys = ("cold_build_s", "noop_rebuild_s", "sim_regen_s", "mkdocs_build_s",
-                "ratio_to_mkdocs")
-        record_path.write_text("# provisional: replaced when this benchmark finishes\n"
-                               + yaml.safe_dump({"machine": "not yet measured", "runs": 0,
-                                                 "figures": {k: 0 for k in keys},
-                                                 "page_weights": {}}, sort_keys=False))
     out = Path(tempfile.mkdtemp(prefix="cit-bench-"))
-    site = out / "site"
+    proj, site = project_copy(out), out / "site"
+    mk = mkdocs_project(out / "mkdocs")
+    load = round(os.getloadavg()[0], 2)
 
     def cold():
         shutil.rmtree(site, ignore_errors=True)
-        return timed([PY, "build.py", "--no-cache", "--out", str(site)])
+        return timed([PY, "build.py", "--no-cache", "--out", str(site)], cwd=proj)
 
     figures = {"cold_build_s": round(median_of(a.runs, cold), 3)}
-    timed([PY, "build.py", "--out", str(site)])   # fill the data-stage cache
+    timed([PY, "build.py", "--out", str(site)], cwd=proj)   # fill the caches
     figures["noop_rebuild_s"] = round(median_of(a.runs, lambda: timed(
-        [PY, "build.py", "--out", str(site)])), 3)
+        [PY, "build.py", "--out", str(site)], cwd=proj)), 3)
+    weights = page_weights(site)
+    content, mkdocs = content_vs_mkdocs(proj, mk, site, a.runs)
+    figures["content_rebuild_s"] = round(content, 3)
+    figures["mkdocs_build_s"] = round(mkdocs, 3)
+    figures["ratio_to_mkdocs"] = round(content / mkdocs, 2)
     if (ROOT / "cit" / "sim" / "__main__.py").exists():
         simout = out / "sim-results.md"
         figures["sim_regen_s"] = round(median_of(a.runs, lambda: timed(
             [PY, "-m", "cit.sim", "--out", str(simout)])), 3)
-    weights = page_weights(site)
-    figures["mkdocs_build_s"] = round(mkdocs_time(a.runs), 3)
-    figures["ratio_to_mkdocs"] = round(figures["cold_build_s"] / figures["mkdocs_build_s"], 2)
+    old = yaml.safe_load(record_path.read_text()) if record_path.exists() else {}
     record = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "load_average_at_start": load,
         "runs": a.runs,
         "figures": figures,
         "page_weights": weights,
     }
+    if old and "scaling" in old:
+        record["scaling"] = old["scaling"]
     print(yaml.safe_dump(record, sort_keys=False))
     if not a.no_write:
         record_path.write_text(
-            "# Written by benchmarks/bench_build.py; medians on the machine named below.\n"
-            + yaml.safe_dump(record, sort_keys=False))
+            "# Written by benchmarks/bench_build.py (and, under scaling:, bench_scale.py); "
+            "medians on the machine named below.\n" + yaml.safe_dump(record, sort_keys=False))
     shutil.rmtree(out, ignore_errors=True)
     return 0
 

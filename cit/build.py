@@ -18,8 +18,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import (benchfigures, buildrecord, cache, claims, links, naked, output, render, vendor,
-               yamlio)
+from . import (benchfigures, buildrecord, cache, claims, incremental, links, naked, output,
+               render, vendor, yamlio)
 from .blocks import block_table
 from .errors import BuildError
 from .registry import Registry
@@ -33,6 +33,8 @@ class BuildResult:
     files: dict[str, bytes]
     figures: dict[str, object] = field(default_factory=dict)
     seconds: float = 0.0
+    records: dict = field(default_factory=dict)     # page records for the next build
+    rendered: list = field(default_factory=list)    # pages rendered, not reused
 
 
 def data_stage_key(root: Path) -> str:
@@ -75,9 +77,12 @@ def data_stages(root: Path, vendored, use_cache: bool):
     return reg, verification, sim_cells, computed
 
 
-def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> BuildResult:
+def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
+               previous: dict | None = None) -> BuildResult:
     """Run every stage in memory; nothing is written except verified vendored files
-    (and the data-stage cache)."""
+    (and the caches). `previous`: the page records of the last good build (--serve
+    keeps them in memory); None: read from .cache/ when caches are used. A cold build
+    (use_cache False) renders and checks every page."""
     t0 = time.perf_counter()
     vendored = vendor.materialise(vendor_from, root)
     reg, verification, sim_cells, sim_computed = data_stages(root, vendored, use_cache)
@@ -87,16 +92,58 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True) -> B
     stamp = buildrecord.git_stamp(root)
     build_info = dict(stamp, verification=buildrecord.register_build_figures(reg, figures))
     blocks = block_table(reg, root / "content", root / "templates", sim_computed)
-    site = render.render_site(reg, root / "content", root / "templates", blocks, build_info)
+    if previous is None:
+        previous = read_page_records(root) if use_cache else {}
+    key_inputs = incremental.KeyInputs(
+        site="", registry=reg, glossary={},
+        content_other=incremental.block_inputs_digest(root))
+    site = render.render_site(reg, root / "content", root / "templates", blocks, build_info,
+                              key_inputs=key_inputs, previous=previous)
     check_claims(reg)
-    check_naked_numbers(site.files, reg, root / "data" / "allowlist.yaml")
-    links.require_intact(site.files, [k for k in site.files if k.endswith(".html")],
-                         site.sources, root)
+    # pages kept from the last good build were checked when they were made
+    check_naked_numbers({k: v for k, v in site.files.items() if k not in site.kept}, reg,
+                        root / "data" / "allowlist.yaml")
+    # links from the pages rendered; from every page when one of those lost or gained an
+    # element id (a link elsewhere may point at it) or the set of pages changed
+    moved = set(previous) != set(site.records) or any(
+        previous[o].anchors != site.records[o].anchors for o in site.rendered if o in previous)
+    links.require_intact(site.files, [k for k in site.files if k.endswith(".html") and (
+        moved or k in site.rendered)], site.sources, root)
     if site.unused_terms:
         print("glossary terms no page uses: " + ", ".join(site.unused_terms), file=sys.stderr)
-    files = site.files | {"numbers.json": buildrecord.numbers_json(
-        reg, site.appears, site.claim_pages, figures, stamp)}
-    return BuildResult(reg, files, figures, time.perf_counter() - t0)
+    files = site.files | {"numbers.json": numbers_json(root, reg, site, figures, stamp,
+                                                       key_inputs, use_cache)}
+    if use_cache:
+        cache.write_json(root, PAGE_RECORDS, PAGE_RECORDS_FORMAT,
+                         incremental.records_to_json(site.records))
+    return BuildResult(reg, files, figures, time.perf_counter() - t0, site.records,
+                       site.rendered)
+
+
+PAGE_RECORDS, PAGE_RECORDS_FORMAT = "pages", "page-records-1"   # each record has its own key
+
+
+def read_page_records(root: Path) -> dict:
+    """The page records of the last good build from .cache/ (verified), or {}."""
+    return incremental.records_from_json(cache.read_json(root, PAGE_RECORDS, PAGE_RECORDS_FORMAT))
+
+
+def numbers_json(root: Path, reg: Registry, site, figures, stamp, key_inputs,
+                 use_cache: bool) -> bytes:
+    """site/numbers.json (buildrecord.numbers_json), its text kept in .cache/ under the
+    hash of everything it holds (the registry, the usage, the figures, the stamp) and
+    reused when that matches (writing it out is a third of a content rebuild)."""
+    key = incremental.text_key(key_inputs.registry_hash(), [
+        site.appears, site.claim_pages, {k: v[0] for k, v in figures.items()},
+        stamp["commit"], stamp["commit_date"]])
+    if use_cache:
+        text = cache.read_json(root, "numbers-json", key)
+        if isinstance(text, str):
+            return text.encode()
+    data = buildrecord.numbers_json(reg, site.appears, site.claim_pages, figures, stamp)
+    if use_cache:
+        cache.write_json(root, "numbers-json", key, data.decode())
+    return data
 
 
 def check_claims(reg: Registry) -> None:
@@ -118,9 +165,14 @@ def check_naked_numbers(files: dict[str, bytes], reg: Registry, allowlist: Path)
 
 def serve_rebuilder(root: Path, vendor_from):
     """The rebuild function `--serve` calls with the changed paths: a build in this
-    process with the data-stage cache, its files kept in memory."""
+    process with the data-stage cache, its files and page records kept in memory, so
+    only the pages whose inputs changed are rendered again."""
+    kept: dict = {}
+
     def rebuild(changed):
-        return run_stages(root, vendor_from, use_cache=True).files
+        result = run_stages(root, vendor_from, use_cache=True, previous=kept.get("records"))
+        kept["records"] = result.records
+        return result.files
     return rebuild
 
 
@@ -164,6 +216,9 @@ def main(argv=None) -> int:
                                                        if k.endswith(".html")])
         print(f"external links to pages that can change (allowed): {len(unpinned)}"
               + "".join(f"\n  {line}" for line in unpinned))
+    print(f"pages rendered: {len(result.rendered)} of {len(result.records)}"
+          + (f" ({', '.join(result.rendered)})"
+             if 0 < len(result.rendered) < len(result.records) else ""))
     print(f"{len(result.registry)} numbers in the registry; "
           f"{len(result.files)} files; {result.seconds:.2f} s"
           + ("" if a.check else f" -> {a.out}"))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import json
 import os
 import pickle
 import sys
@@ -48,15 +49,20 @@ class _RegistryUnpickler(pickle.Unpickler):
         raise CacheRefused(f"it names {module}.{name}, which a cache of ours never holds")
 
 
+def restricted_loads(data: bytes):
+    """A pickle nested in a verified cache file, read by the same restricted unpickler."""
+    return _RegistryUnpickler(io.BytesIO(data)).load()
+
+
 def cache_file(root: Path, key: str) -> Path:
     return Path(root) / ".cache" / f"{PREFIX}{key}.pickle"
 
 
-def _body(data: bytes, key: str) -> bytes:
-    """The verified pickle bytes of a cache file, or CacheRefused."""
+def _body(data: bytes, key: str, magic: bytes = MAGIC) -> bytes:
+    """The verified body bytes of a cache file, or CacheRefused."""
     head, newline, body = data.partition(b"\n")
     fields = head.split(b" ")
-    if not newline or len(fields) != 4 or fields[0] != MAGIC:
+    if not newline or len(fields) != 4 or fields[0] != magic:
         raise CacheRefused("not a cache file of this build (no valid header)")
     if fields[1] != FORMAT:
         raise CacheRefused(f"cache format {fields[1].decode(errors='replace')!r}, this "
@@ -114,3 +120,47 @@ def write(root: Path, key: str, value) -> None:
     except OSError as e:
         print(f"cache not written ({e.strerror}: {e.filename}); the next build runs cold",
               file=sys.stderr)
+
+
+# ---- plain JSON records under the same verified header (the incremental render's
+# page records, cit/incremental.py): nothing in them is code, so no unpickler is needed
+
+JSON_MAGIC = b"cit-json"
+
+
+def json_file(root: Path, name: str) -> Path:
+    return Path(root) / ".cache" / f"{name}.json"
+
+
+def read_json(root: Path, name: str, key: str):
+    """The JSON value stored as `name` for `key`, or None (none, or refused in a line)."""
+    path = json_file(root, name)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return _refuse(path, root, f"unreadable ({e.strerror})")
+    try:
+        return json.loads(_body(data, key, JSON_MAGIC))
+    except CacheRefused as e:
+        if "other inputs" in str(e):
+            return None     # an older site: expected after most edits, not worth a line
+        return _refuse(path, root, str(e))
+    except ValueError as e:
+        return _refuse(path, root, f"cannot be loaded ({e})")
+
+
+def write_json(root: Path, name: str, key: str, value) -> None:
+    """Store `value` as `name` for `key`; a failure is reported in one line."""
+    path = json_file(root, name)
+    body = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    head = b" ".join((JSON_MAGIC, FORMAT, key.encode(), hashlib.sha256(body).hexdigest().encode()))
+    try:
+        path.parent.mkdir(exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.part")
+        tmp.write_bytes(head + b"\n" + body)
+        tmp.replace(path)
+    except OSError as e:
+        print(f"cache not written ({e.strerror}: {e.filename}); the next build renders "
+              "every page", file=sys.stderr)

@@ -25,6 +25,7 @@ from typing import Callable, Mapping
 import jinja2
 from markupsafe import Markup
 
+from . import incremental
 from .assets import (PLOTLY, STYLESHEET_SLOT, StaticAssets, link_stylesheets,
                      page_scripts, prov_path, prov_payload, prov_script, static_assets)
 from .blocks.spec import BlockSpec
@@ -122,17 +123,24 @@ class Site:
     sources: dict[str, str] = field(default_factory=dict)
     claim_pages: dict[str, list[str]] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)   # output page -> content file
+    records: dict = field(default_factory=dict)       # output page -> incremental.PageRecord
+    rendered: list[str] = field(default_factory=list)  # pages rendered (not reused)
+    kept: set[str] = field(default_factory=set)        # files kept from the last build
 
 
 def render_site(registry: Registry, content_dir, templates_dir,
                 blocks: Mapping[str, BlockSpec], build_info: Mapping, *,
-                repo_root=None) -> Site:
+                repo_root=None, key_inputs=None, previous: Mapping | None = None) -> Site:
     """Render the whole site in memory: discover -> bodies -> late pass -> templates.
 
     `blocks`: the block table (cit.blocks.block_table). `build_info` keys read here:
     `commit` (str), `commit_date` (str); blocks read more (`verification` for
     table:tested). `repo_root` (default: content_dir's parent) only shapes the file
-    names in error messages."""
+    names in error messages.
+
+    Incremental (cit/incremental.py): with `key_inputs` every page gets a record
+    (`Site.records`); a page whose record in `previous` still matches its inputs is not
+    rendered again but keeps its bytes (`Site.kept`: its output files)."""
     content_dir, templates_dir = Path(content_dir), Path(templates_dir)
     rel = _relative_names(Path(repo_root) if repo_root else content_dir.resolve().parent)
     for key in ("commit", "commit_date"):
@@ -143,21 +151,35 @@ def render_site(registry: Registry, content_dir, templates_dir,
     state = SiteState(registry, discover(content_dir, rel), glossary, make_markdown(),
                       dict(blocks), build_info)
     state.definitions = _plain_definitions(state)
-    for p in state.pages:
-        p.ctx = PageContext(registry, p.url, p.root, p.doc.path, glossary, state.blocks, state)
-        _render_body(state, p)
+    root = Path(repo_root) if repo_root else content_dir.resolve().parent
+    previous = previous or {}
+    sources = {p.out: (root / p.doc.path).read_bytes() for p in state.pages} if key_inputs else {}
+    if key_inputs is not None:
+        key_inputs.glossary = glossary
+        key_inputs.site = incremental.site_key(root, build_info, [
+            (p.out, p.layout, p.title, p.doc.meta.description, getattr(p.doc.meta, "order", None))
+            for p in state.pages])
+    reused = _bodies(state, key_inputs, previous, sources)
     _late_pass(state)
     _check_glossary_page(state)
     needs_plotly = any((PLOTLY, False) in p.ctx.scripts for p in state.pages)
     assets = static_assets(templates_dir, needs_plotly)
     files = dict(assets.files)
-    files.update(_render_templates(state, templates_dir, assets))
+    files.update(_render_templates(state, templates_dir, assets, reused))
+    for o in reused:
+        rec = previous[o]
+        files[o] = rec.html.encode("utf-8")
+        if rec.prov_path:
+            files[rec.prov_path] = rec.prov.encode("utf-8")
     unused = sorted(k for k, u in state.term_pages.items() if not u)
     claim_pages = {c: sorted(p.url for p in state.pages if c in p.ctx.claims_cited)
                    for c in sorted(registry.claims)}
     return Site(files=dict(sorted(files.items())), appears=state.appears,
                 unused_terms=unused, pages={p.url: p.title for p in state.pages},
-                sources={p.out: p.doc.path for p in state.pages}, claim_pages=claim_pages)
+                sources={p.out: p.doc.path for p in state.pages}, claim_pages=claim_pages,
+                records=_records(state.pages, files, key_inputs, previous, reused, sources),
+                rendered=[p.out for p in state.pages if p.out not in reused],
+                kept={k for o in reused for k in (o, previous[o].prov_path) if k})
 
 
 def _relative_names(root: Path) -> Callable[[Path], str]:
@@ -330,20 +352,22 @@ def _fill_marker(p: Page, marker: str, html_text: str) -> None:
 
 def _check_glossary_page(state: SiteState) -> None:
     if any(p.ctx.terms_linked for p in state.pages):
-        if not any(p.url == GLOSSARY_URL and "glossary" in p.ctx.late_markers.values()
+        if not any(p.url == GLOSSARY_URL and "glossary" in _late_names(p)
                    for p in state.pages):
             raise BuildError("content/pages/glossary.md",
                              "terms are linked but no /glossary/ page shows @[glossary]")
 
 
 def _render_templates(state: SiteState, templates_dir: Path,
-                      assets: StaticAssets) -> dict[str, bytes]:
+                      assets: StaticAssets, reused=frozenset()) -> dict[str, bytes]:
     """Each page through its template, and its provenance script where it has one."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir)),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
     files: dict[str, bytes] = {}
     for p in state.pages:
+        if p.out in reused:
+            continue
         # a page's numbers' and claims' provenance and its terms' definitions load on demand
         has_prov = bool(p.ctx.numbers_shown or p.ctx.terms_linked or p.ctx.claims_cited)
         if has_prov:
@@ -401,3 +425,65 @@ def _render_page(env: jinja2.Environment, p: Page, ctx: dict, assets: StaticAsse
             where += f":{e.lineno}"
         raise BuildError(where, f"while rendering {p.url}: {e}") from None
     return link_stylesheets(html_text, assets.sheets, p.root)
+
+
+def _late_names(p: Page) -> list[str]:
+    """The late blocks a page holds (a reused page's record says)."""
+    if isinstance(p.ctx, incremental.ReusedContext):
+        return p.ctx.late_names
+    return sorted(set(p.ctx.late_markers.values()))
+
+
+def _bodies(state: SiteState, key_inputs, previous, sources) -> set[str]:
+    """Render each page's body, or reuse its record when its key still matches. Pages
+    with late blocks (which read every other page's usage) are decided last, together,
+    under that usage. Returns the outputs reused."""
+    late = {o for o, r in previous.items() if r.late_names}
+    reused: set[str] = set()
+
+    def render(p: Page) -> None:
+        p.ctx = PageContext(state.registry, p.url, p.root, p.doc.path, state.glossary,
+                            state.blocks, state)
+        _render_body(state, p)
+
+    def matches(p: Page, others: str = "") -> bool:
+        rec = previous.get(p.out)
+        if key_inputs is None or rec is None:
+            return False
+        return incremental.page_key(key_inputs, sources[p.out], rec, others) == rec.key
+
+    def reuse(p: Page) -> None:
+        p.ctx = incremental.reused_context(previous[p.out])
+        reused.add(p.out)
+
+    for p in state.pages:
+        if p.out not in late:
+            reuse(p) if matches(p) else render(p)
+    late_pages = [p for p in state.pages if p.out in late]
+    if late_pages:
+        others = incremental.usage_of([p for p in state.pages if p.out not in late])
+        new_late = any(p.ctx.late_markers for p in state.pages
+                       if p.out not in late and p.out not in reused)
+        keep = not new_late and all(matches(p, others) for p in late_pages)
+        for p in late_pages:
+            reuse(p) if keep else render(p)
+    return reused
+
+
+def _records(pages: list[Page], files, key_inputs, previous, reused, sources) -> dict:
+    """Every page's record for the next build (reused ones as they were)."""
+    if key_inputs is None:
+        return {}
+    late = {p.out for p in pages if _late_names(p)}
+    others = incremental.usage_of([p for p in pages if p.out not in late])
+    out = {}
+    for p in pages:
+        if p.out in reused:
+            out[p.out] = previous[p.out]
+            continue
+        prov = prov_path(p.url)
+        out[p.out] = incremental.record_page(
+            key_inputs, sources[p.out], p.out, files[p.out].decode("utf-8"),
+            prov if prov in files else "", files[prov].decode("utf-8") if prov in files else "",
+            p.ctx, others if p.out in late else "")
+    return out

@@ -16,7 +16,6 @@ import argparse
 import hashlib
 import os
 import sys
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -141,6 +140,7 @@ def _verify(f: LockedFile, data: bytes, origin: str) -> None:
 def _download(lock: Lock, f: LockedFile) -> bytes:
     url = f"{lock.host}/{lock.repository}/{f.commit}/{f.path}"
     try:
+        import urllib.request   # only when a file must be downloaded
         with urllib.request.urlopen(url, timeout=30) as r:
             return r.read()
     except OSError as e:

@@ -53,13 +53,34 @@ def study() -> dict:
 def project_copy(tmp_path, vendored_files) -> Path:
     """A throwaway copy of the project (code, content, data, templates, verified vendored
     files) for tests that break inputs on purpose."""
-    dst = tmp_path / "proj"
+    return _copy_project(tmp_path / "proj")
+
+
+def _copy_project(dst: Path) -> Path:
     for name in ("cit", "content", "data", "templates", "vendored"):
         if (ROOT / name).exists():
             shutil.copytree(ROOT / name, dst / name,
                             ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "build.py", dst / "build.py") if (ROOT / "build.py").exists() else None
     return dst
+
+
+@pytest.fixture(scope="session")
+def warm_copy(tmp_path_factory, vendored_files) -> tuple[Path, Path]:
+    """One build of an untouched project copy with its caches written: (its .cache
+    folder, its site). A copy given this .cache rebuilds from the caches as long as its
+    inputs are the untouched ones (the caches are keyed by them and verified); an edited
+    input misses them, so that build runs every stage its edit touches."""
+    root = _copy_project(tmp_path_factory.mktemp("warm") / "proj")
+    out = root.parent / "site"
+    r = run_build(out, root=root, cold=False)
+    assert r.returncode == 0, r.stderr
+    return root / ".cache", out
+
+
+def give_caches(warm_copy, project: Path) -> None:
+    """Put the untouched project's caches into `project` (see warm_copy)."""
+    shutil.copytree(warm_copy[0], project / ".cache")
 
 
 def run_build(out: Path, root: Path = ROOT, env: dict | None = None, cold: bool = True):

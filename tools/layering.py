@@ -22,7 +22,7 @@ LAYERS = (
     ("data stages", ("experiment", "experiment_claims", "sim", "benchfigures")),
     ("content", ("frontmatter", "glossary", "markdown", "claimrefs")),
     ("blocks", ("svgplot", "blocks")),
-    ("render", ("assets", "render")),
+    ("render", ("assets", "incremental", "render")),
     ("checks and record", ("naked", "links", "buildrecord")),
     ("cache and output", ("cache", "output")),
     ("build", ("build", "serve", "__init__")),

@@ -7,17 +7,21 @@ import pytest
 import yaml
 
 from cit.vendor import git_blob_sha1
-from tests.conftest import run_build, tree_digest
+from tests.conftest import give_caches, run_build, tree_digest
 
 HEADLINE = "results/tinystories-gpu"
 
 
 @pytest.fixture
-def case(project_copy, built_site, tmp_path):
+def case(project_copy, built_site, warm_copy, tmp_path):
     """A project copy plus a previous site in place; `run()` builds over it and returns
     the stderr after checking the build failed and the previous site is unchanged."""
     out = tmp_path / "site"
     shutil.copytree(built_site, out)
+    # The copy has the untouched project's caches: an edit to the data or the lock
+    # misses them (they are keyed by those inputs), so every data check runs as in a
+    # cold build, and an edit to the content re-renders the pages it touches.
+    give_caches(warm_copy, project_copy)
     before = tree_digest(out)
 
     class Case:
@@ -25,7 +29,7 @@ def case(project_copy, built_site, tmp_path):
 
         @staticmethod
         def run(expect_failure=True):
-            r = run_build(out, root=project_copy, env={"CIT_VENDOR_MIRROR": ""})
+            r = run_build(out, root=project_copy, env={"CIT_VENDOR_MIRROR": ""}, cold=False)
             if expect_failure:
                 assert r.returncode != 0, "the build should have failed"
                 assert tree_digest(out) == before, "the previous site was changed"

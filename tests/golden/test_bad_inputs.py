@@ -6,12 +6,13 @@ upstream), so the hash check passes and the defect itself is what the build must
 
 import json
 import re
+import shutil
 
 import pytest
 import yaml
 
 from cit.vendor import git_blob_sha1
-from tests.conftest import edit_cell, run_build, tree_digest
+from tests.conftest import edit_cell, give_caches, run_build, tree_digest
 
 from tests.golden.conftest import HEADLINE
 
@@ -177,7 +178,7 @@ def test_a_script_tag_in_content_is_escaped_and_inert(case, tmp_path):
     p = case.root / "content" / "pages" / "method.md"
     p.write_text(p.read_text() + "\n<script>alert('owned')</script>\n")
     out = tmp_path / "fresh"
-    r = run_build(out, root=case.root, env={"CIT_VENDOR_MIRROR": ""})
+    r = run_build(out, root=case.root, env={"CIT_VENDOR_MIRROR": ""}, cold=False)
     assert r.returncode == 0, r.stderr
     html = (out / "method" / "index.html").read_text()
     assert "&lt;script&gt;alert(" in html
@@ -332,13 +333,13 @@ CACHE_DAMAGE = {
 
 @pytest.mark.parametrize("damage", sorted(CACHE_DAMAGE))
 def test_a_damaged_or_foreign_cache_is_discarded_and_the_build_goes_on_cold(
-        project_copy, tmp_path, damage):
+        project_copy, warm_copy, tmp_path, damage):
     """Documented recovery: one line on stderr, a cold build, the same site byte for byte,
     and a fresh cache that the next build uses without a word."""
     out = tmp_path / "site"
-    r = run_build(out, root=project_copy, cold=False)
-    assert r.returncode == 0, r.stderr
+    shutil.copytree(warm_copy[1], out)        # the site the cache-writing build made
     before = tree_digest(out)
+    give_caches(warm_copy, project_copy)
     [cache] = (project_copy / ".cache").glob("data-stages-*.pickle")
     spoil, why = CACHE_DAMAGE[damage]
     cache = spoil(cache, project_copy)
@@ -447,11 +448,11 @@ def test_an_unpinned_outside_link_is_allowed_and_listed_by_check(case, tmp_path)
     p.write_text(p.read_text() + "\nSee [the project](https://example.org/project) and "
                  "[a pinned tree](https://example.org/t/0123456789abcdef0123456789abcdef01234567)."
                  "\n")
-    r = run_build(tmp_path / "fresh", root=case.root, env={"CIT_VENDOR_MIRROR": ""})
+    r = run_build(tmp_path / "fresh", root=case.root, env={"CIT_VENDOR_MIRROR": ""}, cold=False)
     assert r.returncode == 0, r.stderr
     import subprocess
     import sys
-    r = subprocess.run([sys.executable, "build.py", "--check", "--no-cache"], cwd=case.root,
+    r = subprocess.run([sys.executable, "build.py", "--check"], cwd=case.root,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert ("external links to pages that can change (allowed): 1\n"

@@ -1,0 +1,89 @@
+"""Incremental rebuilds: after an edit, the pages whose inputs changed are rendered again
+and the others keep their bytes; the output is byte-identical to a cold build, and the
+page records are verified before use."""
+
+import shutil
+
+from cit import build, cache
+from tests.conftest import give_caches, run_build
+from tests.conftest import tree_digest
+
+
+def _rendered(stdout: str) -> str:
+    return next(line for line in stdout.splitlines() if line.startswith("pages rendered:"))
+
+
+def _cold_equals_incremental(project, tmp_path, name):
+    warm = run_build(tmp_path / f"{name}-warm", root=project, cold=False)
+    assert warm.returncode == 0, warm.stderr
+    cold = run_build(tmp_path / f"{name}-cold", root=project)
+    assert cold.returncode == 0, cold.stderr
+    assert tree_digest(tmp_path / f"{name}-warm") == tree_digest(tmp_path / f"{name}-cold")
+    return _rendered(warm.stdout)
+
+
+def test_an_edited_page_is_rendered_alone_and_the_site_equals_a_cold_build(
+        project_copy, warm_copy, tmp_path):
+    give_caches(warm_copy, project_copy)
+    md = project_copy / "content" / "pages" / "notebook.md"
+    md.write_text(md.read_text() + "\nA sentence the test adds, in words only.\n")
+    assert _cold_equals_incremental(project_copy, tmp_path, "edit") == \
+        "pages rendered: 1 of 12 (notebook/index.html)"
+    # nothing changed since: nothing is rendered, and the site is the same
+    again = run_build(tmp_path / "again", root=project_copy, cold=False)
+    assert _rendered(again.stdout) == "pages rendered: 0 of 12"
+    assert tree_digest(tmp_path / "again") == tree_digest(tmp_path / "edit-cold")
+
+
+def test_a_new_number_on_a_page_renders_the_pages_that_list_usage_too(
+        project_copy, warm_copy, tmp_path):
+    """The number index (/method) and the glossary list where each number and term
+    appears, so a page that starts showing a number changes them as well."""
+    give_caches(warm_copy, project_copy)
+    md = project_copy / "content" / "pages" / "notebook.md"
+    md.write_text(md.read_text() + "\nThe build's file count is :n[build.upstream_files].\n")
+    line = _cold_equals_incremental(project_copy, tmp_path, "num")
+    assert "notebook/index.html" in line and "method/index.html" in line
+    assert "optics/index.html" not in line
+
+
+def test_an_edited_glossary_term_renders_the_pages_that_link_it(project_copy, warm_copy,
+                                                                tmp_path):
+    give_caches(warm_copy, project_copy)
+    records = build.read_page_records(project_copy)
+    key = next(k for k in sorted({t for r in records.values() for t in r.terms_linked}))
+    users = sorted(o for o, r in records.items() if key in r.terms_linked)
+    gpath = project_copy / "content" / "glossary.yaml"
+    text = gpath.read_text()
+    marker = f"\n{key}:\n"
+    assert marker in text
+    head, tail = text.split(marker, 1)
+    defn_at = tail.index("definition:")
+    eol = tail.index("\n", defn_at)
+    tail = tail[:eol].rstrip().rstrip('"') + (' Edited."' if tail[:eol].rstrip().endswith('"')
+                                              else " Edited.") + tail[eol:]
+    gpath.write_text(head + marker + tail)
+    line = _cold_equals_incremental(project_copy, tmp_path, "term")
+    rendered = set(line.split("(", 1)[1].rstrip(")").split(", ")) if "(" in line else set()
+    assert set(users) <= rendered and "glossary/index.html" in rendered
+    assert len(rendered) < len(records)
+
+
+def test_damaged_page_records_are_discarded_in_a_line_and_every_page_is_rendered(
+        project_copy, warm_copy, tmp_path):
+    give_caches(warm_copy, project_copy)
+    path = cache.json_file(project_copy, build.PAGE_RECORDS)
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x20
+    path.write_bytes(bytes(data))
+    r = run_build(tmp_path / "site", root=project_copy, cold=False)
+    assert r.returncode == 0, r.stderr
+    assert "discarded: its SHA-256 does not match" in r.stderr
+    assert _rendered(r.stdout) == "pages rendered: 12 of 12"
+    assert tree_digest(tmp_path / "site") == tree_digest(warm_copy[1])
+
+
+def test_a_cold_build_writes_no_records(project_copy, tmp_path):
+    assert run_build(tmp_path / "site", root=project_copy).returncode == 0
+    assert not cache.json_file(project_copy, build.PAGE_RECORDS).exists()
+    shutil.rmtree(tmp_path / "site")
