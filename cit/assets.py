@@ -240,12 +240,15 @@ def static_assets(templates_dir: Path, needs_plotly: bool) -> StaticAssets:
 def page_scripts(layout: str, asked: list[tuple[str, bool]], names: set[str],
                  where: str) -> list[tuple[str, bool]]:
     """The scripts a page loads, in order: site.js, its layout's scripts, then those its
-    blocks asked for (name, is-module), each once. A block asking for a missing script
-    fails, naming the page's content file."""
+    blocks asked for (name, is-module), each once; plotly is asked for (so it is
+    shipped) but not loaded: charts.js fetches it on a reader's reach. A block asking
+    for a missing script fails, naming the page's content file."""
     scripts = [(n, False) for n in ("site.js", *LAYOUT_SCRIPTS[layout]) if n in names]
     for s in asked:
         if s[0] not in names:
             raise BuildError(where, f"a block asks for static/{s[0]}, which does not exist")
+        if s[0] == PLOTLY:
+            continue   # fetched by charts.js when a reader reaches for a chart
         if s not in scripts:
             scripts.append(s)
     return scripts

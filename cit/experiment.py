@@ -108,6 +108,9 @@ def _register_derived(reg, src, head: Folder, groups, folders, md1, vroot, study
     _register_optics(add, by, groups)
     _register_config(add, by, groups, head, folders, vroot, study)
     _register_runs(add, reg, head, groups, study)
+    for g in groups:
+        if len(g.runs) == 1:
+            reg.show_one_seed(f"final_loss.{g.slug}", f"final_loss_mean.{g.slug}")
 
 
 def _optics_groups(groups):
@@ -138,15 +141,19 @@ def _register_bytes(add, by, groups):
                                ("wire", A.wire_bytes_per_step, run.wire_bytes_per_step)):
                 add(f"hub.{what}_ratio.{key}", a / b, fmt_ratio(a / b), "x", (A.rel, run.rel),
                     f"AdamW's {what} bytes per step ÷ this variant's")
+    add("hub.wire_ratio.B_to_band", B.wire_bytes_per_step / band.wire_bytes_per_step,
+        fmt_ratio(B.wire_bytes_per_step / band.wire_bytes_per_step), "x", (B.rel, band.rel),
+        "top-k's wire bytes per step ÷ the 1-D 256-point low band's")
     for g in groups:
         r = g.first
+        add(f"wire_mb.{g.slug}", r.wire_bytes_per_step / 1e6, fmt(r.wire_bytes_per_step / 1e6, 1),
+            "MB", (r.rel,), "wire_bytes_per_step of the group's first run's config record ÷ 1e6")
         add(f"wire.{g.slug}", r.wire_bytes_per_step, fmt_int(r.wire_bytes_per_step), "bytes",
             (r.rel,), "wire_bytes_per_step of the group's first run's config record", "measured",
             f"{r.rel}:1 (config record)")
         add(f"wire_ratio.{g.slug}", A.wire_bytes_per_step / r.wire_bytes_per_step,
             fmt_ratio(A.wire_bytes_per_step / r.wire_bytes_per_step), "x", (A.rel, r.rel),
             "AdamW's wire bytes per step ÷ this group's")
-
 
 
 def _register_optics(add, by, groups):
@@ -267,27 +274,51 @@ def _curve(runs: list[Run]):
     return steps, list(g.mean()), list(g.min()), list(g.max())
 
 
+def chart_label(run: Run, *, detail: bool = False) -> str:
+    """A line's short name at its end in a chart: the variant letter and what sets it
+    apart; `detail` adds the optics runs' planes (charts of many optics runs)."""
+    c = run.cfg
+    shape = f"{c.chunk_mode[0]}-D {c.chunk}" + (f"x{c.chunk}" if c.chunk_mode == "2d" else "")
+    if c.variant == "adamw":
+        return "A AdamW"
+    if c.variant == "topk":
+        return "B top-k"
+    if c.variant == "calib":
+        return "D calibrated"
+    if c.variant == "band":
+        return f"C low {shape}" if c.band == "low" else f"F {c.band.replace('zigzag', 'zig-zag')}"
+    design = ("repaired" if c.feedback == "sent" and c.fs_every
+              else "band sent" if c.feedback == "sent" else "first")
+    enob = "exact" if c.enob is None else f"ENOB {fmt_general(c.enob)}"
+    return f"E {design}, {enob}" + (f", {c.planes} planes" if detail else "")
+
+
 def _register_series(reg, src, groups):
     optics_roles = {g.slug for g in groups if g.first.cfg.variant == "optics"} | {"C.1d256"}
     best_e = "E.e8p8.reset100.sent"
     for g in groups:
         x, y, lo, hi = _curve(g.runs)
         letter = g.label[0]
+        end = f"final_loss_mean.{g.slug}"
+        if reg.get(end).value != y[-1]:
+            raise BuildError(f"series of {g.slug}", f"the curve's last point {y[-1]!r} is not "
+                                                    f"{end} ({reg.get(end).value!r})")
         common = dict(kind="measured", sources=src(g.files),
                       locator=f"eval records (step, val_loss) of {len(g.runs)} run(s)",
-                      computation="mean over seeds of val_loss at each eval step; band = min and max")
+                      computation="mean over seeds of val_loss at each eval step; band = min and max",
+                      label=g.label, variant=letter, lo=tuple(lo), hi=tuple(hi), end=end)
         if letter != "E" or g.slug == best_e:
-            reg.add_series(f"curve.{g.slug}", x, y, label=g.label, variant=letter, role="hub",
-                           lo=tuple(lo), hi=tuple(hi), **common)
+            reg.add_series(f"curve.{g.slug}", x, y, role="hub", short=chart_label(g.first), **common)
         if g.slug in optics_roles:
-            reg.add_series(f"optics_curve.{g.slug}", x, y, label=g.label, variant=letter,
-                           role="optics", lo=tuple(lo), hi=tuple(hi), **common)
+            reg.add_series(f"optics_curve.{g.slug}", x, y, role="optics",
+                           short=chart_label(g.first, detail=True), **common)
     for slug in ("C.1d256", "E.e8p8.fixed.exact", "E.e8p8.reset100.sent"):
         g = next(g for g in groups if g.slug == slug)
         df = pd.DataFrame([(d.step, d.energy["delta"]["all"]["low"]) for r in g.runs for d in r.diags],
                           columns=["step", "share"]).groupby("step")["share"].mean()
         reg.add_series(f"band_energy.{slug}", list(df.index), list(df), label=g.label,
-                       variant=g.label[0], role="optics", kind="measured", sources=src(g.files),
+                       short=chart_label(g.first, detail=True), variant=g.label[0],
+                       role="optics", kind="measured", sources=src(g.files),
                        locator="diag records: energy.delta.all.low",
                        computation="the low band's share of the delta's energy at each diag "
                                    "step, mean over seeds")
@@ -303,6 +334,7 @@ def _register_tables(reg: Registry, docs, groups, study):
                   [[g.label, Ref(f"seeds.{g.slug}"), Ref(f"final_loss.{g.slug}"),
                     Ref(f"payload.{g.slug}"), Ref(f"wire.{g.slug}"), Ref(f"wire_ratio.{g.slug}")]
                    for g in groups], source=f"{md1.file} §1 and the config records")
+    _register_headline_table(reg, groups, study["headline_groups"], md1.file)
     reg.add_table("loss", "Loss against communication: every cell checked against the upstream results.md",
                   loss.columns, _table_rows(loss), source=f"{md1.file} §1")
     reg.add_table("energy", "Share of energy kept by each selector at the same number of "
@@ -326,6 +358,42 @@ def _register_tables(reg: Registry, docs, groups, study):
     reg.add_table("shakespeare", "CPU diagnosis (TinyShakespeare): validation loss at each "
                   "hundredth step, with the clip rate of the preceding interval in brackets",
                   ["Run"] + [Ref(f"shakes.step.s{s}") for s in steps], srows, source=sh.file)
+
+
+def headline_label(run: Run) -> str:
+    """A short row label of our own for the hub's headline table, built from the config."""
+    c = run.cfg
+    if c.variant == "adamw":
+        return "A  AdamW"
+    shape = (f"2-D {c.chunk}x{c.chunk} chunks" if c.chunk_mode == "2d"
+             else f"1-D {c.chunk}-point chunks")
+    if c.variant == "optics":
+        design = "repaired optics" if c.feedback == "sent" else "first-design optics"
+        if c.enob is None:
+            return f"E  {design}, no quantisation, {shape}"
+        return f"E  {design}, ENOB {fmt_general(c.enob)}, {c.planes} planes"
+    if c.variant == "band":
+        name = "low band" if c.band == "low" else f"{c.band} band"
+        return f"{'C' if c.band == 'low' else 'F'}  {name}, {shape}"
+    return f"{tables.LETTER[c.variant]}  {'top-k' if c.variant == 'topk' else 'calibrated band'}, {shape}"
+
+
+def _register_headline_table(reg: Registry, groups, names: list[str], md_file: str) -> None:
+    """The hub's eight headline rows: final loss (one seed said as such), MB on the wire
+    a step and AdamW's wire bytes over the row's."""
+    by_name = {g.first.group: g for g in groups}
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        raise BuildError("data/study.yaml headline_groups", f"no completed runs for {unknown}")
+    rows = [[headline_label(by_name[n].first), Ref(f"seeds.{by_name[n].slug}"),
+             Ref(f"final_loss.{by_name[n].slug}"), Ref(f"wire_mb.{by_name[n].slug}"),
+             Ref(f"wire_ratio.{by_name[n].slug}")] for n in names]
+    reg.add_table("headline", "Final validation loss of the headline variants, with the "
+                  "megabytes each worker puts on the wire a step and how many times fewer "
+                  "that is than AdamW's",
+                  ["Variant", "Seeds", "Final validation loss (mean ± sd)",
+                   "Wire / step (MB)", "A's wire bytes ÷ this row's"],
+                  rows, source=f"{md_file} §1 and the config records")
 
 
 def _shakes_label(run: Run) -> str:

@@ -75,11 +75,17 @@ class PageContext:
     late_markers: dict[str, str] = field(default_factory=dict)
     late_pass: bool = False
 
-    def num(self, id: str, *, record: bool = True, where: str | None = None) -> str:
+    def num(self, id: str, *, record: bool = True, where: str | None = None,
+            exact: bool = False) -> str:
         """Render number `id` as a data element and note that it is on this page.
         `record=False` shows it without counting it as appearing here (the number
-        index lists every number; that listing is not an appearance)."""
+        index lists every number; that listing is not an appearance). A mean ± sd over
+        one seed shows as its value and "one seed" (Registry.one_seed), unless `exact`."""
         n = self.registry.get(id, where or self.path)
+        single = None if exact else self.registry.one_seed.get(id)
+        if single is not None:
+            return (self.num(single, record=record, where=where, exact=True)
+                    + ' <span class="one-seed">(one seed)</span>')
         self.numbers_shown.add(id)
         if record:
             self.numbers_appearing.add(id)

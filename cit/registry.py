@@ -101,6 +101,18 @@ class Registry:
     numbers: dict[str, Number] = field(default_factory=dict)
     series: dict[str, Series] = field(default_factory=dict)
     tables: dict[str, Table] = field(default_factory=dict)
+    # id of a "mean ± sd" over a group of one seed -> id of the bare value, which pages
+    # show instead, followed by the words "one seed": "± 0.000" would read as no spread
+    one_seed: dict[str, str] = field(default_factory=dict)
+
+    def show_one_seed(self, id: str, value_id: str) -> None:
+        """Pages show `id` (a mean ± sd whose sd is that of a single seed) as `value_id`
+        and the words "one seed"; `id` keeps its text (it may be a results.md cell)."""
+        self.get(id, "registry one_seed")
+        self.get(value_id, "registry one_seed")
+        if id in self.one_seed:
+            raise BuildError("registry", f"number {id!r} already shown as one seed")
+        self.one_seed[id] = value_id
     claims: dict = field(default_factory=dict)     # id -> cit.claims.Claim
 
     def claim_book(self, prefix: str = ""):

@@ -2,9 +2,10 @@
 
 Each chart block embeds its figure as JSON (`fig.to_plotly_json()`, sorted keys) in a
 `<script type="application/json" id="fig-NAME-json">` beside a
-`<div class="chart" data-figure-id="fig-NAME">`; static/charts.js draws it with the
-plotly.js partial bundle (cit/plotlybundle.py), which a page loads only when it has a chart. Ids are fixed, so
-output is reproducible. The figure holds the look (layout, and per trace its series as
+`<div class="chart" data-figure-id="fig-NAME">`, which first shows a static SVG preview
+drawn at build time (cit/svgplot.py, `preview_html`); static/charts.js fetches the
+plotly.js partial bundle (cit/plotlybundle.py) only when a reader reaches for the chart
+and draws it into the preview's box. Ids are fixed, so output is reproducible. The figure holds the look (layout, and per trace its series as
 `legendgroup`, name, colour, dash; a seed band is marked `meta: "band"`) but not the
 points: charts.js reads those from the chart's data table below, so the page carries
 each value once and the chart draws exactly the values the check verified.
@@ -71,13 +72,17 @@ class ChartSpec:
     x: Axis
     y: Axis
     bands: bool = True  # draw lo/hi as a shaded band when the series has them
+    # the static preview's viewBox sizes, by variant: "wide" alone, or "wide" and
+    # "narrow" (a phone shows the narrow one; its text stays legible at 390 px)
+    preview: tuple = (("wide", 640, 400),)
 
 
 SPECS = {
     "loss-curves": ChartSpec(
         "loss-curves", "Validation loss against training step, per variant: mean over seeds, "
         "shaded from the lowest to the highest seed",
-        Axis("Training step", "int"), Axis("Validation loss", "dec3")),
+        Axis("Training step", "int"), Axis("Validation loss", "dec3"),
+        preview=(("wide", 720, 360), ("narrow", 420, 380))),
     "optics-curves": ChartSpec(
         "optics-curves", "Validation loss against training step: the diverged first design, "
         "the repaired runs and the exact band",
@@ -159,7 +164,7 @@ def _styles(series: list[Series]) -> dict[str, tuple[str, str]]:
     return out
 
 
-LEGEND_WRAP = 64     # characters per legend line
+LEGEND_WRAP = 28     # characters per legend line (the legend sits beside the plot)
 SHORTEN_FROM = 4     # runs of one variant in a chart before their shared words are dropped
 
 
@@ -187,19 +192,12 @@ def legend_texts(series: list[Series]) -> dict[str, list[str]]:
 
 
 def _legend_layout(texts: dict[str, list[str]]) -> tuple[dict, int]:
-    """Legend above the plot (below it, it collides with the x-axis title) and the
-    figure height that leaves the plot its room."""
-    long = any(len(t) > 1 or len(t[0]) > 40 for t in texts.values())
-    if long:
-        rows = sum(16 * len(t) + 14 for t in texts.values())
-        legend = dict(orientation="v", yanchor="bottom", y=1.02, xanchor="left", x=0)
-    else:
-        rows = 30 * math.ceil(len(texts) / 2)
-        legend = dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0)
-    legend["font"] = dict(size=12)
-    legend["maxheight"] = rows + 10   # pixels: never a scrolling legend
-    return legend, 380 + rows
-
+    """The legend beside the plot (the interactive chart takes the static preview's
+    box, so a legend above or below would squeeze the plot instead of pushing it down)
+    and a nominal height (charts.js sets the preview's)."""
+    legend = dict(orientation="v", yanchor="top", y=1, xanchor="left", x=1.02,
+                  font=dict(size=11), tracegroupgap=2)
+    return legend, 400
 
 def build_figure(spec: ChartSpec, series: list[Series], markers: list[tuple[str, float]] = ()):
     """The plotly Figure for `series` (and vertical break-even markers)."""
@@ -298,22 +296,83 @@ def fallback_html(spec: ChartSpec, series: list[Series]) -> str:
     return "".join(out)
 
 
+def _preview_colour(s: Series) -> str:
+    """The svgplot palette key: the hypothetical variants have shades of their own."""
+    key = s.id.rsplit(".", 1)[-1]
+    for prime in ("Cprime", "Eprime"):
+        if key.startswith(prime):
+            return prime
+    return s.extra["variant"][0]
+
+
+def preview_lines(ctx, spec: ChartSpec, series: list[Series]) -> list:
+    """The series as svgplot Lines, styled as in the plotly figure. A series whose extra
+    `end` names a registry number shows it at its last point (a mark with a card)."""
+    from .. import svgplot
+
+    styles = _styles(series)
+    out = []
+    for s in series:
+        end = None
+        if s.extra.get("end"):
+            ctx.num(s.extra["end"], where=f"series {s.id}")   # the page shows it: cards need it
+            end = ctx.registry.get(s.extra["end"], f"series {s.id}")
+        band = spec.bands and "lo" in s.extra and "hi" in s.extra
+        dash = styles[s.id][1]
+        out.append(svgplot.Line(
+            key=s.id, label=s.extra.get("short") or s.extra["label"],
+            x=tuple(_finite(v) for v in s.x), y=tuple(_finite(v) for v in s.y),
+            colour=_preview_colour(s), dash=dash if dash in svgplot.DASHES else "longdash",
+            lo=tuple(_finite(v) for v in s.extra["lo"]) if band else None,
+            hi=tuple(_finite(v) for v in s.extra["hi"]) if band else None, end=end))
+    return out
+
+
+def preview_html(ctx, spec: ChartSpec, series: list[Series], markers=()) -> str:
+    """The chart drawn at build time as SVG (cit/svgplot.py), one per preview size: what a
+    reader sees first, without JavaScript and in print. `markers`: (label, x, number id)."""
+    from .. import svgplot
+
+    lines = preview_lines(ctx, spec, series)
+    vlines = [svgplot.VLine(x, label, ctx.registry.get(nid, f"chart:{spec.name}"))
+              for label, x, nid in markers]
+    for _, _, nid in markers:
+        ctx.num(nid, where=f"chart:{spec.name}")
+    ax = svgplot.Axis(spec.x.title, log=spec.x.log)
+    ay = svgplot.Axis(spec.y.title, log=spec.y.log)
+    desc = ("Each line is labelled at its right end" + (", with its final value" if any(
+        ln.end is not None for ln in lines) else "") + "; the values are in the table of "
+            "data below the chart.")
+    out = []
+    for variant, width, height in spec.preview:
+        try:
+            svg = svgplot.line_chart(lines, ax, ay, title=spec.title, desc=desc,
+                                     uid=f"{spec.name}-{variant}", markers=vlines,
+                                     width=width, height=height)
+        except svgplot.FigureError as err:
+            raise BuildError(f"chart:{spec.name}", str(err)) from None
+        out.append(f'<div class="chart-svg chart-svg-{variant}">{svg}</div>')
+    return f'<div class="chart-preview">{"".join(out)}</div>'
+
+
 def chart_html(ctx, spec: ChartSpec, series: list[Series], *, markers=(), extra_html: str = "") -> str:
     """The figure element: chart div, its JSON, caption, extra HTML and the data fallback."""
     for axis in (spec.x, spec.y):
         if axis.fmt not in SERIES_FORMATS:
             raise BuildError(f"chart:{spec.name}", f"axis format {axis.fmt!r} is not one of "
                                                    f"{sorted(SERIES_FORMATS)}")
-    fig = build_figure(spec, series, list(markers))
+    fig = build_figure(spec, series, [(label, x) for label, x, _ in markers])
     fid = f"fig-{spec.name}"
     if fid in ctx.slugs:
         raise BuildError(ctx.path, f"chart:{spec.name} is already on this page")
     ctx.slugs.add(fid)
-    ctx.add_script(plotlybundle.SCRIPT)
+    ctx.add_script(plotlybundle.SCRIPT)   # written to static/, but fetched by charts.js on demand
     ctx.add_script("charts.js")
     kinds = sorted({s.kind for s in series})
     return (f'<figure class="chart-figure" id="chart-{spec.name}">\n'
-            f'<div class="chart" id="{fid}" data-figure-id="{fid}" role="img" aria-label="{e(spec.title)}"></div>\n'
+            f'<div class="chart" id="{fid}" data-figure-id="{fid}" '
+            f'data-plotly-src="{e(ctx.root)}static/{e(plotlybundle.SCRIPT)}" tabindex="0" role="group" '
+            f'aria-label="{e(spec.title)}">{preview_html(ctx, spec, series, markers)}</div>\n'
             f'<script type="application/json" id="{fid}-json">{json_for_script(figure_json(fig))}</script>\n'
             f'<figcaption>{e(spec.title)}. <span class="chart-kind">Kind: {e(", ".join(kinds))}.</span></figcaption>\n'
             f"{extra_html}{fallback_html(spec, series)}\n</figure>")
@@ -373,7 +432,7 @@ def chart_blocks(registry: Registry) -> dict[str, BlockSpec]:
         if marks:
             items = "".join(f"<li>{e(label)}: {ctx.num(nid)}</li>" for nid, label, _ in marks)
             extra = f'<ul class="chart-markers" aria-label="Break-even bandwidths marked">{items}</ul>\n'
-        return chart_html(ctx, SPECS["sweep"], s, markers=[(lab, v) for _, lab, v in marks],
+        return chart_html(ctx, SPECS["sweep"], s, markers=[(lab, v, nid) for nid, lab, v in marks],
                           extra_html=extra)
 
     return {"chart:loss-curves": BlockSpec(loss_curves),

@@ -122,7 +122,7 @@ def number_index(ctx) -> str:
         how = ref_link(how_ref[n.computation]) if n.computation in how_ref else text(n.computation)
         out.append(
             f'<tr id="n-{e(i)}"><th scope="row" class="prov">{text(i)}</th>'
-            f'<td class="n">{ctx.num(i, record=False)}</td>'
+            f'<td class="n">{ctx.num(i, record=False, exact=True)}</td>'
             f'<td class="prov">{text(n.unit)}</td><td>{text(n.kind)}</td>'
             f"<td>{_pages_links(ctx, ctx.site.appears.get(i, []))}</td>"
             f'<td class="prov">{sources}</td>'

@@ -1,9 +1,13 @@
-/* Draws every chart on the page with the bundled Plotly (static/plotly-basic.min.js).
-   Each <div class="chart" data-figure-id="ID"> has its figure, built at build time from
-   the registry's series, in <script type="application/json" id="ID-json">: the layout
-   and one trace per line (and per seed band), each naming its series in legendgroup.
-   The points are not in it: they are read from the chart's data table, in the same
-   <figure>, which stays the way to read the chart without JavaScript. */
+/* Interactive charts, on demand. Each <div class="chart" data-figure-id="ID"
+   data-plotly-src="URL"> first shows a static SVG drawn at build time (it needs no script and
+   prints). Plotly is fetched from URL only when the reader reaches for a chart: the
+   pointer enters it, it or a mark in it takes focus, or it is tapped. The chart is then
+   drawn into the same box, whose size is held, so nothing on the page moves.
+   The figure, built at build time from the registry's series, is in
+   <script type="application/json" id="ID-json">: the layout and one trace per line (and
+   per seed band), each naming its series in legendgroup. The points are not in it: they
+   are read from the chart's data table, in the same <figure>, which stays the way to
+   read the chart without JavaScript. */
 (function () {
   "use strict";
 
@@ -75,28 +79,72 @@
   }
 
   var drawn = [];
+  var plotly = null;   // the promise of the Plotly script, once asked for
 
-  function drawAll() {
-    if (!window.Plotly) { return; }
-    var divs = document.querySelectorAll("div.chart[data-figure-id]");
-    Array.prototype.forEach.call(divs, function (div) {
-      var script = document.getElementById(div.getAttribute("data-figure-id") + "-json");
-      if (!script) { return; }
-      var fig = JSON.parse(script.textContent);
-      var series = tableSeries(div.closest("figure"));
-      var reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-      var layout = themed(fig.layout || {});
-      if (reduce) { layout.transition = { duration: 0 }; }
-      window.Plotly.newPlot(div, (fig.data || []).map(function (t) { return withPoints(t, series); }), layout, {
-        responsive: true,
-        displaylogo: false,
-        displayModeBar: false, // its buttons would sit inside the chart's role=img
-        scrollZoom: false
+  function loadPlotly(src) {
+    if (window.Plotly) { return Promise.resolve(window.Plotly); }
+    if (!plotly) {
+      plotly = new Promise(function (resolve, reject) {
+        var s = document.createElement("script");
+        s.src = src;
+        s.onload = function () { resolve(window.Plotly); };
+        s.onerror = function () {
+          plotly = null;
+          reject(new Error("could not load " + src));
+        };
+        document.head.appendChild(s);
       });
-      div.classList.add("chart-drawn");
-      drawn.push(div);
+    }
+    return plotly;
+  }
+
+  function draw(div, Plotly) {
+    var script = document.getElementById(div.getAttribute("data-figure-id") + "-json");
+    if (!script) { return; }
+    var fig = JSON.parse(script.textContent);
+    var series = tableSeries(div.closest("figure"));
+    var reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    var layout = themed(fig.layout || {});
+    if (reduce) { layout.transition = { duration: 0 }; }
+    // The preview's box, held while the chart takes its place.
+    var box = div.getBoundingClientRect();
+    div.style.height = box.height + "px";
+    layout.height = box.height;
+    var hadFocus = div.contains(document.activeElement);
+    var preview = div.querySelector(".chart-preview");
+    if (preview) { preview.parentNode.removeChild(preview); }
+    Plotly.newPlot(div, (fig.data || []).map(function (t) { return withPoints(t, series); }), layout, {
+      responsive: true,
+      displaylogo: false,
+      displayModeBar: false,
+      scrollZoom: false
+    });
+    div.classList.add("chart-drawn");
+    if (hadFocus) { div.focus({ preventScroll: true }); }
+    drawn.push(div);
+  }
+
+  function reach(div) {
+    if (div.getAttribute("data-state")) { return; }
+    div.setAttribute("data-state", "loading");
+    loadPlotly(div.getAttribute("data-plotly-src")).then(function (Plotly) {
+      draw(div, Plotly);
+      div.setAttribute("data-state", "drawn");
+    }, function (err) {
+      div.removeAttribute("data-state");   // the preview stays; a later reach tries again
+      if (window.console) { window.console.warn(String(err)); }
     });
   }
+
+  function watch(div) {
+    var go = function () { reach(div); };
+    div.addEventListener("pointerenter", go);
+    div.addEventListener("focusin", go);
+    div.addEventListener("touchstart", go, { passive: true });
+    div.addEventListener("click", go);
+  }
+
+  Array.prototype.forEach.call(document.querySelectorAll("div.chart[data-figure-id][data-plotly-src]"), watch);
 
   function retheme() {
     var c = themeColours();
@@ -107,11 +155,6 @@
     });
   }
 
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", drawAll);
-  } else {
-    drawAll();
-  }
   if (window.matchMedia) {
     var mq = window.matchMedia("(prefers-color-scheme: dark)");
     if (mq.addEventListener) { mq.addEventListener("change", retheme); }

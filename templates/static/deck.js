@@ -96,6 +96,10 @@
         // Some file:// contexts refuse replaceState; the slide still changes.
       }
     }
+    // The browser scrolls to the #slide-K target (on load, and when the slide takes
+    // focus); a scroll margin as tall as everything above the slide makes that scroll
+    // land at the top of the page, so the site header stays in view.
+    slide.style.scrollMarginTop = Math.max(0, slide.getBoundingClientRect().top + window.scrollY) + "px";
     if (focusWasInOld) slide.focus({ preventScroll: true });
     if (old && slide.getBoundingClientRect().top < 0) window.scrollTo(0, 0);
   }

@@ -707,6 +707,10 @@ def test_each_chart_draws_the_values_of_its_data_table(page, site):
         want = _table_points(f.read_text(encoding="utf-8"))
         rel = f.parent.relative_to(site.dir).as_posix()
         page.goto(site.url + ("" if rel == "." else rel + "/"))
+        # plotly loads when a reader reaches for a chart (static/charts.js): reach for each
+        for chart in page.query_selector_all("div.chart"):
+            chart.scroll_into_view_if_needed()
+            chart.hover()
         page.wait_for_function("[...document.querySelectorAll('div.chart')].every(d => d.data)")
         drawn = page.eval_on_selector_all("div.chart", """ds => ds.flatMap(d => d.data.map(t =>
             [t.legendgroup, t.fill === 'toself', t.x, t.y]))""")

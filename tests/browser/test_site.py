@@ -149,6 +149,8 @@ CHECK_CHARTS = """async ({settleMs}) => {
     try { fig = JSON.parse(script.textContent); want = fig.data.length; }
     catch (err) { failures.push(`${fid}: figure JSON does not parse: ${err}`); continue; }
     gd.scrollIntoView();
+    // plotly loads only when a reader reaches for a chart: the pointer enters it
+    gd.dispatchEvent(new PointerEvent('pointerenter', {bubbles: false}));
     const ok = await wait(() => gd.data && gd.data.length === want &&
                                 drawnTraces(gd).length === want &&
                                 drawnTraces(gd).every(g => tracePaths(g) > 0));

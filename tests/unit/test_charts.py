@@ -17,14 +17,18 @@ def _hub_without_charts():
     return RENDER_CONTENT["hub.md"].replace("@[chart:loss-curves]\n", "")
 
 
-def test_charts_only_load_plotly_on_chart_pages(site):
+def test_chart_pages_name_plotly_for_later_and_never_load_it_up_front(site):
+    """No page loads plotly with a <script>: each chart names the file in data-plotly-src
+    (relative to the page) and charts.js fetches it when a reader reaches for the chart."""
     chart_pages = set()
     for path in TINY_PAGES:
         html = page_text(site, path)
         has_chart = 'class="chart"' in html
         loads = [a.get("src", "") for t, a in html_elements(html) if t == "script"]
-        loads_plotly = any(s.endswith("static/" + PLOTLY_SCRIPT) for s in loads)
-        assert has_chart == loads_plotly, path
+        assert not any(s.endswith(PLOTLY_SCRIPT) for s in loads), path
+        named = {a.get("data-plotly-src") for t, a in html_elements(html) if a.get("data-plotly-src")}
+        root = "../" * path.count("/")
+        assert named == ({f"{root}static/{PLOTLY_SCRIPT}"} if has_chart else set()), path
         assert has_chart == any(s.endswith("static/charts.js") for s in loads), path
         if has_chart:
             chart_pages.add(path)

@@ -1,0 +1,244 @@
+"""The reader's path, measured in Chromium:
+
+- the hub's first screen holds its title, its one-sentence verdict and the loss chart's
+  plot area, at 1280x800 and on a 390x844 phone (element bounding boxes);
+- every page loads with no failed request (no 404, the favicon included) and no console
+  error, over HTTP and from file://;
+- plotly is fetched only when a reader reaches for a chart (pointer, focus or tap), never
+  for being on screen; the interactive chart takes the preview's box exactly; the bytes
+  a chart page transfers at load stay within budget.
+
+Figures are printed (pytest -s shows them) for the record.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from .test_site import site_pages
+
+
+FIRST_SCREENS = [(1280, 800), (390, 844)]
+CHART_PAGES = ["index.html", "optics/index.html", "transit/index.html"]
+LOAD_BUDGET = 150_000      # bytes transferred by a chart page before any interaction
+
+# The plot area of a chart: the visible preview's grid (every grid line spans it), or,
+# once plotly has drawn, plotly's drag layer over the plot.
+PLOT_AREA = """(chart) => {
+  const live = chart.querySelector('.nsewdrag');
+  const rects = live ? [live.getBoundingClientRect()]
+    : [...chart.querySelectorAll('.fig-grid')].map(g => g.getBoundingClientRect())
+        .filter(r => r.width > 0 || r.height > 0);
+  if (!rects.length) return null;
+  return {top: Math.min(...rects.map(r => r.top)), bottom: Math.max(...rects.map(r => r.bottom)),
+          left: Math.min(...rects.map(r => r.left)), right: Math.max(...rects.map(r => r.right))};
+}"""
+
+BYTES = """() => [performance.getEntriesByType('navigation')[0],
+                 ...performance.getEntriesByType('resource')]
+  .reduce((sum, e) => sum + e.transferSize, 0)"""
+
+
+def box(page, selector: str) -> dict:
+    b = page.eval_on_selector(selector, "el => { const r = el.getBoundingClientRect(); "
+                                        "return {top: r.top, bottom: r.bottom}; }")
+    return {k: round(v, 1) for k, v in b.items()}
+
+
+@pytest.fixture(scope="module")
+def served(built_site, serve_dir) -> tuple[Path, str]:
+    return Path(built_site), serve_dir(built_site)
+
+
+@pytest.mark.parametrize("width,height", FIRST_SCREENS)
+def test_the_hub_first_screen_holds_the_title_the_verdict_and_the_plot_area(
+        make_page, served, width, height, capsys):
+    _, base = served
+    page = make_page(viewport={"width": width, "height": height})
+    page.goto(base + "index.html")
+    title = box(page, "main.hub > h1")
+    verdict = box(page, "main.hub > h1 + p")
+    plot = page.eval_on_selector("main.hub div.chart", PLOT_AREA)
+    assert plot, "the hub's chart has no visible plot area"
+    with capsys.disabled():
+        print(f"\nhub first screen at {width}x{height}: title {title}, verdict {verdict}, "
+              f"plot area top {plot['top']:.1f} bottom {plot['bottom']:.1f} "
+              f"left {plot['left']:.1f} right {plot['right']:.1f}")
+    assert page.evaluate("window.scrollY") == 0
+    for name, b in (("title", title), ("verdict", verdict), ("plot area", plot)):
+        assert 0 <= b["top"] and b["bottom"] <= height, f"the {name} is not on the first screen: {b}"
+    assert title["bottom"] <= verdict["top"] <= plot["top"]
+    assert plot["right"] <= width and plot["left"] >= 0, f"the plot area is wider than the screen: {plot}"
+    # the chart's labels fit the screen's width too (no sideways scrolling)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def _failed_requests(page, failures: list[str]):
+    page.on("response", lambda r: failures.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    page.on("requestfailed", lambda r: failures.append(f"{r.failure} {r.url}"))
+
+
+def _open_watched(browser, url: str, root: str, problems: list[str]):
+    """A page in a fresh context that records, in `problems`: every failed request
+    (a 404 over HTTP, a missing file from file://), every request outside `root`, every
+    console error and every uncaught script error."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = ctx.new_page()
+    page.on("response", lambda r: problems.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    page.on("requestfailed", lambda r: problems.append(f"failed ({r.failure}) {r.url}"))
+    page.on("request", lambda r: None if r.url.startswith((root, "data:", "about:"))
+            else problems.append(f"outside request {r.url}"))
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
+            if m.type == "error" else None)
+    page.on("pageerror", lambda exc: problems.append(f"uncaught: {exc}"))
+    page.goto(url, wait_until="load")
+    page.wait_for_timeout(50)
+    return ctx, page
+
+
+@pytest.mark.parametrize("how", ["http", "file"])
+def test_every_page_loads_with_no_failed_request_and_no_console_error(browser, served, how, capsys):
+    site, base = served
+    root = base if how == "http" else site.resolve().as_uri() + "/"
+    pages = site_pages(site)
+    problems: list[str] = []
+    icons = set()
+    for rel in pages:
+        ctx, page = _open_watched(browser, root + rel + "index.html", root, problems)
+        try:
+            icon = page.eval_on_selector("link[rel=icon]", "l => l.href")
+            icons.add(icon.replace(root, ""))
+            if how == "http":
+                status = page.request.get(icon).status
+                if status != 200:
+                    problems.append(f"{status} {icon} (the icon {rel} links)")
+            elif not Path(re.sub(r"^file://", "", icon)).is_file():
+                problems.append(f"missing {icon} (the icon {rel} links)")
+        finally:
+            ctx.close()
+    with capsys.disabled():
+        print(f"\n{how}: {len(pages)} pages, {len(problems)} failed requests or console errors, "
+              f"icon {sorted(icons)}")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_watch_reports_a_missing_file_and_a_console_error(browser, served):
+    """The watch above can fail: a missing file and a console error on a page are seen,
+    over HTTP and from file://."""
+    site, base = served
+    for root in (base, site.resolve().as_uri() + "/"):
+        problems: list[str] = []
+        ctx, page = _open_watched(browser, root + "index.html", root, problems)
+        try:
+            page.evaluate("() => { const l = document.createElement('link'); l.rel = 'stylesheet'; "
+                          "l.href = 'static/no-such-file.css'; document.head.appendChild(l); "
+                          "console.error('made to fail'); }")
+            page.wait_for_timeout(300)
+        finally:
+            ctx.close()
+        assert any(p.endswith("static/no-such-file.css") for p in problems), (root, problems)
+        assert "console error: made to fail" in problems, (root, problems)
+
+
+def _plotly_requests(page) -> list[str]:
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "plotly" in r.url.rsplit("/", 1)[-1] else None)
+    return asked
+
+
+def _wait_drawn(page, chart):
+    page.wait_for_function("el => el.getAttribute('data-state') === 'drawn'", arg=chart,
+                           timeout=30_000)
+
+
+@pytest.mark.parametrize("rel", CHART_PAGES)
+def test_a_chart_page_loads_plotly_only_when_a_chart_is_reached_and_keeps_its_boxes(
+        make_page, served, rel, capsys):
+    _, base = served
+    page = make_page()
+    asked = _plotly_requests(page)
+    page.goto(base + rel, wait_until="load")
+    charts = page.query_selector_all("div.chart[data-figure-id]")
+    assert charts, f"{rel} has no chart"
+    # on screen is not a reach: scroll every chart into view, touch none
+    for chart in charts:
+        chart.scroll_into_view_if_needed()
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(300)
+    at_load = page.evaluate(BYTES)
+    assert asked == [], f"plotly was fetched without a reach: {asked}"
+    assert all(c.query_selector(".chart-preview svg") for c in charts)
+    shifts = []
+    for chart in charts:
+        chart.scroll_into_view_if_needed()
+        before = chart.bounding_box()
+        chart.hover()
+        _wait_drawn(page, chart)
+        after = chart.bounding_box()
+        shifts.append((before, after))
+        assert chart.query_selector(".chart-preview") is None, "the preview stayed beside the chart"
+    page.wait_for_timeout(200)
+    after_hover = page.evaluate(BYTES)
+    with capsys.disabled():
+        print(f"\n{rel}: {at_load:,} bytes transferred at load, {after_hover:,} after hovering "
+              f"{len(charts)} chart(s); plotly fetched {len(asked)} time(s); boxes "
+              + "; ".join(f"{b['height']:.1f} -> {a['height']:.1f}" for b, a in shifts))
+    assert len(asked) == 1, f"plotly fetched {len(asked)} times"
+    for before, after in shifts:
+        assert before == after, f"the chart moved or resized when plotly drew it: {before} -> {after}"
+    assert at_load <= LOAD_BUDGET, f"{rel}: {at_load:,} bytes at load (budget {LOAD_BUDGET:,})"
+
+
+def test_focus_on_a_chart_or_a_tap_loads_it_too(make_page, served):
+    _, base = served
+    page = make_page()
+    asked = _plotly_requests(page)
+    page.goto(base + "index.html")
+    chart = page.query_selector("main.hub div.chart")
+    chart.focus()
+    _wait_drawn(page, chart)
+    assert len(asked) == 1
+    touch = make_page(has_touch=True, viewport={"width": 390, "height": 844})
+    page.wait_for_timeout(10)
+    touch.goto(base + "transit/index.html")
+    tapped = touch.query_selector("div.chart")
+    tapped.scroll_into_view_if_needed()
+    tapped.tap()
+    _wait_drawn(touch, tapped)
+
+
+def test_without_javascript_a_chart_is_its_preview_with_marks_that_carry_registry_ids(
+        make_page, served, site_numbers):
+    _, base = served
+    page = make_page(java_script_enabled=False)
+    page.goto(base + "index.html")
+    marks = page.eval_on_selector_all(
+        "main.hub div.chart .chart-svg-wide .fig-mark",
+        "ms => ms.map(m => [m.getAttribute('data-id'), m.querySelector('title').textContent])")
+    assert marks, "the hub's preview has no marks"
+    for nid, title in marks:
+        assert nid in site_numbers and site_numbers[nid]["text"] in title, (nid, title)
+    assert page.eval_on_selector("main.hub div.chart .chart-svg-wide svg",
+                                 "s => s.getBoundingClientRect().height") > 100
+
+
+@pytest.fixture(scope="module")
+def site_numbers(built_site) -> dict:
+    import json
+    return {n["id"]: n for n in json.loads((Path(built_site) / "numbers.json").read_text())["numbers"]}
+
+
+def test_a_deck_opens_with_its_site_header_in_view(make_page, served):
+    _, base = served
+    for width, height in FIRST_SCREENS:
+        for frag in ("", "#slide-1", "#slide-2"):
+            page = make_page(viewport={"width": width, "height": height})
+            page.goto(base + "decks/01-sources/index.html" + frag)
+            page.wait_for_timeout(100)
+            page.evaluate("document.querySelector('section.slide.is-current').focus()")
+            header = box(page, ".site-header")
+            assert header["top"] == 0 and page.evaluate("window.scrollY") == 0, \
+                f"{width}x{height}{frag}: header at {header}"
