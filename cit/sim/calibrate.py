@@ -132,7 +132,7 @@ def gauss_newton(p: Params, steps, keys, figures, quoted, v) -> tuple[list[float
     for key in keys:
         x = START[key](v)
         z.append(1 / x if INVERSE[key] else x)
-    best = math.inf
+    best, last = math.inf, list(z)
     for it in range(1, MAX_ITERATIONS + 1):
         r = _residuals(_params(p, keys, z), steps, figures, quoted, v)
         ss = math.fsum(x * x for x in r)

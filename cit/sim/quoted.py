@@ -15,7 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .. import yamlio
 from ..errors import BuildError
 from ..fmt import fmt
-from .closed import BreakEven
 
 QUOTED = "data/sim/quoted.yaml"
 

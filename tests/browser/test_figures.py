@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_a11y import FAILING_IMPACTS, STATES, audit, axe_js  # noqa: F401 (a fixture)
+from .test_a11y import FAILING_IMPACTS, STATES, audit, axe_js  # noqa: F401 (a fixture, used by name)
 from .test_decks_chain import _pdf_pages
 
 CARD_READY = "#cit-prov-card:not([hidden]):not([aria-busy])"
@@ -48,7 +48,7 @@ def test_every_deck_has_figures_with_title_description_and_data_table(built_site
             svg = re.search(r'<svg class="svg-figure" id="([^"]+)"[^>]*>', f)
             assert svg, f"{d.name}: a figure without its svg"
             uid = svg.group(1)
-            assert f'role="img"' in svg.group(0) or 'role="group"' in svg.group(0)
+            assert 'role="img"' in svg.group(0) or 'role="group"' in svg.group(0)
             assert re.search(rf'<title id="{uid}-t">[^<]+</title><desc id="{uid}-d">[^<]+</desc>', f)
             assert 'viewBox="0 0 ' in svg.group(0)
             assert re.search(r'<details class="chart-data">.*<table', f, re.S), f"{d.name} {uid}: no data table"

@@ -1,11 +1,9 @@
 """The whole build: output, determinism, atomicity, and every number traced to its source."""
 
-import hashlib
 import json
 import re
 import shutil
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 
