@@ -58,6 +58,16 @@ def cache_file(root: Path, key: str) -> Path:
     return Path(root) / ".cache" / f"{PREFIX}{key}.pickle"
 
 
+def _file_bytes(path: Path) -> bytes | None:
+    """A cache file's bytes; None when there is none, CacheRefused when unreadable."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise CacheRefused(f"unreadable ({e.strerror})") from e
+
+
 def _body(data: bytes, key: str, magic: bytes = MAGIC) -> bytes:
     """The verified body bytes of a cache file, or CacheRefused."""
     head, newline, body = data.partition(b"\n")
@@ -79,12 +89,9 @@ def read(root: Path, key: str, valid: Callable[[object], bool]):
     stderr). `valid(value)` checks the value's shape after loading."""
     path = cache_file(root, key)
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as e:
-        return _refuse(path, root, f"unreadable ({e.strerror})")
-    try:
+        data = _file_bytes(path)
+        if data is None:
+            return None
         value = _RegistryUnpickler(io.BytesIO(_body(data, key))).load()
     except CacheRefused as e:
         return _refuse(path, root, str(e))
@@ -136,12 +143,9 @@ def read_json(root: Path, name: str, key: str):
     """The JSON value stored as `name` for `key`, or None (none, or refused in a line)."""
     path = json_file(root, name)
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as e:
-        return _refuse(path, root, f"unreadable ({e.strerror})")
-    try:
+        data = _file_bytes(path)
+        if data is None:
+            return None
         return json.loads(_body(data, key, JSON_MAGIC))
     except CacheRefused as e:
         if "other inputs" in str(e):

@@ -212,20 +212,15 @@ window.CIT_CARDS = (function () {
     };
   }
 
-  /* A checked claim's card: what was checked, the verdict, the evidence figures and
-     the sources (cit/claims.py). */
-  function fillClaimCard(mark) {
-    var id = mark.getAttribute("data-id") || "";
-    var entry = claimEntry(id) || {};
-    var missing = state === "loading" || state === "idle" ? "loading\u2026"
-      : state === "failed" ? "could not be loaded" : "not recorded";
+  /* Empty the card and give it its name, its kind badge, its id and a close button. */
+  function startCard(label, kind, kindTitle, id) {
     card.textContent = "";
-    card.setAttribute("aria-label", "Checked claim: " + (id || "unnamed"));
-    var head = make("div", "prov-head");
-    var badge = make("span", "prov-kind", "claim");
-    badge.setAttribute("data-kind", "claim");
+    card.setAttribute("aria-label", label);
+    var head = make("div", "prov-head"); // not <header>: a second banner landmark
+    var badge = make("span", "prov-kind", kind);
+    badge.setAttribute("data-kind", kind);
     badge.setAttribute("data-field", "kind");
-    badge.title = "Kind of reference";
+    badge.title = kindTitle;
     head.appendChild(badge);
     if (id) head.appendChild(make("code", "prov-id", id));
     card.appendChild(head);
@@ -234,6 +229,16 @@ window.CIT_CARDS = (function () {
     close.setAttribute("aria-label", "Close");
     close.addEventListener("click", function () { closeCard(true); });
     card.appendChild(close);
+  }
+
+  /* A checked claim's card: what was checked, the verdict, the evidence figures and
+     the sources (cit/claims.py). */
+  function fillClaimCard(mark) {
+    var id = mark.getAttribute("data-id") || "";
+    var entry = claimEntry(id) || {};
+    var missing = state === "loading" || state === "idle" ? "loading\u2026"
+      : state === "failed" ? "could not be loaded" : "not recorded";
+    startCard("Checked claim: " + (id || "unnamed"), "claim", "Kind of reference", id);
     var dl = make("dl");
     row(dl, "checked", "Checked", entry.checked || missing);
     var verdict = entry.holds === true ? "holds on this build's data"
@@ -266,23 +271,8 @@ window.CIT_CARDS = (function () {
     var f = cardFields(num);
     var id = f.id, kind = f.kind;
 
-    card.textContent = "";
-    card.setAttribute("aria-label", "Where this number comes from: " + (id || "unnamed number"));
-
-    var head = make("div", "prov-head"); // not <header>: a second banner landmark
-    var badge = make("span", "prov-kind", kind);
-    badge.setAttribute("data-kind", kind);
-    badge.setAttribute("data-field", "kind");
-    badge.title = "Kind of number";
-    head.appendChild(badge);
-    if (id) head.appendChild(make("code", "prov-id", id));
-    card.appendChild(head);
-
-    var close = make("button", "prov-close", "\u00d7");
-    close.type = "button";
-    close.setAttribute("aria-label", "Close");
-    close.addEventListener("click", function () { closeCard(true); });
-    card.appendChild(close);
+    startCard("Where this number comes from: " + (id || "unnamed number"), kind,
+      "Kind of number", id);
 
     var dl = make("dl");
     row(dl, "shown", "Shown as", f.shown);
