@@ -167,15 +167,9 @@ CHECK_CHARTS = """async ({settleMs}) => {
   return {charts: charts.length, traces, failures};
 }"""
 
-# Every number's card, checked against numbers.json in one page evaluation. The card is
-# drawn from its fields (static/cards.js: window.CIT_CARDS.fields(num), which fillCard
-# lays out): every number's fields are compared; and a real click opens the card of the
-# first and last number and of each number whose card has a shape not seen before on the
-# page (kind, number of sources, commit or not, raw value type, unit or not), and the
-# card drawn on the page is compared field by field. Opening each of /method's cards
-# would take about 35 ms of layout each; the cards' layout does not depend on the data.
-CHECK_NUMBERS = """async ({expected, settleMs}) => {
-  const wait = async (ok, ms) => {
+# The two helpers both card checks start with: wait until a condition holds (or give
+# up after ms), and read a card field by its data-field.
+CARD_JS_HELPERS = """  const wait = async (ok, ms) => {
     const t0 = performance.now();
     while (!ok()) {
       if (performance.now() - t0 > ms) return false;
@@ -187,7 +181,17 @@ CHECK_NUMBERS = """async ({expected, settleMs}) => {
     const d = card && card.querySelector(`[data-field="${f}"]`);
     return d ? d.textContent.trim() : null;
   };
-  const sameRaw = (shown, want) => {
+"""
+
+# Every number's card, checked against numbers.json in one page evaluation. The card is
+# drawn from its fields (static/cards.js: window.CIT_CARDS.fields(num), which fillCard
+# lays out): every number's fields are compared; and a real click opens the card of the
+# first and last number and of each number whose card has a shape not seen before on the
+# page (kind, number of sources, commit or not, raw value type, unit or not), and the
+# card drawn on the page is compared field by field. Opening each of /method's cards
+# would take about 35 ms of layout each; the cards' layout does not depend on the data.
+CHECK_NUMBERS = """async ({expected, settleMs}) => {
+""" + CARD_JS_HELPERS + """  const sameRaw = (shown, want) => {
     if (want === null) return shown !== null && shown !== '';
     if (typeof want === 'number') return shown !== '' && Number(shown) === want;
     return shown === String(want);
@@ -285,19 +289,7 @@ CHECK_NUMBERS = """async ({expected, settleMs}) => {
 # "claim" and what numbers.json records for the claim (what was checked, the verdict,
 # every evidence figure, the sources, the computation).
 CHECK_CLAIMS = """async ({expected, settleMs}) => {
-  const wait = async (ok, ms) => {
-    const t0 = performance.now();
-    while (!ok()) {
-      if (performance.now() - t0 > ms) return false;
-      await new Promise(r => setTimeout(r, 10));
-    }
-    return true;
-  };
-  const field = (card, f) => {
-    const d = card && card.querySelector(`[data-field="${f}"]`);
-    return d ? d.textContent.trim() : null;
-  };
-  const mismatches = (mark, card, id, want) => {
+""" + CARD_JS_HELPERS + """  const mismatches = (mark, card, id, want) => {
     const out = [];
     if (!card) return ['no card'];
     if (card.hidden || card.getClientRects().length === 0) out.push('card not visible');
