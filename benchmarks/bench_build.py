@@ -38,9 +38,20 @@ from cit import plotlybundle  # noqa: E402  (the checkout's cit, not an installe
 PY = sys.executable
 
 
+def python_env() -> dict:
+    """The environment every timed command runs in, ours and mkdocs alike: Python's
+    default of keeping compiled bytecode. A sandbox that sets PYTHONDONTWRITEBYTECODE
+    makes our modules recompile on every run while mkdocs's installed ones do not,
+    which would time the sandbox, not the two builds."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def timed(cmd, cwd=ROOT, env=None) -> float:
     t = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL, env=env)
+    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL,
+                   env=env if env is not None else python_env())
     return time.perf_counter() - t
 
 
