@@ -43,6 +43,12 @@ from .spec import BlockSpec
 MARK_ID_RE = re.compile(r'<g class="fig-mark" data-id="([^"]+)"')
 
 
+def headline_label(name: str, chunks: str, colour: str) -> str:
+    """A headline configuration's label in the figures: its colour, its name and, where
+    the chunk shape tells configurations apart, the shape in words."""
+    return f"{colour}, {name}" + (f", {chunk_words(chunks)}" if chunks else "")
+
+
 def _num(reg: Registry, block: str, nid: str) -> Number:
     return reg.get(nid, f"figure:{block}")
 
@@ -111,7 +117,7 @@ def final_loss(ctx) -> str:
         mean = _num(reg, "final-loss", f"final_loss_mean.{key}")
         sd = _num(reg, "final-loss", f"final_loss_sd.{key}")
         seeds = _num(reg, "final-loss", f"seeds.{key}")
-        label = f"{colour}, {name}" + (f", {chunk_words(chunks)}" if chunks else "")
+        label = headline_label(name, chunks, colour)
         several = isinstance(seeds.value, int) and seeds.value > 1
         lo, hi = (mean.value - sd.value, mean.value + sd.value) if several else (None, None)
         bars.append(sp.Bar(label, mean.value, mean, colour, lo, hi))
@@ -346,7 +352,7 @@ def seeds(ctx) -> str:
     bars, rows = [], []
     for key, name, chunks, colour in HEADLINE:
         n = _num(reg, "seeds", f"seeds.{key}")
-        label = f"{colour}, {name}" + (f", {chunk_words(chunks)}" if chunks else "")
+        label = headline_label(name, chunks, colour)
         bars.append(sp.Bar(label, n.value, n, colour))
         rows.append((label, [n]))
     optics = sorted(nid for nid in reg.numbers if nid.startswith("seeds.E."))

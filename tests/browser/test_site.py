@@ -430,12 +430,17 @@ def test_every_chart_draws_every_trace_of_its_embedded_figure(sweep, built_site)
     assert drawn == in_html and drawn > 0, f"{drawn} charts checked, {in_html} in the HTML"
 
 
+def count_in_pages(built_site, marker: str) -> int:
+    """How often `marker` occurs in the built pages' HTML."""
+    return sum(f.read_text(encoding="utf-8").count(marker)
+               for f in Path(built_site).rglob("index.html"))
+
+
 def test_every_number_opens_a_card_with_its_kind_sources_locator_computation_and_raw_value(
         sweep, built_site):
     bad = [f"{r.url}: {f}" for r in sweep for f in r.number_failures]
     assert not bad, f"{len(bad)} numbers failed:\n" + "\n".join(bad[:50])
-    in_html = sum(f.read_text(encoding="utf-8").count('<data class="num"')
-                  for f in Path(built_site).rglob("index.html"))
+    in_html = count_in_pages(built_site, '<data class="num"')
     checked = sum(r.numbers for r in sweep)
     assert checked == in_html and checked > 0, f"{checked} numbers checked, {in_html} in the HTML"
 
@@ -443,8 +448,7 @@ def test_every_number_opens_a_card_with_its_kind_sources_locator_computation_and
 def test_every_checked_claim_opens_a_card_with_its_evidence(sweep, built_site):
     bad = [f"{r.url}: {f}" for r in sweep for f in r.claim_failures]
     assert not bad, f"{len(bad)} claims failed:\n" + "\n".join(bad[:50])
-    in_html = sum(f.read_text(encoding="utf-8").count('<data class="claim-mark')
-                  for f in Path(built_site).rglob("index.html"))
+    in_html = count_in_pages(built_site, '<data class="claim-mark')
     checked = sum(r.claims for r in sweep)
     assert checked == in_html and checked > 0, f"{checked} claims checked, {in_html} in the HTML"
 
