@@ -49,9 +49,11 @@ def data_stage_key(root: Path) -> str:
 
 
 def _cached_shape(value) -> bool:
-    """What data_stages stores: (registry, {name: (verified, total)}, cells, computed)."""
+    """What data_stages stores: (registry, {name: (verified, total)}, cells, the
+    simulator's Computed pickled on its own)."""
     return (isinstance(value, tuple) and len(value) == 4 and isinstance(value[0], Registry)
-            and isinstance(value[1], dict) and isinstance(value[2], int))
+            and isinstance(value[1], dict) and isinstance(value[2], int)
+            and isinstance(value[3], bytes))
 
 
 def data_stages(root: Path, vendored, use_cache: bool):
@@ -59,11 +61,14 @@ def data_stages(root: Path, vendored, use_cache: bool):
     cached under the hash of their inputs, so a content-only edit or a no-op rebuild skips
     them (and the pandas and simpy imports); a cold build always runs every check.
     Returns (registry, results.md name -> (verified, total), simulator cells checked,
-    the simulator's Computed, which the explorer block draws from)."""
+    a function returning the simulator's Computed, which the explorer block draws from).
+    From the cache, the Computed is unpickled only when that function is called: it
+    imports the simulator's modules, which a page edit elsewhere does not need."""
     key = data_stage_key(root)
     cached = cache.read(root, key, _cached_shape) if use_cache else None
     if cached is not None:
-        return cached
+        reg, verification, sim_cells, computed_pickle = cached
+        return reg, verification, sim_cells, _computed_loader(root, vendored, computed_pickle)
     from . import experiment, sim
     study = yamlio.load((root / "data" / "study.yaml").read_text(), "data/study.yaml")
     reg = Registry()
@@ -73,8 +78,22 @@ def data_stages(root: Path, vendored, use_cache: bool):
     # it, and with it pandas, on every cached rebuild
     verification = {k: (c.verified, c.total) for k, c in exp.verification.items()}
     if use_cache:
-        cache.write(root, key, (reg, verification, sim_cells, computed))
-    return reg, verification, sim_cells, computed
+        cache.write(root, key, (reg, verification, sim_cells, cache.pickled(computed)))
+    return reg, verification, sim_cells, lambda: computed
+
+
+def _computed_loader(root: Path, vendored, computed_pickle: bytes):
+    """The cached Computed, unpickled (restricted, inside the verified cache body) on
+    first use; if it cannot be, the cache is reported discarded and the data stages run
+    cold for it."""
+    def load():
+        try:
+            return cache.restricted_loads(computed_pickle)
+        except Exception as e:     # noqa: BLE001 - any failure: compute it instead
+            print(f"cache of the simulator's values discarded: cannot be loaded "
+                  f"({type(e).__name__}: {e}); computing them", file=sys.stderr)
+            return data_stages(root, vendored, use_cache=False)[3]()
+    return load
 
 
 def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
@@ -85,13 +104,13 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     (use_cache False) renders and checks every page."""
     t0 = time.perf_counter()
     vendored = vendor.materialise(vendor_from, root)
-    reg, verification, sim_cells, sim_computed = data_stages(root, vendored, use_cache)
+    reg, verification, sim_cells, sim_values = data_stages(root, vendored, use_cache)
     benchfigures.register(reg, root)
     figures = buildrecord.build_figures(root, len(vendored), verification, sim_cells,
                                         reg.claims, len(reg))
     stamp = buildrecord.git_stamp(root)
     build_info = dict(stamp, verification=buildrecord.register_build_figures(reg, figures))
-    blocks = block_table(reg, root / "content", root / "templates", sim_computed)
+    blocks = block_table(reg, root / "content", root / "templates", sim_values)
     if previous is None:
         previous = read_page_records(root) if use_cache else {}
     key_inputs = incremental.KeyInputs(

@@ -42,11 +42,17 @@ class _RegistryUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str):
         if module in (ALLOWED_MODULES[0], ALLOWED_MODULES[2]) or module.startswith(ALLOWED_MODULES[1]):
             obj = super().find_class(module, name)
-            from pydantic import BaseModel
-            if isinstance(obj, type) and (dataclasses.is_dataclass(obj)
-                                          or issubclass(obj, BaseModel)):
+            # a pydantic model's module has imported pydantic; otherwise none is allowed
+            pydantic = sys.modules.get("pydantic")
+            if isinstance(obj, type) and (dataclasses.is_dataclass(obj) or (
+                    pydantic is not None and issubclass(obj, pydantic.BaseModel))):
                 return obj
         raise CacheRefused(f"it names {module}.{name}, which a cache of ours never holds")
+
+
+def pickled(value) -> bytes:
+    """`value` as a pickle to nest in a cache value (read back by restricted_loads)."""
+    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def restricted_loads(data: bytes):

@@ -1,7 +1,7 @@
 """The block table: every generated block a content paragraph `@[name]` can ask for,
 registered here by name and nowhere else (docs/architecture.md, "Adding a block").
 
-    table = block_table(registry, content_dir, templates_dir, sim_computed)
+    table = block_table(registry, content_dir, templates_dir, sim_values)
     table["chart:sweep"]  # BlockSpec(function, late_order)
 
 The modules of this package are imported plainly: a broken import in one of them is an
@@ -23,16 +23,17 @@ from .spec import BlockSpec
 
 
 def block_table(registry: Registry, content_dir: Path, templates_dir: Path,
-                sim_computed) -> dict[str, BlockSpec]:
+                sim_values) -> dict[str, BlockSpec]:
     """Every block by name. Its inputs are all here: the registry (tables, series,
     numbers), content/chain.yaml for `@[chain]`, templates/static/explorer.js and the
-    simulator's computed values for `@[explorer]`. A name given twice fails."""
+    simulator's computed values for `@[explorer]` (`sim_values()` returns them). A name
+    given twice fails."""
     table: dict[str, BlockSpec] = {}
     for group in (generic_blocks(registry),
                   chart_blocks(registry),
                   figure_blocks(registry),
                   chain_blocks(registry, Path(content_dir) / "chain.yaml"),
-                  explorer_blocks(sim_computed, Path(templates_dir) / "static" / "explorer.js")):
+                  explorer_blocks(sim_values, Path(templates_dir) / "static" / "explorer.js")):
         for name, spec in group.items():
             if name in table:
                 raise BuildError("block table", f"two blocks are named @[{name}]")

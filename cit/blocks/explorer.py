@@ -169,8 +169,8 @@ def explorer_html(ctx, c, script: Path) -> str:
         f'</div>')
 
 
-def explorer_blocks(computed, script: Path) -> dict[str, BlockSpec]:
-    """`@[explorer]`, drawn from `computed` (the simulator's cit.sim.Computed of this
-    build, handed over by the build; the block never recomputes it), with `script`
-    (templates/static/explorer.js) written inline."""
-    return {"explorer": BlockSpec(lambda ctx: explorer_html(ctx, computed, script))}
+def explorer_blocks(sim_values, script: Path) -> dict[str, BlockSpec]:
+    """`@[explorer]`, drawn from `sim_values()` (the simulator's cit.sim.Computed of this
+    build, handed over by the build and loaded only when the block renders; the block
+    never recomputes it), with `script` (templates/static/explorer.js) written inline."""
+    return {"explorer": BlockSpec(lambda ctx: explorer_html(ctx, sim_values(), script))}

@@ -54,3 +54,24 @@ def test_an_unwritable_cache_folder_does_not_stop_the_build(tmp_path, capsys):
     (tmp_path / ".cache").write_text("a file where the folder should be")
     cache.write(tmp_path, "k1", (1, 2))
     assert capsys.readouterr().err.startswith("cache not written (")
+
+
+def test_a_nested_pickle_that_would_run_code_is_refused(tmp_path):
+    """The simulator's values are a pickle inside the verified cache value, unpickled
+    on first use by the same restricted unpickler."""
+    import pytest
+    marker = tmp_path / "ran"
+    with pytest.raises(cache.CacheRefused):
+        cache.restricted_loads(cache.pickled(_RunsACommand(marker)))
+    assert not marker.exists()
+
+
+def test_cached_simulator_values_that_cannot_be_loaded_are_computed_instead(
+        tmp_path, monkeypatch, capsys):
+    from cit import build
+    calls = []
+    monkeypatch.setattr(build, "data_stages", lambda root, vendored, use_cache: calls.append(
+        use_cache) or (None, None, None, lambda: "computed cold"))
+    load = build._computed_loader(tmp_path, [], b"not a pickle")
+    assert load() == "computed cold" and calls == [False]
+    assert "cache of the simulator's values discarded: cannot be loaded" in capsys.readouterr().err

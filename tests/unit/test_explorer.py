@@ -36,7 +36,7 @@ def registry(computed):
 
 def _render(registry, computed, script=SCRIPT):
     ctx = PageContext(registry, "/transit/", "../", "content/pages/transit.md", {}, {})
-    spec = explorer_blocks(computed, script)["explorer"]
+    spec = explorer_blocks(lambda: computed, script)["explorer"]
     return spec, spec.function(ctx), ctx
 
 

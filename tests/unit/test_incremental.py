@@ -87,3 +87,4 @@ def test_a_cold_build_writes_no_records(project_copy, tmp_path):
     assert run_build(tmp_path / "site", root=project_copy).returncode == 0
     assert not cache.json_file(project_copy, build.PAGE_RECORDS).exists()
     shutil.rmtree(tmp_path / "site")
+

@@ -183,7 +183,7 @@ def test_a_glossary_entry_with_an_unknown_key_names_its_line():
     text = "dct:\n  term: DCT\n  definition: D.\nband:\n  term: band\n  definitoin: typo\n"
     with pytest.raises(BuildError) as e:
         load_glossary(text, "content/glossary.yaml")
-    assert e.value.where == "content/glossary.yaml:4"
+    assert e.value.where == "content/glossary.yaml:6" and "definitoin" in e.value.message
 
 
 def test_a_glossary_see_also_naming_an_undefined_term_names_its_line():
@@ -199,3 +199,18 @@ def test_folder_links_get_their_index_file_for_file_urls():
     assert folder_href("https://example.org/a/") == "https://example.org/a/"
     assert folder_href("#anchor") == "#anchor"
     assert folder_href("static/site.css") == "static/site.css"
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ("dct:\n  term: DCT\n  definition: D.\nband:\n  term: band\n", 4, "missing field 'definition'"),
+    ("dct:\n  term: DCT\n  definition: D.\nband:\n  term: band\n  definition: [a]\n", 6,
+     "definition must be text"),
+    ("dct:\n  term: DCT\n  definition: D.\n  see: nothing\n", 4, "see must be a list"),
+    ("dct:\n  term: DCT\n  definition: D.\n  see: [1]\n", 4, "see must be a list"),
+    ("dct: just text\n", 1, "must be a mapping"),
+    ("dct:\n  term: 3\n  definition: D.\n", 2, "term must be text"),
+])
+def test_a_malformed_glossary_entry_names_the_field_line(text, line, words):
+    with pytest.raises(BuildError) as e:
+        load_glossary(text, "content/glossary.yaml")
+    assert e.value.where == f"content/glossary.yaml:{line}" and words in e.value.message
