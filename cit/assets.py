@@ -1,6 +1,6 @@
 """Assets: the static files a page links, and the per-page provenance scripts.
 
-- `static_assets(templates_dir, needs_plotly)`: every file of templates/static/,
+- `static_assets(templates_dir, needs_plotly, bundle_root)`: every file of templates/static/,
   stylesheets minified (`minify_css`) and scripts stripped of comments (`strip_js`),
   plus the bundled plotly.min.js when a page draws a chart; with what each feature
   sheet asks a page to hold (`sheet_needs`, its first line `/* when: ... */`).
@@ -131,10 +131,11 @@ def page_features(html_text: str) -> set[str]:
     return found
 
 
-def plotly_js() -> bytes:
-    """The plotly.js partial bundle committed under vendored/plotly/, verified against
-    its lock and the Python plotly package's plotly.js version (no CDN)."""
-    return plotlybundle.bundle_bytes()
+def plotly_js(root: Path | None = None) -> bytes:
+    """The plotly.js partial bundle committed under vendored/plotly/ of the project at
+    `root` (default: this code's), verified against its lock and the Python plotly
+    package's plotly.js version (no CDN)."""
+    return plotlybundle.bundle_bytes(root) if root else plotlybundle.bundle_bytes()
 
 
 def prov_path(url: str) -> str:
@@ -218,8 +219,10 @@ class StaticAssets:
     names: set[str]
 
 
-def static_assets(templates_dir: Path, needs_plotly: bool) -> StaticAssets:
-    """Read, minify and list templates/static/ (and plotly.min.js when a chart needs it)."""
+def static_assets(templates_dir: Path, needs_plotly: bool,
+                  bundle_root: Path | None = None) -> StaticAssets:
+    """Read, minify and list templates/static/ (and plotly.min.js when a chart needs it,
+    from the project at `bundle_root`, default this code's)."""
     files = static_files(templates_dir)
     sheets: dict[str, tuple[str, ...] | None] = {}
     for name in sorted(files):
@@ -233,7 +236,7 @@ def static_assets(templates_dir: Path, needs_plotly: bool) -> StaticAssets:
         raise BuildError(f"templates/{PROV_DIR}", "this folder is the build's own "
                          "(each page's provenance script); remove it from templates/")
     if needs_plotly:
-        files["static/" + PLOTLY] = plotly_js()
+        files["static/" + PLOTLY] = plotly_js(bundle_root)
     return StaticAssets(files, sheets, {k[len("static/"):] for k in files})
 
 

@@ -117,7 +117,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
         site="", registry=reg, glossary={},
         content_other=incremental.block_inputs_digest(root))
     site = render.render_site(reg, root / "content", root / "templates", blocks, build_info,
-                              key_inputs=key_inputs, previous=previous)
+                              key_inputs=key_inputs, previous=previous, bundle_root=root)
     check_claims(reg)
     # pages kept from the last good build were checked when they were made
     check_naked_numbers({k: v for k, v in site.files.items() if k not in site.kept}, reg,

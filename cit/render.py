@@ -130,13 +130,15 @@ class Site:
 
 def render_site(registry: Registry, content_dir, templates_dir,
                 blocks: Mapping[str, BlockSpec], build_info: Mapping, *,
-                repo_root=None, key_inputs=None, previous: Mapping | None = None) -> Site:
+                repo_root=None, key_inputs=None, previous: Mapping | None = None,
+                bundle_root=None) -> Site:
     """Render the whole site in memory: discover -> bodies -> late pass -> templates.
 
     `blocks`: the block table (cit.blocks.block_table). `build_info` keys read here:
     `commit` (str), `commit_date` (str); blocks read more (`verification` for
     table:tested). `repo_root` (default: content_dir's parent) only shapes the file
-    names in error messages.
+    names in error messages. `bundle_root`: the project whose vendored/plotly/ bundle
+    is shipped (default: this code's).
 
     Incremental (cit/incremental.py): with `key_inputs` every page gets a record
     (`Site.records`); a page whose record in `previous` still matches its inputs is not
@@ -163,7 +165,7 @@ def render_site(registry: Registry, content_dir, templates_dir,
     _late_pass(state)
     _check_glossary_page(state)
     needs_plotly = any((PLOTLY, False) in p.ctx.scripts for p in state.pages)
-    assets = static_assets(templates_dir, needs_plotly)
+    assets = static_assets(templates_dir, needs_plotly, bundle_root)
     files = dict(assets.files)
     files.update(_render_templates(state, templates_dir, assets, reused))
     for o in reused:

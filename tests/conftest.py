@@ -83,9 +83,29 @@ def give_caches(warm_copy, project: Path) -> None:
     shutil.copytree(warm_copy[0], project / ".cache")
 
 
+# What the build reads from the environment, each with os.environ.get at call time
+# (cit/vendor.py mirror_dir, cit/build.py main): setting them around an in-process call
+# is what a fresh process started with them sees.
+IN_PROCESS_ENV = ("CIT_VENDOR_MIRROR", "CIT_NO_CACHE")
+
+
 def run_build(out: Path, root: Path = ROOT, env: dict | None = None, cold: bool = True):
-    """`python build.py --out OUT` in a fresh process, as a user runs it; cold (no
-    data-stage cache) unless asked otherwise, so every check runs."""
+    """`python build.py --out OUT` on the project at `root`, run in this process
+    (`cit.build.main` with --root), as a user's build would run it: stdout and stderr
+    captured, the exit status returned (a subprocess.CompletedProcess); cold (no
+    data-stage cache) unless asked otherwise, so every check runs. Equivalent to a fresh
+    process only while the copy's code is this repository's (checked) and `env` sets only
+    IN_PROCESS_ENV; anything else (another clock, time zone or umask, edited code, the
+    CLI's own contract) goes through run_build_process."""
+    from cit import build
+    args = ["--out", str(out)] + (["--no-cache"] if cold else [])
+    return run_in_process(build.main, args, root, env)
+
+
+def run_build_process(out: Path, root: Path = ROOT, env: dict | None = None,
+                      cold: bool = True):
+    """`python build.py --out OUT` in a fresh process, as a user runs it (the copy's
+    own build.py and cit/); cold unless asked otherwise."""
     import os
     import subprocess
     import sys
@@ -94,6 +114,46 @@ def run_build(out: Path, root: Path = ROOT, env: dict | None = None, cold: bool 
     args = [sys.executable, str(root / "build.py"), "--out", str(out)]
     return subprocess.run(args + (["--no-cache"] if cold else []),
                           cwd=root, capture_output=True, text=True, env=e)
+
+
+def code_digest(root: Path) -> dict[str, str]:
+    """The code a project at `root` runs: build.py and cit/ (bytecode caches aside)."""
+    d = {k: v for k, v in tree_digest(root / "cit").items() if "__pycache__" not in k}
+    return d | {"build.py": hashlib.sha256((root / "build.py").read_bytes()).hexdigest()}
+
+
+def run_in_process(main, args: list[str], root: Path, env: dict | None):
+    """`main(args + ["--root", root])` in this process, from `root` as the working
+    folder, with `env` set for the call only; returns its exit status and what it wrote
+    to stdout and stderr as a subprocess.CompletedProcess."""
+    import contextlib
+    import io
+    import os
+    import subprocess
+    root = Path(root)
+    unknown = sorted(set(env or {}) - set(IN_PROCESS_ENV))
+    if unknown:
+        raise ValueError(f"{unknown} cannot be set for an in-process run; use a process")
+    if root.resolve() != ROOT and code_digest(root) != code_digest(ROOT):
+        raise ValueError(f"{root} runs other code than this repository's; use a process")
+    saved = {k: os.environ.get(k) for k in env or {}}
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        os.environ.update(env or {})
+        with contextlib.chdir(root), contextlib.redirect_stdout(out), \
+                contextlib.redirect_stderr(err):
+            try:
+                code = main(args + ["--root", str(root)])
+            except SystemExit as e:        # argparse refusing the arguments
+                code = e.code if isinstance(e.code, int) else int(e.code is not None)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return subprocess.CompletedProcess([main.__module__, *args], code, out.getvalue(),
+                                       err.getvalue())
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from cit.vendor import git_blob_sha1
-from tests.conftest import give_caches, run_build, tree_digest
+from tests.conftest import give_caches, run_build, run_build_process, tree_digest
 
 HEADLINE = "results/tinystories-gpu"
 
@@ -37,11 +37,13 @@ def case(project_copy, built_site, warm_copy, tmp_path):
             return r
 
         @staticmethod
-        def run_out(target, *user_paths):
-            """Build with --out `target`; it must fail, leaving the previous site and
-            every file under `user_paths` byte-for-byte as they were."""
+        def run_out(target, *user_paths, process=False):
+            """Build with --out `target` (in a fresh process if `process`); it must fail,
+            leaving the previous site and every file under `user_paths` byte-for-byte as
+            they were."""
             users = {u: tree_digest(u) if u.is_dir() else u.read_bytes() for u in user_paths}
-            r = run_build(target, root=project_copy, env={"CIT_VENDOR_MIRROR": ""})
+            r = (run_build_process if process else run_build)(
+                target, root=project_copy, env={"CIT_VENDOR_MIRROR": ""})
             assert r.returncode != 0, "the build should have failed"
             assert tree_digest(out) == before, "the previous site was changed"
             for u, was in users.items():

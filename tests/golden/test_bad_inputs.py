@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from cit.vendor import git_blob_sha1
-from tests.conftest import edit_cell, give_caches, run_build, tree_digest
+from tests.conftest import (edit_cell, give_caches, run_build, run_build_process,
+                            run_in_process, tree_digest)
 
 from tests.golden.conftest import HEADLINE
 
@@ -216,9 +217,10 @@ def test_out_naming_a_file(case, tmp_path):
 
 def test_out_on_a_path_even_root_cannot_write(case):
     """Simulates a folder the user may not write: /sys refuses a new folder even to root
-    (the tests run as root, so a chmod-ed folder would not stop them)."""
+    (the tests run as root, so a chmod-ed folder would not stop them). A real process:
+    what a user sees is one line and no traceback."""
     target = __import__("pathlib").Path("/sys/cit-site")
-    err = case.run_out(target).stderr
+    err = case.run_out(target, process=True).stderr
     assert f"build failed: --out {target}: cannot create a folder in /sys (" in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
@@ -343,13 +345,15 @@ def test_a_damaged_or_foreign_cache_is_discarded_and_the_build_goes_on_cold(
     [cache] = (project_copy / ".cache").glob("data-stages-*.pickle")
     spoil, why = CACHE_DAMAGE[damage]
     cache = spoil(cache, project_copy)
-    r = run_build(out, root=project_copy, cold=False)
+    # another version of the code is an edit of the copy's cit/: only a process runs it
+    run = run_build_process if damage == "another-version" else run_build
+    r = run(out, root=project_copy, cold=False)
     assert r.returncode == 0, r.stderr
     rel = cache.relative_to(project_copy).as_posix()
     assert f"cache {rel} discarded: {why}; building cold\n" in r.stderr
     assert "Traceback" not in r.stderr and r.stderr.count("discarded") == 1
     assert tree_digest(out) == before
-    r = run_build(out, root=project_copy, cold=False)
+    r = run(out, root=project_copy, cold=False)
     assert r.returncode == 0 and "discarded" not in r.stderr, r.stderr
     assert tree_digest(out) == before
 
@@ -450,10 +454,8 @@ def test_an_unpinned_outside_link_is_allowed_and_listed_by_check(case, tmp_path)
                  "\n")
     r = run_build(tmp_path / "fresh", root=case.root, env={"CIT_VENDOR_MIRROR": ""}, cold=False)
     assert r.returncode == 0, r.stderr
-    import subprocess
-    import sys
-    r = subprocess.run([sys.executable, "build.py", "--check"], cwd=case.root,
-                       capture_output=True, text=True)
+    from cit import build
+    r = run_in_process(build.main, ["--check"], case.root, None)
     assert r.returncode == 0, r.stderr
     assert ("external links to pages that can change (allowed): 1\n"
             "  notebook/index.html: https://example.org/project\n") in r.stdout

@@ -95,8 +95,8 @@ def test_transit_target_not_reached_by_all_its_seeds(case):
 def test_deck02_wan_slower_than_worker_links(case):
     """The scenario's default WAN raised above the worker links, then the simulator's
     fitted inputs and results regenerated in the copy by their own commands."""
-    import subprocess
-    import sys
+    from cit.sim.__main__ import main as sim_main
+    from tests.conftest import run_in_process
 
     p = case.root / "data" / "sim" / "scenario.yaml"
     text = p.read_text()
@@ -105,8 +105,7 @@ def test_deck02_wan_slower_than_worker_links(case):
                   lambda m: m.group(1) + f"{nic + 10:g}", text, count=1)
     p.write_text(text)
     for args in (["calibrate"], []):
-        r = subprocess.run([sys.executable, "-m", "cit.sim", *args], cwd=case.root,
-                           capture_output=True, text=True)
+        r = run_in_process(sim_main, args, case.root, None)
         assert r.returncode == 0, r.stderr
     _expect(case, "content/decks/02-training-traffic.md", "sim.wan_slower_than_worker_links",
             f"WAN, default = {nic + 10:.1f} GB/s")

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 import pytest
 
 from cit import resultsmd
-from tests.conftest import ROOT, run_build, tree_digest
+from tests.conftest import ROOT, run_build, run_build_process, tree_digest
 
 
 class NumberElements(HTMLParser):
@@ -47,15 +47,18 @@ def test_the_build_writes_the_hub_and_numbers_json(built_site):
 
 
 def test_a_failed_build_leaves_the_previous_site_untouched(project_copy, built_site, tmp_path):
+    """End to end in a fresh process, as a user meets it: exit status 1, one line on
+    stderr naming the file and line, no traceback, the previous site as it was."""
     out = tmp_path / "site"
     shutil.copytree(built_site, out)   # a site a previous build wrote
     before = tree_digest(out)
     hub = project_copy / "content" / "hub.md"
     hub.write_text(hub.read_text() + "\nA reference to :n[no.such.id] here.\n")
-    r = run_build(out, root=project_copy)
-    assert r.returncode != 0
+    r = run_build_process(out, root=project_copy)
+    assert r.returncode == 1
     lines = hub.read_text().splitlines()
-    assert f"content/hub.md:{len(lines)}: unknown number id 'no.such.id'" in r.stderr
+    assert r.stderr == (f"build failed: content/hub.md:{len(lines)}: unknown number id "
+                        "'no.such.id'\n"), r.stderr
     assert tree_digest(out) == before
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".site-")]
 
