@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 import pytest
 
 from cit import resultsmd
-from tests.conftest import ROOT, run_build, run_build_process, tree_digest
+from tests.conftest import ROOT, give_caches, run_build, run_build_process, tree_digest
 
 
 class NumberElements(HTMLParser):
@@ -136,20 +136,20 @@ def test_a_build_under_another_clock_and_time_zone_is_byte_identical(built_site,
 
 
 def test_a_rebuild_from_the_data_stage_cache_is_byte_identical_to_a_cold_build(
-        project_copy, tmp_path):
-    # the first build finds no cache, so it runs every stage as a cold build does, and
-    # leaves the cache the second one reads
-    first, second = tmp_path / "first", tmp_path / "second"
-    assert not (project_copy / ".cache").exists()
-    assert run_build(first, root=project_copy, cold=False).returncode == 0
-    assert list((project_copy / ".cache").glob("data-stages-*.pickle"))
-    r = run_build(second, root=project_copy, cold=False)
+        project_copy, warm_copy, tmp_path):
+    # warm_copy's build found no cache, so it ran every stage as a cold build does, and
+    # left the caches this rebuild reads
+    assert list(warm_copy[0].glob("data-stages-*.pickle"))
+    give_caches(warm_copy, project_copy)
+    r = run_build(tmp_path / "second", root=project_copy, cold=False)
     assert r.returncode == 0, r.stderr
-    assert tree_digest(second) == tree_digest(first)
+    assert "pages rendered: 0 of " in r.stdout      # the cached build reused them all
+    assert tree_digest(tmp_path / "second") == tree_digest(warm_copy[1])
 
 
-def test_a_changed_data_file_misses_the_cache_and_runs_every_check(project_copy, tmp_path):
-    assert run_build(tmp_path / "a", root=project_copy, cold=False).returncode == 0
+def test_a_changed_data_file_misses_the_cache_and_runs_every_check(project_copy, warm_copy,
+                                                                   tmp_path):
+    give_caches(warm_copy, project_copy)      # the untouched project's caches
     p = project_copy / "data" / "sim" / "results.md"
     text = p.read_text()
     i = text.index("## 3.")
@@ -174,11 +174,13 @@ def test_the_site_is_created_with_the_users_umask(tmp_path, umask, dirs, files):
     assert modes == {(True, dirs), (False, files)}
 
 
-def test_a_previous_site_is_replaced_and_no_temporary_folder_is_left(built_site, tmp_path):
+def test_a_previous_site_is_replaced_and_no_temporary_folder_is_left(
+        built_site, project_copy, warm_copy, tmp_path):
     out = tmp_path / "site"
     shutil.copytree(built_site, out)
     (out / "stale.html").write_text("from an older build")
-    r = run_build(out)
+    give_caches(warm_copy, project_copy)      # the copy's build again, from its caches
+    r = run_build(out, root=project_copy, cold=False)
     assert r.returncode == 0, r.stderr
-    assert tree_digest(out) == tree_digest(built_site)
-    assert [p.name for p in tmp_path.iterdir()] == ["site"]
+    assert tree_digest(out) == tree_digest(warm_copy[1])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["proj", "site"]   # proj: the copy
