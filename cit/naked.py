@@ -37,7 +37,7 @@ from typing import Mapping
 import yaml
 
 from . import yamlio
-from pydantic import BaseModel, ConfigDict, ValidationError
+from .fieldcheck import FieldRule, check_fields
 
 from .errors import BuildError
 from .fmt import SERIES_FORMATS, series_cell, series_text
@@ -63,11 +63,8 @@ class AllowEntry:
     within: str | None
 
 
-class _EntryModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    pattern: str
-    reason: str
-    within: str | None = None
+ALLOW_ENTRY_RULES = {"pattern": FieldRule(str), "reason": FieldRule(str),
+                     "within": FieldRule(str, required=False)}
 
 
 def load_allowlist(path: Path | str = ALLOWLIST_PATH) -> list[AllowEntry]:
@@ -86,17 +83,14 @@ def load_allowlist(path: Path | str = ALLOWLIST_PATH) -> list[AllowEntry]:
     out = []
     for i, raw in enumerate(data["entries"]):
         line = seq.value[i].start_mark.line + 1
+        check_fields(raw, ALLOW_ENTRY_RULES, lambda key: f"{name}:{line}", "allow-list entry")
         try:
-            m = _EntryModel.model_validate(raw)
-        except ValidationError as e:
-            raise BuildError(f"{name}:{line}", f"allow-list entry: {e.errors()[0]['msg']}") from None
-        try:
-            pat = re.compile(m.pattern)
+            pat = re.compile(raw["pattern"])
         except re.error as e:
-            raise BuildError(f"{name}:{line}", f"bad regex {m.pattern!r}: {e}") from None
-        if not m.reason.strip():
+            raise BuildError(f"{name}:{line}", f"bad regex {raw['pattern']!r}: {e}") from None
+        if not raw["reason"].strip():
             raise BuildError(f"{name}:{line}", "every allow-list entry needs a reason")
-        out.append(AllowEntry(pat, m.reason, m.within))
+        out.append(AllowEntry(pat, raw["reason"], raw.get("within")))
     if len(out) > MAX_ENTRIES:
         raise BuildError(name, f"{len(out)} allow-list entries; at most {MAX_ENTRIES}")
     return out

@@ -19,23 +19,22 @@ import html
 import os
 import re
 from pathlib import Path
-from typing import Callable, Literal
+from typing import TYPE_CHECKING, Callable
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .. import yamlio
 from ..errors import BuildError
 from ..markup import wrap_text
 from .spec import BlockSpec
 
-Tag = Literal["paper", "experiment", "simulation", "assumption"]
+if TYPE_CHECKING:     # the schema (pydantic) is imported when the chain is read
+    from .chainschema import Chain, Edge
+
 TAG_ORDER = ("paper", "experiment", "simulation", "assumption")
 
 PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9_][A-Za-z0-9_.\-′]*)(\|unit)?\}")
 DIGIT_RE = re.compile(r"\d")
-PATH_ID_RE = r"^[A-Za-z][A-Za-z_]*$"
-BLOCK_ID_RE = r"^[a-z][a-z_\-]*$"
 
 # Layout constants, in SVG user units. The diagram scales with its container; these
 # only fix proportions, so the output is the same on every build.
@@ -50,65 +49,6 @@ WRAP = 17           # characters per label line at the block's font size
 ARC_RISE = 32       # control-point height of a feedback arc above the blocks
 TAG_H = 18
 CHAR_W = 6.6        # average advance of the edge labels' font, for centring
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-
-class PathSpec(_Model):
-    """One path through the chain (E or E′)."""
-    id: str = Field(pattern=PATH_ID_RE)
-    name: str = Field(min_length=1)
-    label: str = Field(min_length=1)
-    summary: str = ""
-
-
-class Lane(_Model):
-    """A horizontal band of the diagram; `reverse` lays its columns right to left."""
-    id: str = Field(pattern=BLOCK_ID_RE)
-    label: str = Field(min_length=1)
-    reverse: bool = False
-
-
-class Block(_Model):
-    """One step of the chain, drawn as a box with its label and provenance tag."""
-    id: str = Field(pattern=BLOCK_ID_RE)
-    label: str = Field(min_length=1)
-    tag: Tag
-    lane: str
-    col: int | None = Field(default=None, ge=0)
-    paths: list[str] = Field(min_length=1)
-    detail: str = Field(min_length=1)
-
-
-class Edge(_Model):
-    """An arrow between two blocks. `flow` edges carry the packets from the sending GPU to
-    the weight update; `feedback` edges loop back within a lane."""
-    source: str = Field(alias="from")
-    to: str
-    paths: list[str] = Field(min_length=1)
-    kind: Literal["flow", "feedback"] = "flow"
-    label: str = ""
-    tag: Tag | None = None
-    detail: str = ""
-
-
-class Chain(_Model):
-    """The whole of content/chain.yaml."""
-    title: str = Field(min_length=1)
-    description: str = Field(min_length=1)
-    tags: dict[Tag, str]
-    paths: list[PathSpec] = Field(min_length=1)
-    lanes: list[Lane] = Field(min_length=1)
-    blocks: list[Block] = Field(min_length=1)
-    edges: list[Edge]
-
-    def path_ids(self) -> list[str]:
-        return [p.id for p in self.paths]
-
-    def block(self, block_id: str) -> Block:
-        return next(b for b in self.blocks if b.id == block_id)
 
 
 # ---------------------------------------------------------------- loading and checks
@@ -211,6 +151,8 @@ def _load_checked(path: Path | str) -> tuple[Chain, _Checker]:
     if not isinstance(raw, dict):
         raise BuildError(f"{_display(path)}:1", "the chain file must be a mapping")
     ck = _Checker(path, root, raw)
+    from pydantic import ValidationError
+    from .chainschema import Chain
     try:
         chain = Chain.model_validate(raw)
     except ValidationError as e:

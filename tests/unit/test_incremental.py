@@ -88,3 +88,22 @@ def test_a_cold_build_writes_no_records(project_copy, tmp_path):
     assert not cache.json_file(project_copy, build.PAGE_RECORDS).exists()
     shutil.rmtree(tmp_path / "site")
 
+
+
+def test_a_page_edit_imports_only_what_it_needs(project_copy, warm_copy, tmp_path):
+    """A content-only rebuild of a page with no chart and no explorer imports neither
+    the simulator, nor pydantic, plotly, pandas or simpy (python -X importtime)."""
+    import subprocess
+    import sys
+    give_caches(warm_copy, project_copy)
+    md = project_copy / "content" / "pages" / "notebook.md"
+    md.write_text(md.read_text() + "\nA sentence the test adds, in words only.\n")
+    r = subprocess.run([sys.executable, "-X", "importtime", str(project_copy / "build.py"),
+                        "--out", str(tmp_path / "site")], cwd=project_copy,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert _rendered(r.stdout) == "pages rendered: 1 of 12 (notebook/index.html)"
+    imported = {line.rsplit("|", 1)[1].strip() for line in r.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "cit.render" in imported     # the parse works: the renderer is there
+    assert not imported & {"cit.sim", "pydantic", "plotly", "pandas", "simpy", "numpy"}
