@@ -20,7 +20,7 @@ from pathlib import Path
 
 from . import (benchfigures, buildrecord, cache, claims, incremental, links, naked, output,
                render, vendor, yamlio)
-from .blocks import block_table
+from .blocks import block_table, compute_now
 from .errors import BuildError
 from .registry import Registry
 
@@ -110,7 +110,8 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                                         reg.claims, len(reg))
     stamp = buildrecord.git_stamp(root)
     build_info = dict(stamp, verification=buildrecord.register_build_figures(reg, figures))
-    blocks = block_table(reg, root / "content", root / "templates", sim_values)
+    blocks = block_table(reg, root / "content", root / "templates", sim_values,
+                         cache.json_memo(root) if use_cache else compute_now)
     if previous is None:
         previous = read_page_records(root) if use_cache else {}
     key_inputs = incremental.KeyInputs(

@@ -174,3 +174,16 @@ def write_json(root: Path, name: str, key: str, value) -> None:
     except OSError as e:
         print(f"cache not written ({e.strerror}: {e.filename}); the next build renders "
               "every page", file=sys.stderr)
+
+
+def json_memo(root: Path):
+    """A memo for values made of JSON (a chart's figure): `memo(name, key, compute)`
+    returns the value stored as `name` for `key` (verified like every cache file), else
+    `compute()`, stored for the next build."""
+    def memo(name: str, key: str, compute):
+        value = read_json(root, name, key)
+        if value is None:
+            value = compute()
+            write_json(root, name, key, value)
+        return value
+    return memo

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
+import re
+
 import yaml
 
 from .errors import BuildError
@@ -24,13 +26,17 @@ TYPE_WORDS = {str: "text", int: "a whole number", bool: "true or false", list: "
 @dataclass(frozen=True)
 class FieldRule:
     """What one key of a mapping holds: a value of `kind` (bool is not taken for an
-    int), given or not (`required`), not blank (text) or not empty (list) when
-    `nonblank`, one of `choices` when there are any, items of `item_kind` (a list)."""
+    int), given or not (`required`), null allowed or not (`nullable`), not blank (text)
+    or not empty (list) when `nonblank`, one of `choices` when there are any, items of
+    `item_kind` (a list), text matching `pattern`, a number at least `minimum`."""
     kind: type
     required: bool = True
+    nullable: bool = False
     nonblank: bool = False
     choices: tuple = ()
     item_kind: type | None = None
+    pattern: str | None = None
+    minimum: int | None = None
 
 
 def key_lines(node, first_line: int = 1) -> dict[str, int]:
@@ -48,7 +54,7 @@ def _is_kind(value, kind: type) -> bool:
 
 def _value_problem(value, rule: FieldRule) -> str | None:
     """Why `value` does not satisfy `rule`, in words; None when it does."""
-    if value is None and not rule.required:
+    if value is None and rule.nullable:
         return None
     if not _is_kind(value, rule.kind):
         return f"must be {TYPE_WORDS.get(rule.kind, rule.kind.__name__)}, not {value!r}"
@@ -59,6 +65,10 @@ def _value_problem(value, rule: FieldRule) -> str | None:
         return "must not be empty"
     if rule.choices and value not in rule.choices:
         return f"must be one of {', '.join(map(str, rule.choices))}, not {value!r}"
+    if rule.pattern is not None and not re.fullmatch(rule.pattern, value):
+        return f"{value!r} does not match {rule.pattern}"
+    if rule.minimum is not None and value < rule.minimum:
+        return f"must be at least {rule.minimum}, not {value!r}"
     return None
 
 

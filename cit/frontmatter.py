@@ -21,7 +21,7 @@ FENCE = "---"
 FRONT_MATTER_RULES = {"title": FieldRule(str, nonblank=True),
                       "description": FieldRule(str, nonblank=True),
                       "layout": FieldRule(str, choices=("hub", "page", "deck")),
-                      "order": FieldRule(int, required=False)}
+                      "order": FieldRule(int, required=False, nullable=True)}
 
 
 @dataclass(frozen=True)

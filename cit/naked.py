@@ -64,7 +64,7 @@ class AllowEntry:
 
 
 ALLOW_ENTRY_RULES = {"pattern": FieldRule(str), "reason": FieldRule(str),
-                     "within": FieldRule(str, required=False)}
+                     "within": FieldRule(str, required=False, nullable=True)}
 
 
 def load_allowlist(path: Path | str = ALLOWLIST_PATH) -> list[AllowEntry]:

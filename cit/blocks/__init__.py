@@ -1,7 +1,7 @@
 """The block table: every generated block a content paragraph `@[name]` can ask for,
 registered here by name and nowhere else (docs/architecture.md, "Adding a block").
 
-    table = block_table(registry, content_dir, templates_dir, sim_values)
+    table = block_table(registry, content_dir, templates_dir, sim_values, figure_memo)
     table["chart:sweep"]  # BlockSpec(function, late_order)
 
 The modules of this package are imported plainly: a broken import in one of them is an
@@ -15,7 +15,7 @@ from pathlib import Path
 from ..errors import BuildError
 from ..registry import Registry
 from .chain import chain_blocks
-from .charts import chart_blocks
+from .charts import chart_blocks, compute_now
 from .explorer import explorer_blocks
 from .figures import figure_blocks
 from .generic import generic_blocks
@@ -23,14 +23,14 @@ from .spec import BlockSpec
 
 
 def block_table(registry: Registry, content_dir: Path, templates_dir: Path,
-                sim_values) -> dict[str, BlockSpec]:
+                sim_values, figure_memo=compute_now) -> dict[str, BlockSpec]:
     """Every block by name. Its inputs are all here: the registry (tables, series,
     numbers), content/chain.yaml for `@[chain]`, templates/static/explorer.js and the
     simulator's computed values for `@[explorer]` (`sim_values()` returns them). A name
-    given twice fails."""
+    given twice fails. `figure_memo` keeps the charts' figures (see chart_html)."""
     table: dict[str, BlockSpec] = {}
     for group in (generic_blocks(registry),
-                  chart_blocks(registry),
+                  chart_blocks(registry, figure_memo),
                   figure_blocks(registry),
                   chain_blocks(registry, Path(content_dir) / "chain.yaml"),
                   explorer_blocks(sim_values, Path(templates_dir) / "static" / "explorer.js")):

@@ -2,7 +2,7 @@
 proposed system as data (lanes, blocks, edges, a provenance tag per block, the numbers
 each block shows by registry id, and which path, E or E′, each piece belongs to).
 
-This module validates that file with pydantic and renders it as an inline SVG diagram
+This module validates that file (its schema: cit/blocks/chainschema.py) and renders it as an inline SVG diagram
 plus an HTML ordered list that says the same thing in words, with the numbers. The SVG
 never carries a digit: numbers reach the page only as `<data>` elements in the list and
 the per-path summaries, through the render stage's `num(id)`. `static/chain.js` adds the
@@ -19,19 +19,17 @@ import html
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 import yaml
 
 from .. import yamlio
 from ..errors import BuildError
 from ..markup import wrap_text
+from .chainschema import TAGS as TAG_ORDER, Chain, Edge, parse_chain
 from .spec import BlockSpec
 
-if TYPE_CHECKING:     # the schema (pydantic) is imported when the chain is read
-    from .chainschema import Chain, Edge
 
-TAG_ORDER = ("paper", "experiment", "simulation", "assumption")
 
 PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9_][A-Za-z0-9_.\-′]*)(\|unit)?\}")
 DIGIT_RE = re.compile(r"\d")
@@ -62,7 +60,7 @@ def _display(path: Path) -> str:
 
 
 def _node_line(root, loc) -> int:
-    """The 1-based line of the YAML node at pydantic location `loc` (or its nearest
+    """The 1-based line of the YAML node at location `loc`, a key path (or its nearest
     existing ancestor), so an error can point at the line to fix."""
     node = root
     line = (root.start_mark.line + 1) if root is not None else 1
@@ -151,15 +149,8 @@ def _load_checked(path: Path | str) -> tuple[Chain, _Checker]:
     if not isinstance(raw, dict):
         raise BuildError(f"{_display(path)}:1", "the chain file must be a mapping")
     ck = _Checker(path, root, raw)
-    from pydantic import ValidationError
-    from .chainschema import Chain
-    try:
-        chain = Chain.model_validate(raw)
-    except ValidationError as e:
-        err = e.errors()[0]
-        loc = tuple(err["loc"])
-        field = ".".join(str(p) for p in loc[2:]) or ".".join(str(p) for p in loc)
-        ck.fail(loc, f"{field}: {err['msg']}")
+    chain = parse_chain(raw, lambda loc: f"{_display(path)}:{_node_line(root, loc)}",
+                        lambda loc: _owner(raw, loc))
     _check_texts(ck, chain)
     seen = _check_blocks(ck, chain)
     _check_edges(ck, chain, seen)

@@ -3,6 +3,10 @@ and the others keep their bytes; the output is byte-identical to a cold build, a
 page records are verified before use."""
 
 import shutil
+import subprocess
+import sys
+
+import pytest
 
 from cit import build, cache
 from tests.conftest import give_caches, run_build
@@ -90,20 +94,27 @@ def test_a_cold_build_writes_no_records(project_copy, tmp_path):
 
 
 
-def test_a_page_edit_imports_only_what_it_needs(project_copy, warm_copy, tmp_path):
-    """A content-only rebuild of a page with no chart and no explorer imports neither
-    the simulator, nor pydantic, plotly, pandas or simpy (python -X importtime)."""
-    import subprocess
-    import sys
+
+NOT_IMPORTED = {"cit.sim", "pydantic", "plotly", "pandas", "simpy", "numpy"}
+
+
+@pytest.mark.parametrize("page", ["notebook", "hub", "optics"])
+def test_a_page_edit_imports_only_what_it_needs(project_copy, warm_copy, tmp_path, page):
+    """A content-only rebuild imports neither the simulator, nor pydantic, pandas, simpy
+    or numpy; plotly neither, even for a page with charts (their figures are kept in
+    .cache/), and the site equals a cold build's (python -X importtime)."""
     give_caches(warm_copy, project_copy)
-    md = project_copy / "content" / "pages" / "notebook.md"
+    md = project_copy / "content" / ("hub.md" if page == "hub" else f"pages/{page}.md")
     md.write_text(md.read_text() + "\nA sentence the test adds, in words only.\n")
     r = subprocess.run([sys.executable, "-X", "importtime", str(project_copy / "build.py"),
                         "--out", str(tmp_path / "site")], cwd=project_copy,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    assert _rendered(r.stdout) == "pages rendered: 1 of 12 (notebook/index.html)"
+    out = "index.html" if page == "hub" else f"{page}/index.html"
+    assert _rendered(r.stdout) == f"pages rendered: 1 of 12 ({out})"
     imported = {line.rsplit("|", 1)[1].strip() for line in r.stderr.splitlines()
                 if line.startswith("import time:")}
     assert "cit.render" in imported     # the parse works: the renderer is there
-    assert not imported & {"cit.sim", "pydantic", "plotly", "pandas", "simpy", "numpy"}
+    assert not imported & NOT_IMPORTED
+    assert run_build(tmp_path / "cold", root=project_copy).returncode == 0
+    assert tree_digest(tmp_path / "site") == tree_digest(tmp_path / "cold")
