@@ -56,7 +56,7 @@ def _cached_shape(value) -> bool:
             and isinstance(value[3], bytes))
 
 
-def data_stages(root: Path, vendored, use_cache: bool):
+def data_stages(root: Path, vendored, use_cache: bool, key: str | None = None):
     """Experiment and simulator stages: load, recompute, check, register. Their result is
     cached under the hash of their inputs, so a content-only edit or a no-op rebuild skips
     them (and the pandas and simpy imports); a cold build always runs every check.
@@ -64,7 +64,7 @@ def data_stages(root: Path, vendored, use_cache: bool):
     a function returning the simulator's Computed, which the explorer block draws from).
     From the cache, the Computed is unpickled only when that function is called: it
     imports the simulator's modules, which a page edit elsewhere does not need."""
-    key = data_stage_key(root)
+    key = key or data_stage_key(root)
     cached = cache.read(root, key, _cached_shape) if use_cache else None
     if cached is not None:
         reg, verification, sim_cells, computed_pickle = cached
@@ -104,14 +104,15 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     (use_cache False) renders and checks every page."""
     t0 = time.perf_counter()
     vendored = vendor.materialise(vendor_from, root)
-    reg, verification, sim_cells, sim_values = data_stages(root, vendored, use_cache)
+    stage_key = data_stage_key(root)
+    reg, verification, sim_cells, sim_values = data_stages(root, vendored, use_cache, stage_key)
     benchfigures.register(reg, root)
     figures = buildrecord.build_figures(root, len(vendored), verification, sim_cells,
                                         reg.claims, len(reg))
     stamp = buildrecord.git_stamp(root)
     build_info = dict(stamp, verification=buildrecord.register_build_figures(reg, figures))
     blocks = block_table(reg, root / "content", root / "templates", sim_values,
-                         cache.json_memo(root) if use_cache else compute_now)
+                         cache.json_memo(root) if use_cache else compute_now, stage_key)
     if previous is None:
         previous = read_page_records(root) if use_cache else {}
     key_inputs = incremental.KeyInputs(

@@ -98,7 +98,7 @@ def test_a_cold_build_writes_no_records(project_copy, tmp_path):
 NOT_IMPORTED = {"cit.sim", "pydantic", "plotly", "pandas", "simpy", "numpy"}
 
 
-@pytest.mark.parametrize("page", ["notebook", "hub", "optics"])
+@pytest.mark.parametrize("page", ["notebook", "hub", "optics", "transit"])
 def test_a_page_edit_imports_only_what_it_needs(project_copy, warm_copy, tmp_path, page):
     """A content-only rebuild imports neither the simulator, nor pydantic, pandas, simpy
     or numpy; plotly neither, even for a page with charts (their figures are kept in
