@@ -135,35 +135,53 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     files = site.files | {"numbers.json": numbers_json(root, reg, site, figures, stamp,
                                                        key_inputs, use_cache)}
     if use_cache:
-        cache.write_json(root, PAGE_RECORDS, PAGE_RECORDS_FORMAT,
-                         incremental.records_to_json(site.records))
+        write_page_records(root, site.records, numbers_blob=files["numbers.json"])
     return BuildResult(reg, files, figures, time.perf_counter() - t0, site.records,
                        site.rendered)
 
 
-PAGE_RECORDS, PAGE_RECORDS_FORMAT = "pages", "page-records-1"   # each record has its own key
+PAGE_RECORDS, PAGE_RECORDS_FORMAT = "pages", "page-records-2"   # each record has its own key
 
 
 def read_page_records(root: Path) -> dict:
     """The page records of the last good build from .cache/ (verified), or {}."""
-    return incremental.records_from_json(cache.read_json(root, PAGE_RECORDS, PAGE_RECORDS_FORMAT))
+    return incremental.records_from_json(
+        cache.read_json(root, PAGE_RECORDS, PAGE_RECORDS_FORMAT),
+        lambda name: cache.read_blob(root, name))
+
+
+def write_page_records(root: Path, records: dict, numbers_blob: bytes) -> None:
+    """Store the page records (their texts as blobs) and drop the blobs nothing names
+    any more (numbers.json's text is kept as one too; see numbers_json)."""
+    names: set[str] = set()
+
+    def store(data: bytes) -> str:
+        name = cache.write_blob(root, data)
+        names.add(name)
+        return name
+    cache.write_json(root, PAGE_RECORDS, PAGE_RECORDS_FORMAT,
+                     incremental.records_to_json(records, store))
+    names.add(cache.write_blob(root, numbers_blob))
+    cache.prune_blobs(root, names)
 
 
 def numbers_json(root: Path, reg: Registry, site, figures, stamp, key_inputs,
                  use_cache: bool) -> bytes:
-    """site/numbers.json (buildrecord.numbers_json), its text kept in .cache/ under the
-    hash of everything it holds (the registry, the usage, the figures, the stamp) and
-    reused when that matches (writing it out is a third of a content rebuild)."""
+    """site/numbers.json (buildrecord.numbers_json), its text kept in .cache/ (a blob
+    named in `numbers-json`) under the hash of everything it holds (the registry, the
+    usage, the figures, the stamp) and reused when that matches (writing it out is a
+    third of a content rebuild)."""
     key = incremental.text_key(key_inputs.registry_hash(), [
         site.appears, site.claim_pages, {k: v[0] for k, v in figures.items()},
         stamp["commit"], stamp["commit_date"]])
     if use_cache:
-        text = cache.read_json(root, "numbers-json", key)
-        if isinstance(text, str):
-            return text.encode()
+        name = cache.read_json(root, "numbers-json", key)
+        data = cache.read_blob(root, name) if isinstance(name, str) else None
+        if data is not None:
+            return data
     data = buildrecord.numbers_json(reg, site.appears, site.claim_pages, figures, stamp)
     if use_cache:
-        cache.write_json(root, "numbers-json", key, data.decode())
+        cache.write_json(root, "numbers-json", key, cache.write_blob(root, data))
     return data
 
 

@@ -2,6 +2,7 @@
 and the others keep their bytes; the output is byte-identical to a cold build, and the
 page records are verified before use."""
 
+import json
 import shutil
 import subprocess
 import sys
@@ -85,6 +86,33 @@ def test_damaged_page_records_are_discarded_in_a_line_and_every_page_is_rendered
     assert "discarded: its SHA-256 does not match" in r.stderr
     assert _rendered(r.stdout) == "pages rendered: 12 of 12"
     assert tree_digest(tmp_path / "site") == tree_digest(warm_copy[1])
+
+
+def test_a_damaged_page_blob_is_discarded_and_its_page_rendered_again(
+        project_copy, warm_copy, tmp_path):
+    """Each page's HTML is a blob named by its SHA-256; one that does not hash to its
+    name is reported in a line, and only its page is rendered again."""
+    give_caches(warm_copy, project_copy)
+    records = json.loads(cache.json_file(project_copy, build.PAGE_RECORDS).read_bytes()
+                         .split(b"\n", 1)[1])
+    blob = cache.blob_file(project_copy, records["tested/index.html"]["html"])
+    blob.write_bytes(blob.read_bytes().replace(b"<main", b"<mane", 1))
+    r = run_build(tmp_path / "site", root=project_copy, cold=False)
+    assert r.returncode == 0, r.stderr
+    assert f"cache .cache/{blob.name} discarded: its SHA-256 does not match" in r.stderr
+    assert _rendered(r.stdout) == "pages rendered: 1 of 12 (tested/index.html)"
+    assert tree_digest(tmp_path / "site") == tree_digest(warm_copy[1])
+    named = {v for rec in json.loads(cache.json_file(project_copy, build.PAGE_RECORDS)
+                                     .read_bytes().split(b"\n", 1)[1]).values()
+             for v in (rec["html"], rec["prov"])}
+    on_disk = {f.name[len(cache.BLOB_PREFIX):] for f in (project_copy / ".cache").glob(
+        f"{cache.BLOB_PREFIX}*")}
+    assert named < on_disk and len(on_disk - named) == 1     # the other: numbers.json's
+
+
+def test_a_blob_name_that_is_not_a_digest_is_never_read(tmp_path):
+    (tmp_path / "secret").write_text("not a cache file")
+    assert cache.read_blob(tmp_path / "root", "../secret") is None
 
 
 def test_a_cold_build_writes_no_records(project_copy, tmp_path):
