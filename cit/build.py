@@ -111,15 +111,16 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                                         reg.claims, len(reg))
     stamp = buildrecord.git_stamp(root)
     build_info = dict(stamp, verification=buildrecord.register_build_figures(reg, figures))
-    blocks = block_table(reg, root / "content", root / "templates", sim_values,
-                         cache.json_memo(root) if use_cache else compute_now, stage_key)
+    memo = cache.json_memo(root) if use_cache else compute_now
+    blocks = block_table(reg, root / "content", root / "templates", sim_values, memo,
+                         stage_key)
     if previous is None:
         previous = read_page_records(root) if use_cache else {}
     key_inputs = incremental.KeyInputs(
         site="", registry=reg, glossary={},
         content_other=incremental.block_inputs_digest(root))
     site = render.render_site(reg, root / "content", root / "templates", blocks, build_info,
-                              key_inputs=key_inputs, previous=previous)
+                              key_inputs=key_inputs, previous=previous, memo=memo)
     check_claims(reg)
     # pages kept from the last good build were checked when they were made
     check_naked_numbers({k: v for k, v in site.files.items() if k not in site.kept}, reg,

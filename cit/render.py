@@ -28,7 +28,7 @@ from markupsafe import Markup
 from . import incremental
 from .assets import (PLOTLY, STYLESHEET_SLOT, StaticAssets, link_stylesheets,
                      page_scripts, prov_path, prov_payload, prov_script, static_assets)
-from .blocks.spec import BlockSpec
+from .blocks.spec import BlockSpec, compute_now
 from .claims import without_marks
 from .errors import BuildError
 from .frontmatter import ContentFile, parse_content_file
@@ -130,7 +130,8 @@ class Site:
 
 def render_site(registry: Registry, content_dir, templates_dir,
                 blocks: Mapping[str, BlockSpec], build_info: Mapping, *,
-                repo_root=None, key_inputs=None, previous: Mapping | None = None) -> Site:
+                repo_root=None, key_inputs=None, previous: Mapping | None = None,
+                memo=compute_now) -> Site:
     """Render the whole site in memory: discover -> bodies -> late pass -> templates.
 
     `blocks`: the block table (cit.blocks.block_table). `build_info` keys read here:
@@ -140,7 +141,8 @@ def render_site(registry: Registry, content_dir, templates_dir,
 
     Incremental (cit/incremental.py): with `key_inputs` every page gets a record
     (`Site.records`); a page whose record in `previous` still matches its inputs is not
-    rendered again but keeps its bytes (`Site.kept`: its output files)."""
+    rendered again but keeps its bytes (`Site.kept`: its output files). `memo` keeps the
+    minified static files (cit/assets.py: static_assets)."""
     content_dir, templates_dir = Path(content_dir), Path(templates_dir)
     rel = _relative_names(Path(repo_root) if repo_root else content_dir.resolve().parent)
     for key in ("commit", "commit_date"):
@@ -163,7 +165,7 @@ def render_site(registry: Registry, content_dir, templates_dir,
     _late_pass(state)
     _check_glossary_page(state)
     needs_plotly = any((PLOTLY, False) in p.ctx.scripts for p in state.pages)
-    assets = static_assets(templates_dir, needs_plotly)
+    assets = static_assets(templates_dir, needs_plotly, memo)
     files = dict(assets.files)
     files.update(_render_templates(state, templates_dir, assets, reused))
     for o in reused:

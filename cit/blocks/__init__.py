@@ -15,11 +15,11 @@ from pathlib import Path
 from ..errors import BuildError
 from ..registry import Registry
 from .chain import chain_blocks
-from .charts import chart_blocks, compute_now
+from .charts import chart_blocks
 from .explorer import explorer_blocks
 from .figures import figure_blocks
 from .generic import generic_blocks
-from .spec import BlockSpec
+from .spec import BlockSpec, compute_now
 
 
 def block_table(registry: Registry, content_dir: Path, templates_dir: Path,

@@ -46,7 +46,7 @@ from ..errors import BuildError
 from ..fmt import SERIES_FORMATS, series_cell, series_text
 from ..markup import json_for_script, scroll_region, wrap_text
 from ..registry import Registry, Series
-from .spec import BlockSpec
+from .spec import BlockSpec, compute_now
 
 # Okabe-Ito colours: distinguishable with the common colour-vision deficiencies
 VARIANT_COLOURS = {
@@ -355,11 +355,6 @@ def preview_html(ctx, spec: ChartSpec, series: list[Series], markers=()) -> str:
             raise BuildError(f"chart:{spec.name}", str(err)) from None
         out.append(f'<div class="chart-svg chart-svg-{variant}">{svg}</div>')
     return f'<div class="chart-preview">{"".join(out)}</div>'
-
-
-def compute_now(name: str, key: str, compute):
-    """The figure memo that keeps nothing: `compute()` every time (a cold build's)."""
-    return compute()
 
 
 def figure_key(spec: ChartSpec, series: list[Series], vlines: list[tuple[str, float]]) -> str:
