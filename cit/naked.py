@@ -31,13 +31,13 @@ import bisect
 import json
 import re
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Mapping
 
 import yaml
 
 from . import yamlio
+from .htmlscan import TagStream
 from .fieldcheck import FieldRule, check_fields
 
 from .errors import BuildError
@@ -111,11 +111,10 @@ class _ChartTable:
     cell: list | None = None  # text of the open cell
 
 
-class _Scanner(HTMLParser):
+class _Scanner(TagStream):
     """Collects a page's visible text as parts: (text, selectors in force), SEP or HOLE."""
 
     def __init__(self, page: str, numbers, series):
-        super().__init__(convert_charrefs=True)
         self.page = page
         self.numbers = numbers
         self.series = series
