@@ -52,6 +52,32 @@ def test_a_new_number_on_a_page_renders_the_pages_that_list_usage_too(
     assert "optics/index.html" not in line
 
 
+def test_a_late_page_edited_alone_is_rendered_alone(project_copy, warm_copy, tmp_path):
+    """The glossary and the number index each list the other pages' usage: an edit to
+    the glossary page's prose that leaves its usage as it was renders it alone."""
+    give_caches(warm_copy, project_copy)
+    md = project_copy / "content" / "pages" / "glossary.md"
+    md.write_text(md.read_text() + "\nA sentence the test adds, in words only.\n")
+    assert _cold_equals_incremental(project_copy, tmp_path, "late") == \
+        "pages rendered: 1 of 12 (glossary/index.html)"
+
+
+def test_a_late_page_whose_usage_changes_renders_the_other_late_pages(
+        project_copy, warm_copy, tmp_path):
+    """The method page starts linking a term it did not link: the glossary, which lists
+    the pages using each term, is rendered again too."""
+    give_caches(warm_copy, project_copy)
+    records = build.read_page_records(project_copy)
+    assert records["method/index.html"].late_names and records["glossary/index.html"].late_names
+    term = sorted(set(build.render.load_glossary(
+        (project_copy / "content" / "glossary.yaml").read_text(), "g"))
+        - set(records["method/index.html"].terms_linked))[0]
+    md = project_copy / "content" / "pages" / "method.md"
+    md.write_text(md.read_text() + f"\nThe test links :t[{term}] here.\n")
+    line = _cold_equals_incremental(project_copy, tmp_path, "usage")
+    assert line == "pages rendered: 2 of 12 (glossary/index.html, method/index.html)"
+
+
 def test_an_edited_glossary_term_renders_the_pages_that_link_it(project_copy, warm_copy,
                                                                 tmp_path):
     give_caches(warm_copy, project_copy)
