@@ -55,7 +55,7 @@ SEP = "\n"          # between block elements, so patterns never join two blocks
 HOLE = "\ufffc"     # where an exempt element's text was
 DIGITS_RE = re.compile(r"\d+")
 # How a chart's fallback table formats its values, by the name the table gives in
-# data-fx / data-fy; cit/charts.py formats with these too.
+# data-fx / data-fy; cit/blocks/charts.py formats with these too.
 
 
 @dataclass(frozen=True)

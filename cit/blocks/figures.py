@@ -3,7 +3,7 @@ from registry numbers and series (docs: README "Figures").
 
 Every figure is a `<figure class="fig">` holding the SVG, a caption, and its data as a
 table in a `<details class="chart-data">`: each cell a number element (`ctx.num`), or,
-for a figure drawn from registry series, the chart fallback table of cit/charts.py,
+for a figure drawn from registry series, the chart fallback table of cit/blocks/charts.py,
 which the naked-number check recomputes. Every value drawn comes from the registry; a
 figure whose numbers or series are missing fails the build naming the block.
 
