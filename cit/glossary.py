@@ -23,13 +23,23 @@ class Term:
     term: str
     definition: str
     path: str
-    line: int
+    line: int                  # the entry's key
     see: tuple[str, ...] = ()
+    definition_line: int = 0   # the definition text's first line (errors in it name it)
 
 
 ENTRY_RULES = {"term": FieldRule(str, nonblank=True),
                "definition": FieldRule(str, nonblank=True),
                "see": FieldRule(list, required=False, item_kind=str)}
+
+
+def _text_line(entry_node, field: str) -> int:
+    """The file line where a field's text starts: its value's line, or the next one for
+    a block scalar (`|` or `>`)."""
+    for k, v in entry_node.value:
+        if getattr(k, "value", None) == field:
+            return v.start_mark.line + 1 + (1 if getattr(v, "style", None) in ("|", ">") else 0)
+    return 0
 
 
 def load_glossary(text: str, path: str) -> dict[str, Term]:
@@ -59,7 +69,7 @@ def load_glossary(text: str, path: str) -> dict[str, Term]:
         check_fields(entry, ENTRY_RULES, lambda k: f"{path}:{fields.get(k, line)}",
                      f"term {key!r}")
         terms[key] = Term(key, entry["term"].strip(), entry["definition"].strip(), path, line,
-                          tuple(entry.get("see") or ()))
+                          tuple(entry.get("see") or ()), _text_line(entry_node, "definition"))
     for t in terms.values():
         for other in t.see:
             if other not in terms:

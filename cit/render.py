@@ -304,7 +304,7 @@ def _plain_definitions(state: SiteState) -> dict[str, str]:
         scratch = PageContext(state.registry, GLOSSARY_URL, "../", t.path, state.glossary,
                               state.blocks, state)
         out[k] = plain_text(without_marks(
-            render_inline(state.md, t.definition, scratch, t.path, t.line)))
+            render_inline(state.md, t.definition, scratch, t.path, t.definition_line)))
     return out
 
 
