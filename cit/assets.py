@@ -1,9 +1,10 @@
 """Assets: the static files a page links, and the per-page provenance scripts.
 
-- `static_assets(templates_dir, needs_plotly, bundle_root)`: every file of templates/static/,
-  stylesheets minified (`minify_css`) and scripts stripped of comments (`strip_js`),
-  plus the bundled plotly.min.js when a page draws a chart; with what each feature
-  sheet asks a page to hold (`sheet_needs`, its first line `/* when: ... */`).
+- `static_assets(templates_dir, needs_plotly, memo, bundle_root)`: every file of
+  templates/static/, stylesheets minified (`minify_css`) and scripts stripped of
+  comments (`strip_js`), plus the bundled plotly.min.js when a page draws a chart
+  (from the project at `bundle_root`); with what each feature sheet asks a page to
+  hold (`sheet_needs`, its first line `/* when: ... */`).
 - `page_sheets` / `page_scripts`: which of them one page links, in order.
 - `link_stylesheets`: the page's stylesheets put into its one rendered HTML.
 - `prov_path` / `prov_payload` / `prov_script`: the page's lazily loaded provenance
@@ -14,6 +15,7 @@ Nothing here reads content or the registry's meaning; see docs/architecture.md.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -23,6 +25,7 @@ from typing import Mapping
 from markupsafe import escape
 
 from . import plotlybundle
+from .blocks.spec import compute_now
 from .errors import BuildError
 from .registry import Registry
 
@@ -219,25 +222,35 @@ class StaticAssets:
     names: set[str]
 
 
-def static_assets(templates_dir: Path, needs_plotly: bool,
+def static_assets(templates_dir: Path, needs_plotly: bool, memo=compute_now,
                   bundle_root: Path | None = None) -> StaticAssets:
     """Read, minify and list templates/static/ (and plotly.min.js when a chart needs it,
-    from the project at `bundle_root`, default this code's)."""
+    from the project at `bundle_root`, default this code's). The minified texts are made
+    by `memo(name, key, compute)` under a key of their sources and this module's code
+    (the build's memo keeps them in .cache/)."""
     files = static_files(templates_dir)
+    texts = {n: files[n].decode("utf-8") for n in sorted(files) if n.endswith((".css", ".js"))}
+    key = hashlib.sha256(Path(__file__).read_bytes() + json.dumps(texts).encode()).hexdigest()
+    made = memo("static-assets", key, lambda: {n: _minified(n, t) for n, t in texts.items()})
     sheets: dict[str, tuple[str, ...] | None] = {}
-    for name in sorted(files):
+    for name, (text, needs) in sorted(made.items()):
+        files[name] = text.encode("utf-8")
         if name.endswith(".css"):
-            css = files[name].decode("utf-8")
-            sheets[name[len("static/"):]] = sheet_needs(css)
-            files[name] = minify_css(css).encode("utf-8")
-        elif name.endswith(".js"):
-            files[name] = strip_js(files[name].decode("utf-8")).encode("utf-8")
+            sheets[name[len("static/"):]] = tuple(needs) if needs is not None else None
     if any(k.startswith(PROV_DIR + "/") for k in files):
         raise BuildError(f"templates/{PROV_DIR}", "this folder is the build's own "
                          "(each page's provenance script); remove it from templates/")
     if needs_plotly:
         files["static/" + PLOTLY] = plotly_js(bundle_root)
     return StaticAssets(files, sheets, {k[len("static/"):] for k in files})
+
+
+def _minified(name: str, text: str) -> list:
+    """[the file's text minified, what a stylesheet needs (sheet_needs; None for a
+    script)]."""
+    if name.endswith(".css"):
+        return [minify_css(text), sheet_needs(text)]
+    return [strip_js(text), None]
 
 
 def page_scripts(layout: str, asked: list[tuple[str, bool]], names: set[str],
