@@ -10,6 +10,7 @@ ImportError at build start, not an "unknown block" at some content line.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from ..errors import BuildError
@@ -30,9 +31,14 @@ def block_table(registry: Registry, content_dir: Path, templates_dir: Path,
     given twice fails. `memo(name, key, compute)` keeps the charts' figures and the
     explorer's payload (see chart_html, explorer_blocks); `sim_key` is the key of the
     simulator's computation (the data stages' input key)."""
+    def code_memo(name: str, key: str, compute):
+        """The memo under a key that also holds `sim_key`, which hashes all of cit/:
+        a figure's JSON depends on helpers beyond its own module."""
+        return memo(name, hashlib.sha256(f"{sim_key}\0{key}".encode()).hexdigest(), compute)
+
     table: dict[str, BlockSpec] = {}
     for group in (generic_blocks(registry),
-                  chart_blocks(registry, memo),
+                  chart_blocks(registry, code_memo),
                   figure_blocks(registry),
                   chain_blocks(registry, Path(content_dir) / "chain.yaml"),
                   explorer_blocks(sim_values, Path(templates_dir) / "static" / "explorer.js",

@@ -38,7 +38,6 @@ import colorsys
 import hashlib
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from html import escape as e
 
 from .. import plotlybundle
@@ -358,9 +357,10 @@ def preview_html(ctx, spec: ChartSpec, series: list[Series], markers=()) -> str:
 
 
 def figure_key(spec: ChartSpec, series: list[Series], vlines: list[tuple[str, float]]) -> str:
-    """Everything a figure's JSON is made from: this module's code, the Python plotly's
+    """Everything a figure's JSON is made from besides the code (the build's memo adds
+    the hash of cit/, see block_table): the Python plotly package's release and its
     plotly.js version, the spec, the series (values and provenance) and the markers."""
-    h = hashlib.sha256(Path(__file__).read_bytes())
+    h = hashlib.sha256(plotlybundle.python_plotly_release().encode())
     h.update(plotlybundle.python_plotly_js_version().encode())
     h.update(repr((spec, series, vlines)).encode())
     return h.hexdigest()
