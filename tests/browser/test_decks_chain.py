@@ -27,6 +27,8 @@ from cit.blocks.chain import chain_number_ids, load_chain, render_chain
 from cit.registry import Registry, Source
 from cit.assets import prov_path, prov_payload, prov_script
 
+from .conftest import pdf_pages
+
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "templates" / "static"
 CHAIN_YAML = ROOT / "content" / "chain.yaml"
@@ -261,10 +263,6 @@ def _hash(page) -> str:
     return page.evaluate("location.hash")
 
 
-def _pdf_pages(pdf: bytes) -> int:
-    return len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf))
-
-
 def _packet_positions(page) -> list[tuple[str, str]]:
     return page.eval_on_selector_all(
         "figure.chain circle.chain-packet",
@@ -406,7 +404,7 @@ def test_printing_a_deck_puts_each_slide_on_its_own_page(page, site):
     assert "none" not in shown, "every slide prints, not only the current one"
     assert page.locator(".deck-bar").is_hidden()
     pdf = page.pdf(format="A4", landscape=True)
-    assert _pdf_pages(pdf) == n
+    assert pdf_pages(pdf) == n
 
 
 # ---------------------------------------------------------------- chain animation

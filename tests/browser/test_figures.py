@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_a11y import FAILING_IMPACTS, STATES, audit, axe_js  # noqa: F401 (a fixture, used by name)
-from .test_decks_chain import _pdf_pages
+from .conftest import FAILING_IMPACTS, STATES, figure_slides, pdf_pages
 
 CARD_READY = "#cit-prov-card:not([hidden]):not([aria-busy])"
 MIN_FIGURES = 2
@@ -83,11 +82,6 @@ def _want(numbers: dict, nid: str) -> dict:
     return {"id": nid, "shown": n["text"] + (" " + n["unit"] if n["unit"] else "")}
 
 
-def _figure_slides(page) -> list[str]:
-    return page.eval_on_selector_all(
-        "main.deck section.slide", "ss => ss.filter(s => s.querySelector('svg.svg-figure')).map(s => s.id)")
-
-
 @pytest.mark.parametrize("width", [1280, 390])
 def test_each_figure_draws_and_its_marks_open_their_cards(make_page, served, numbers, width):
     site, url = served
@@ -96,7 +90,7 @@ def test_each_figure_draws_and_its_marks_open_their_cards(make_page, served, num
     for d in deck_dirs(site):
         page.goto(f"{url}decks/{d.name}/index.html")
         page.wait_for_selector("section.slide.is-current")
-        for slide in _figure_slides(page):
+        for slide in figure_slides(page):
             page.goto(f"{url}decks/{d.name}/index.html#{slide}")
             page.wait_for_selector(f"section#{slide}.is-current")
             for svg in page.locator(f"section#{slide} svg.svg-figure").all():
@@ -129,7 +123,7 @@ def test_tabbing_reaches_a_figure_mark_and_shows_its_card(page, served, numbers)
     site, url = served
     d = deck_dirs(site)[-1]
     page.goto(f"{url}decks/{d.name}/index.html")
-    slide = _figure_slides(page)[0]
+    slide = figure_slides(page)[0]
     page.goto(f"{url}decks/{d.name}/index.html#{slide}")
     page.wait_for_selector(f"section#{slide}.is-current")
     for _ in range(80):
@@ -162,23 +156,33 @@ def test_printing_each_deck_gives_one_page_per_slide(page, served):
         page.emulate_media(media="print")
         assert page.locator("svg.svg-figure").first.is_visible()
         pdf = page.pdf(format="A4", landscape=True)
-        assert _pdf_pages(pdf) == n, f"{d.name}: {_pdf_pages(pdf)} printed pages for {n} slides"
+        assert pdf_pages(pdf) == n, f"{d.name}: {pdf_pages(pdf)} printed pages for {n} slides"
         page.emulate_media(media="screen")
 
 
+def _slides_with_figures(deck_html: str) -> list[str]:
+    """The ids of the slides whose HTML holds a build-time SVG figure."""
+    return [m.group(1) for m in re.finditer(r'<section class="slide[^"]*" id="([^"]+)"(.*?)</section>',
+                                            deck_html, re.S) if "svg-figure" in m.group(2)]
+
+
 @pytest.mark.parametrize("state", STATES, ids=lambda s: s.name)
-def test_axe_finds_nothing_serious_on_the_figure_slides(state, browser, make_page, served, axe_js):
-    site, url = served
-    page = make_page()
-    failing = []
+def test_axe_finds_nothing_serious_on_the_figure_slides(state, served, site_audits):
+    """Read from the session's audits (conftest.py `site_audits`): with scripts, each
+    figure slide shown in turn with its own card open; without, a deck's one stacked page."""
+    site, _ = served
+    failing, audited = [], 0
     for d in deck_dirs(site):
-        page.goto(f"{url}decks/{d.name}/index.html")
-        page.wait_for_selector("section.slide.is-current")
+        rel = f"decks/{d.name}/"
+        want = _slides_with_figures((d / "index.html").read_text())
+        assert want, f"{d.name}: no slide holds a figure"
         # without scripts every slide of a deck is on the page at once: one audit a deck
-        slides = _figure_slides(page) if state.scripts else [""]
-        for slide in slides:
-            where = f"{url}decks/{d.name}/index.html" + (f"#{slide}" if slide else "")
-            found, _, _ = audit(browser, where, state, axe_js)
+        for slide in (want if state.scripts else [""]):
+            a = site_audits.get((rel, slide, state.name))
+            assert a is not None, f"{d.name}#{slide} was not audited in {state.name}"
+            audited += 1
+            failing += [f"{d.name}#{slide}: {e}" for e in a.errors]
             failing += [f"{d.name}#{slide}: [{v['impact']}] {v['id']}: {v['nodes'][:2]}"
-                        for v in found if v["impact"] in FAILING_IMPACTS]
+                        for v in a.violations if v["impact"] in FAILING_IMPACTS]
+    assert audited >= len(deck_dirs(site))
     assert not failing, "\n".join(failing)

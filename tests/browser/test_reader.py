@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_site import site_pages
+from .conftest import site_pages
 
 
 FIRST_SCREENS = [(1280, 800), (390, 844)]
