@@ -70,11 +70,21 @@ def test_every_deck_stays_within_its_byte_budget(built_site):
         assert total <= budget, f"{d.name}: {total} bytes, over the deck budget of {budget}"
 
 
-def _card_says(page) -> dict:
-    page.wait_for_selector(CARD_READY)
-    card = page.locator("#cit-prov-card")
-    return {"id": card.locator(".prov-id").text_content(),
-            "shown": card.locator('[data-field="shown"]').text_content()}
+# The shown card's id and shown text (waits until a card is open and filled in), and
+# whether `mark` (if given) says it is expanded: one round trip.
+CARD_SAYS = """([sel, mark]) => {
+  const card = document.querySelector(sel);
+  if (!card) return null;
+  return {id: card.querySelector('.prov-id').textContent,
+          shown: card.querySelector('[data-field="shown"]').textContent,
+          expanded: mark ? mark.getAttribute('aria-expanded') : null};
+}"""
+
+
+def _card_says(page, mark=None) -> dict:
+    said = page.wait_for_function(CARD_SAYS, arg=[CARD_READY, mark]).json_value()
+    expanded = said.pop("expanded")
+    return said if mark is None else {**said, "expanded": expanded}
 
 
 def _want(numbers: dict, nid: str) -> dict:
@@ -97,24 +107,27 @@ def test_each_figure_draws_and_its_marks_open_their_cards(make_page, served, num
                 box = svg.bounding_box()
                 assert box and box["width"] > 100 and box["height"] > 60, f"{d.name}#{slide}: not drawn"
                 assert box["x"] >= 0 and box["x"] + box["width"] <= width + 1, f"{d.name}#{slide}: overflows"
-                marks = svg.locator(".fig-mark[data-id]").all()
-                for k, mark in enumerate(marks):
-                    nid = mark.get_attribute("data-id")
+                marks = svg.element_handle().query_selector_all(".fig-mark[data-id]")
+                attrs = svg.evaluate("s => [...s.querySelectorAll('.fig-mark[data-id]')].map(m => "
+                                     "[m.getAttribute('data-id'), m.getAttribute('role'), "
+                                     "m.getAttribute('tabindex')])")
+                assert len(attrs) == len(marks)
+                for mark, (nid, role, tabindex) in zip(marks, attrs):
                     assert nid in numbers, f"{d.name}: mark for {nid!r} not in numbers.json"
-                    assert mark.get_attribute("role") == "button" and mark.get_attribute("tabindex") == "0"
+                    assert role == "button" and tabindex == "0"
                     page.keyboard.press("Escape")
-                    mark.evaluate("m => m.focus()")
+                    mark.focus()
                     page.keyboard.press("Enter")
-                    assert _card_says(page) == _want(numbers, nid), f"{d.name}: card of {nid}"
-                    assert mark.get_attribute("aria-expanded") == "true"
+                    assert _card_says(page, mark) == {**_want(numbers, nid), "expanded": "true"}, \
+                        f"{d.name}: card of {nid}"
                     page.keyboard.press("Escape")
                     checked += 1
                 if marks and width > 400:
                     # and by pointer: the first mark of the figure
                     page.mouse.click(2, 2)
-                    target = marks[0].locator("text")
-                    (target.first if target.count() else marks[0]).click()
-                    assert _card_says(page)["id"] == marks[0].get_attribute("data-id")
+                    target = marks[0].query_selector("text")
+                    (target or marks[0]).click()
+                    assert _card_says(page)["id"] == attrs[0][0]
                     page.keyboard.press("Escape")
     assert checked >= 10
 
