@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from cit.blocks.chain import chain_number_ids, load_chain, render_chain
 from cit.registry import Registry, Source
@@ -269,8 +270,9 @@ def _packet_positions(page) -> list[tuple[str, str]]:
         "cs => cs.map(c => [c.getAttribute('cx'), c.getAttribute('cy')])")
 
 
-# longer than the chain's fade between paths (chain.css: `transition: opacity 0.25s`)
-TRANSITION_MS = 600
+# The chain's fade between paths is a CSS transition (chain.css: `transition: opacity
+# 0.25s`): wait until none is running on the given elements.
+SETTLED = "els => els.every(e => e.getAnimations().length === 0)"
 
 RAF_COUNTER = """
 window.__rafCalls = 0;
@@ -426,14 +428,15 @@ def test_the_toggle_switches_the_drawn_path_between_E_and_Eprime(page, site):
     ep_only = page.locator("path.chain-edge[data-path='Eprime']").first
     opacity = "e => Number(getComputedStyle(e).opacity)"
     # the fade takes a quarter of a second (a CSS transition): wait for it to settle
-    page.wait_for_timeout(TRANSITION_MS)
+    both = [e_only.element_handle(), ep_only.element_handle()]
+    page.wait_for_function(SETTLED, arg=both)
     assert e_only.evaluate(opacity) > ep_only.evaluate(opacity)
 
     page.locator("input[name='chain-path'][value='Eprime']").check()
     assert fig.get_attribute("data-active") == "Eprime"
     for paths, off in _chain_parts(page):
         assert off == ("Eprime" not in paths.split()), paths
-    page.wait_for_timeout(TRANSITION_MS)
+    page.wait_for_function(SETTLED, arg=both)
     assert ep_only.evaluate(opacity) > e_only.evaluate(opacity)
     route = fig.get_attribute("data-route").split()
     assert route, "the packets need a route"
@@ -468,7 +471,13 @@ def test_packets_move_along_the_active_path(make_page, site):
     page.wait_for_function("window.__rafCalls > 3")
     assert fig.get_attribute("data-animating") == "true"
     first = _packet_positions(page)
-    page.wait_for_timeout(400)
+    try:   # until a packet has moved, for at most 2 s
+        page.wait_for_function(
+            """first => JSON.stringify([...document.querySelectorAll('figure.chain circle.chain-packet')]
+                 .map(c => [c.getAttribute('cx'), c.getAttribute('cy')])) !== JSON.stringify(first)""",
+            arg=first, timeout=2_000)
+    except PlaywrightTimeout:
+        pass
     second = _packet_positions(page)
     assert first and first != second, "packets should move"
     for edge_id in fig.get_attribute("data-route").split():
