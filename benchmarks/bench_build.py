@@ -8,7 +8,7 @@ Measures, each as the median of --runs runs on this machine, in a copy of the pr
 - no-op rebuild: the same again with nothing changed (caches verified and reused);
 - content-only rebuild: after appending a sentence to one page's Markdown; side by side,
   run for run, with `mkdocs build` of the same Markdown after the same edit, and the
-  ratio of the two medians;
+  ratio of the two medians; then the same rebuild after editing each page in turn;
 - simulator regeneration: `python -m cit.sim --out <tmp>` (full sweep);
 - page weights: per page, HTML + CSS + own JS, and the plotly bundle separately.
 Writes data/benchmarks.yaml (committed; the build reads it for /tested), keeping the
@@ -107,6 +107,9 @@ def project_copy(tmp: Path) -> Path:
     record = yaml.safe_load(bench.read_text())
     for key in FIGURES:
         record.setdefault("figures", {}).setdefault(key, 0)
+    pages = record.setdefault("content_rebuild_by_page_s", {})
+    for md in sorted((ROOT / "content").rglob("*.md")):
+        pages.setdefault(md.relative_to(ROOT / "content").as_posix(), 0)
     bench.write_text(yaml.safe_dump(record, sort_keys=False))
     return proj
 
@@ -128,6 +131,23 @@ def content_vs_mkdocs(proj: Path, mk: Path, site: Path, runs: int) -> tuple[floa
         append_sentence(mk / "docs" / EDITED, k)
         theirs.append(timed([PY, "-m", "mkdocs", "build", "-q", "-d", str(mk / "out")], cwd=mk))
     return statistics.median(ours), statistics.median(theirs)
+
+
+def rebuild_by_page(proj: Path, site: Path, runs: int) -> dict[str, float]:
+    """Median content-only rebuild after editing each page's Markdown (content path ->
+    seconds): pages differ in what their edit makes the build do again (a page with a
+    late block, the number index, brings the other late pages with it)."""
+    build = [PY, "build.py", "--out", str(site)]
+    timed(build, cwd=proj)
+    out = {}
+    for md in sorted((proj / "content").rglob("*.md")):
+        rel = md.relative_to(proj / "content").as_posix()
+        times = []
+        for k in range(runs):
+            append_sentence(md, k)
+            times.append(timed(build, cwd=proj))
+        out[rel] = round(statistics.median(times), 3)
+    return out
 
 
 def main() -> int:
@@ -154,6 +174,7 @@ def main() -> int:
     figures["content_rebuild_s"] = round(content, 3)
     figures["mkdocs_build_s"] = round(mkdocs, 3)
     figures["ratio_to_mkdocs"] = round(content / mkdocs, 2)
+    by_page = rebuild_by_page(proj, site, a.runs)
     if (ROOT / "cit" / "sim" / "__main__.py").exists():
         simout = out / "sim-results.md"
         figures["sim_regen_s"] = round(median_of(a.runs, lambda: timed(
@@ -165,6 +186,7 @@ def main() -> int:
         "runs": a.runs,
         "figures": figures,
         "page_weights": weights,
+        "content_rebuild_by_page_s": by_page,
     }
     if old and "scaling" in old:
         record["scaling"] = old["scaling"]

@@ -14,6 +14,7 @@ Nothing here reads content or the registry's meaning; see docs/architecture.md.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from typing import Mapping
 from markupsafe import escape
 
 from . import plotlybundle
+from .blocks.spec import compute_now
 from .errors import BuildError
 from .registry import Registry
 
@@ -218,23 +220,33 @@ class StaticAssets:
     names: set[str]
 
 
-def static_assets(templates_dir: Path, needs_plotly: bool) -> StaticAssets:
-    """Read, minify and list templates/static/ (and plotly.min.js when a chart needs it)."""
+def static_assets(templates_dir: Path, needs_plotly: bool, memo=compute_now) -> StaticAssets:
+    """Read, minify and list templates/static/ (and plotly.min.js when a chart needs it).
+    The minified texts are made by `memo(name, key, compute)` under a key of their
+    sources and this module's code (the build's memo keeps them in .cache/)."""
     files = static_files(templates_dir)
+    texts = {n: files[n].decode("utf-8") for n in sorted(files) if n.endswith((".css", ".js"))}
+    key = hashlib.sha256(Path(__file__).read_bytes() + json.dumps(texts).encode()).hexdigest()
+    made = memo("static-assets", key, lambda: {n: _minified(n, t) for n, t in texts.items()})
     sheets: dict[str, tuple[str, ...] | None] = {}
-    for name in sorted(files):
+    for name, (text, needs) in sorted(made.items()):
+        files[name] = text.encode("utf-8")
         if name.endswith(".css"):
-            css = files[name].decode("utf-8")
-            sheets[name[len("static/"):]] = sheet_needs(css)
-            files[name] = minify_css(css).encode("utf-8")
-        elif name.endswith(".js"):
-            files[name] = strip_js(files[name].decode("utf-8")).encode("utf-8")
+            sheets[name[len("static/"):]] = tuple(needs) if needs is not None else None
     if any(k.startswith(PROV_DIR + "/") for k in files):
         raise BuildError(f"templates/{PROV_DIR}", "this folder is the build's own "
                          "(each page's provenance script); remove it from templates/")
     if needs_plotly:
         files["static/" + PLOTLY] = plotly_js()
     return StaticAssets(files, sheets, {k[len("static/"):] for k in files})
+
+
+def _minified(name: str, text: str) -> list:
+    """[the file's text minified, what a stylesheet needs (sheet_needs; None for a
+    script)]."""
+    if name.endswith(".css"):
+        return [minify_css(text), sheet_needs(text)]
+    return [strip_js(text), None]
 
 
 def page_scripts(layout: str, asked: list[tuple[str, bool]], names: set[str],

@@ -89,6 +89,30 @@ def register(reg: Registry, root: Path) -> None:
                   ["Page", "Own bytes at load", "Plotly bytes on interaction", "Budget (bytes)", "Budget met"], wrows,
                   source=BENCH)
     _register_scaling(reg, bench.get("scaling"))
+    _register_rebuild_by_page(reg, bench.get("content_rebuild_by_page_s"), figs)
+
+
+def _register_rebuild_by_page(reg: Registry, by_page, figs: dict) -> None:
+    """The content-only rebuild after editing each page, and its ratio to mkdocs build."""
+    if not by_page:
+        raise BuildError(BENCH, "content_rebuild_by_page_s missing; run python "
+                         "benchmarks/bench_build.py")
+    src, mkdocs = (Source(BENCH),), figs["mkdocs_build_s"]
+    rows = []
+    for path, v in sorted(by_page.items()):
+        slug = path.removesuffix(".md").removeprefix("pages/").replace("/", ".")
+        base = f"bench.rebuild_by_page.{slug}"
+        reg.add(f"{base}.s", v, fmt(v, 2), unit="s", kind="measured", sources=src,
+                locator=f"{BENCH}, content_rebuild_by_page_s {path}",
+                computation=f"rebuild after editing content/{path}, median")
+        ratio = v / mkdocs
+        reg.add(f"{base}.ratio", ratio, fmt(ratio, 2), kind="derived", sources=src,
+                locator=f"{BENCH}, content_rebuild_by_page_s {path} and figures.mkdocs_build_s",
+                computation="this rebuild ÷ mkdocs build of the same Markdown, median")
+        rows.append([_page_name(slug), Ref(f"{base}.s"), Ref(f"{base}.ratio")])
+    reg.add_table("bench-by-page", "Rebuild after editing each page's Markdown (medians), "
+                  "and its ratio to mkdocs build", ["Page edited", "Seconds", "÷ mkdocs"],
+                  rows, source=BENCH)
 
 
 SCALE_COLUMNS = (("run_logs", "Run logs", "run logs in the synthetic mirror", "logs"),

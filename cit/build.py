@@ -20,7 +20,7 @@ from pathlib import Path
 
 from . import (benchfigures, buildrecord, cache, claims, incremental, links, naked, output,
                render, vendor, yamlio)
-from .blocks import block_table
+from .blocks import block_table, compute_now
 from .errors import BuildError
 from .registry import Registry
 
@@ -56,7 +56,7 @@ def _cached_shape(value) -> bool:
             and isinstance(value[3], bytes))
 
 
-def data_stages(root: Path, vendored, use_cache: bool):
+def data_stages(root: Path, vendored, use_cache: bool, key: str | None = None):
     """Experiment and simulator stages: load, recompute, check, register. Their result is
     cached under the hash of their inputs, so a content-only edit or a no-op rebuild skips
     them (and the pandas and simpy imports); a cold build always runs every check.
@@ -64,7 +64,7 @@ def data_stages(root: Path, vendored, use_cache: bool):
     a function returning the simulator's Computed, which the explorer block draws from).
     From the cache, the Computed is unpickled only when that function is called: it
     imports the simulator's modules, which a page edit elsewhere does not need."""
-    key = data_stage_key(root)
+    key = key or data_stage_key(root)
     cached = cache.read(root, key, _cached_shape) if use_cache else None
     if cached is not None:
         reg, verification, sim_cells, computed_pickle = cached
@@ -104,20 +104,23 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     (use_cache False) renders and checks every page."""
     t0 = time.perf_counter()
     vendored = vendor.materialise(vendor_from, root)
-    reg, verification, sim_cells, sim_values = data_stages(root, vendored, use_cache)
+    stage_key = data_stage_key(root)
+    reg, verification, sim_cells, sim_values = data_stages(root, vendored, use_cache, stage_key)
     benchfigures.register(reg, root)
     figures = buildrecord.build_figures(root, len(vendored), verification, sim_cells,
                                         reg.claims, len(reg))
     stamp = buildrecord.git_stamp(root)
     build_info = dict(stamp, verification=buildrecord.register_build_figures(reg, figures))
-    blocks = block_table(reg, root / "content", root / "templates", sim_values)
+    memo = cache.json_memo(root) if use_cache else compute_now
+    blocks = block_table(reg, root / "content", root / "templates", sim_values, memo,
+                         stage_key)
     if previous is None:
         previous = read_page_records(root) if use_cache else {}
     key_inputs = incremental.KeyInputs(
         site="", registry=reg, glossary={},
         content_other=incremental.block_inputs_digest(root))
     site = render.render_site(reg, root / "content", root / "templates", blocks, build_info,
-                              key_inputs=key_inputs, previous=previous)
+                              key_inputs=key_inputs, previous=previous, memo=memo)
     check_claims(reg)
     # pages kept from the last good build were checked when they were made
     check_naked_numbers({k: v for k, v in site.files.items() if k not in site.kept}, reg,
@@ -133,35 +136,53 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     files = site.files | {"numbers.json": numbers_json(root, reg, site, figures, stamp,
                                                        key_inputs, use_cache)}
     if use_cache:
-        cache.write_json(root, PAGE_RECORDS, PAGE_RECORDS_FORMAT,
-                         incremental.records_to_json(site.records))
+        write_page_records(root, site.records, numbers_blob=files["numbers.json"])
     return BuildResult(reg, files, figures, time.perf_counter() - t0, site.records,
                        site.rendered)
 
 
-PAGE_RECORDS, PAGE_RECORDS_FORMAT = "pages", "page-records-1"   # each record has its own key
+PAGE_RECORDS, PAGE_RECORDS_FORMAT = "pages", "page-records-2"   # each record has its own key
 
 
 def read_page_records(root: Path) -> dict:
     """The page records of the last good build from .cache/ (verified), or {}."""
-    return incremental.records_from_json(cache.read_json(root, PAGE_RECORDS, PAGE_RECORDS_FORMAT))
+    return incremental.records_from_json(
+        cache.read_json(root, PAGE_RECORDS, PAGE_RECORDS_FORMAT),
+        lambda name: cache.read_blob(root, name))
+
+
+def write_page_records(root: Path, records: dict, numbers_blob: bytes) -> None:
+    """Store the page records (their texts as blobs) and drop the blobs nothing names
+    any more (numbers.json's text is kept as one too; see numbers_json)."""
+    names: set[str] = set()
+
+    def store(data: bytes) -> str:
+        name = cache.write_blob(root, data)
+        names.add(name)
+        return name
+    cache.write_json(root, PAGE_RECORDS, PAGE_RECORDS_FORMAT,
+                     incremental.records_to_json(records, store))
+    names.add(cache.write_blob(root, numbers_blob))
+    cache.prune_blobs(root, names)
 
 
 def numbers_json(root: Path, reg: Registry, site, figures, stamp, key_inputs,
                  use_cache: bool) -> bytes:
-    """site/numbers.json (buildrecord.numbers_json), its text kept in .cache/ under the
-    hash of everything it holds (the registry, the usage, the figures, the stamp) and
-    reused when that matches (writing it out is a third of a content rebuild)."""
+    """site/numbers.json (buildrecord.numbers_json), its text kept in .cache/ (a blob
+    named in `numbers-json`) under the hash of everything it holds (the registry, the
+    usage, the figures, the stamp) and reused when that matches (writing it out is a
+    third of a content rebuild)."""
     key = incremental.text_key(key_inputs.registry_hash(), [
         site.appears, site.claim_pages, {k: v[0] for k, v in figures.items()},
         stamp["commit"], stamp["commit_date"]])
     if use_cache:
-        text = cache.read_json(root, "numbers-json", key)
-        if isinstance(text, str):
-            return text.encode()
+        name = cache.read_json(root, "numbers-json", key)
+        data = cache.read_blob(root, name) if isinstance(name, str) else None
+        if data is not None:
+            return data
     data = buildrecord.numbers_json(reg, site.appears, site.claim_pages, figures, stamp)
     if use_cache:
-        cache.write_json(root, "numbers-json", key, data.decode())
+        cache.write_json(root, "numbers-json", key, cache.write_blob(root, data))
     return data
 
 

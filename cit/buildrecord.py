@@ -1,6 +1,7 @@
 """The build's own record: its stamp (commit and commit date, never the clock), the
 figures it verified (shown on /tested as registered numbers) and numbers.json, every
-registered number with the pages it appears on (docs/numbers.md, "numbers.json").
+registered number with the pages it appears on (docs/numbers.md, "The number index
+and numbers.json").
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ import io
 import json
 import os
 import pickle
+import re
 import sys
 from pathlib import Path
 from typing import Callable
@@ -174,3 +175,71 @@ def write_json(root: Path, name: str, key: str, value) -> None:
     except OSError as e:
         print(f"cache not written ({e.strerror}: {e.filename}); the next build renders "
               "every page", file=sys.stderr)
+
+
+def json_memo(root: Path):
+    """A memo for values made of JSON (a chart's figure): `memo(name, key, compute)`
+    returns the value stored as `name` for `key` (verified like every cache file), else
+    `compute()`, stored for the next build."""
+    def memo(name: str, key: str, compute):
+        value = read_json(root, name, key)
+        if value is None:
+            value = compute()
+            write_json(root, name, key, value)
+        return value
+    return memo
+
+
+# ---- blobs: large texts (a page's HTML, numbers.json) in files named by their SHA-256,
+# so the JSON records above stay small; a blob is used only when its bytes hash to its
+# name, and is written once (docs/output.md, "Caches")
+
+BLOB_PREFIX = "blob-"
+
+
+def blob_file(root: Path, digest: str) -> Path:
+    return Path(root) / ".cache" / f"{BLOB_PREFIX}{digest}"
+
+
+def write_blob(root: Path, data: bytes) -> str:
+    """Store `data` (once) and return its SHA-256, the name to read it back by."""
+    digest = hashlib.sha256(data).hexdigest()
+    path = blob_file(root, digest)
+    if not path.exists():
+        try:
+            path.parent.mkdir(exist_ok=True)
+            tmp = path.with_name(f"{path.name}.{os.getpid()}.part")
+            tmp.write_bytes(data)
+            tmp.replace(path)
+        except OSError as e:
+            print(f"cache not written ({e.strerror}: {e.filename}); the next build renders "
+                  "every page", file=sys.stderr)
+    return digest
+
+
+def read_blob(root: Path, digest: str) -> bytes | None:
+    """The blob named `digest`; None when there is none, or (with a line) when its bytes
+    do not hash to its name."""
+    if not re.fullmatch(r"[0-9a-f]{64}", digest):
+        return None      # not a name write_blob gives: never a path to follow
+    path = blob_file(root, digest)
+    try:
+        data = _file_bytes(path)
+    except CacheRefused as e:
+        return _refuse(path, root, str(e))
+    if data is None:
+        return None
+    if hashlib.sha256(data).hexdigest() != digest:
+        return _refuse(path, root, "its SHA-256 does not match its name (damaged)")
+    return data
+
+
+def prune_blobs(root: Path, keep: set[str]) -> None:
+    """Delete the blobs not in `keep` (those the records just written name)."""
+    folder = Path(root) / ".cache"
+    for path in folder.glob(f"{BLOB_PREFIX}*"):
+        if path.name[len(BLOB_PREFIX):] not in keep:
+            try:
+                path.unlink()
+            except OSError:
+                pass

@@ -1,4 +1,4 @@
-"""Content files: front matter (validated with pydantic, unknown keys refused), the
+"""Content files: front matter (checked by cit/fieldcheck.py, unknown keys refused), the
 body that follows it, and a deck's split into slides.
 
 Errors name the content file and the line, counted in the file itself (front matter
@@ -8,35 +8,30 @@ included): see docs/architecture.md, "Errors".
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from . import yamlio
 from .errors import BuildError
+from .fieldcheck import FieldRule, check_fields, key_lines
 
 FENCE = "---"
 
 
-class FrontMatter(BaseModel):
-    """What a content file declares about itself; nothing else is allowed."""
-    model_config = ConfigDict(extra="forbid", strict=True)
+FRONT_MATTER_RULES = {"title": FieldRule(str, nonblank=True),
+                      "description": FieldRule(str, nonblank=True),
+                      "layout": FieldRule(str, choices=("hub", "page", "deck")),
+                      "order": FieldRule(int, required=False, nullable=True)}
 
+
+@dataclass(frozen=True)
+class FrontMatter:
+    """What a content file declares about itself; nothing else is allowed. `order`
+    (a deck's place in the series) is given for decks and only for them."""
     title: str
     description: str
-    layout: Literal["hub", "page", "deck"]
+    layout: str
     order: int | None = None
-
-    @model_validator(mode="after")
-    def _order_only_for_decks(self):
-        if self.layout == "deck" and self.order is None:
-            raise ValueError("a deck needs `order` (its place in the series)")
-        if self.layout != "deck" and self.order is not None:
-            raise ValueError("`order` is only for decks")
-        if not self.title.strip() or not self.description.strip():
-            raise ValueError("title and description must not be empty")
-        return self
 
 
 @dataclass(frozen=True)
@@ -58,18 +53,6 @@ class ContentFile:
         return split_slides(self.body)
 
 
-def _key_lines(text: str) -> dict[str, int]:
-    """Line (0-based, within `text`) of each top-level key of a YAML mapping."""
-    try:
-        node = yamlio.compose(text)
-    except yaml.YAMLError:
-        return {}
-    if not isinstance(node, yaml.MappingNode):
-        return {}
-    return {k.value: k.start_mark.line for k, _ in node.value
-            if isinstance(k, yaml.ScalarNode)}
-
-
 def parse_content_file(text: str, path: str) -> ContentFile:
     """Split a content file into validated front matter and body.
 
@@ -89,16 +72,24 @@ def parse_content_file(text: str, path: str) -> ContentFile:
         raise BuildError(f"{path}:{line}", f"front matter is not valid YAML: {getattr(e, 'problem', e)}") from None
     if not isinstance(data, dict):
         raise BuildError(f"{path}:2", "front matter must be a mapping of keys to values")
-    try:
-        meta = FrontMatter.model_validate(data)
-    except ValidationError as e:
-        key_lines = _key_lines(fm_text)
-        err = e.errors()[0]
-        key = str(err["loc"][0]) if err["loc"] else ""
-        line = 2 + key_lines[key] if key in key_lines else 1
-        what = f"`{key}`: " if key else ""
-        raise BuildError(f"{path}:{line}", f"front matter {what}{err['msg']}") from None
+    meta = _front_matter(data, fm_text, path)
     return ContentFile(path, meta, Chunk("".join(lines[end + 1:]), end + 2))
+
+
+def _front_matter(data: dict, fm_text: str, path: str) -> FrontMatter:
+    """The checked front matter; errors name the key's line (line 2 for the mapping),
+    found in the node tree only when there is an error."""
+    def where(key):
+        lines = key_lines(yamlio.compose(fm_text), first_line=2)
+        return f"{path}:{lines.get(key, 2) if key is not None else 2}"
+    check_fields(data, FRONT_MATTER_RULES, where, "front matter")
+    meta = FrontMatter(**data)
+    if meta.layout == "deck" and meta.order is None:
+        raise BuildError(where("layout"), "front matter: a deck needs `order` (its place "
+                         "in the series)")
+    if meta.layout != "deck" and meta.order is not None:
+        raise BuildError(where("order"), "front matter `order` is only for decks")
+    return meta
 
 
 def split_slides(body: Chunk) -> list[Chunk]:

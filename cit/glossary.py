@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import yaml
 
 from . import yamlio
+from .fieldcheck import FieldRule, check_fields, key_lines
 from .errors import BuildError
 
 TERM_KEY_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -22,43 +23,23 @@ class Term:
     term: str
     definition: str
     path: str
-    line: int
+    line: int                  # the entry's key
     see: tuple[str, ...] = ()
+    definition_line: int = 0   # the definition text's first line (errors in it name it)
 
 
-ENTRY_FIELDS = {"term": str, "definition": str, "see": list}   # see: optional
-REQUIRED_FIELDS = ("term", "definition")
+ENTRY_RULES = {"term": FieldRule(str, nonblank=True),
+               "definition": FieldRule(str, nonblank=True),
+               "see": FieldRule(list, required=False, item_kind=str)}
 
 
-def _field_lines(entry_node, entry_line: int) -> dict[str, int]:
-    """Line of each field of one entry's mapping node (the entry's own line if the
-    entry is not a mapping)."""
-    if not isinstance(entry_node, yaml.MappingNode):
-        return {}
-    return {k.value: k.start_mark.line + 1 for k, _ in entry_node.value
-            if isinstance(k, yaml.ScalarNode)}
-
-
-def _check_entry(key: str, entry, field_lines: dict[str, int], where: str) -> None:
-    """An entry is a mapping with a string `term` and `definition`, and optionally a
-    list of term keys `see`; nothing else. The error names the offending field's line.
-    (Plain checks: pydantic's import alone cost a tenth of a content-only rebuild.)"""
-    path, line = where.rsplit(":", 1)
-    if not isinstance(entry, dict):
-        raise BuildError(where, f"term {key!r}: must be a mapping with `term` and "
-                         f"`definition`, not {type(entry).__name__}")
-    for name, value in entry.items():
-        at = f"{path}:{field_lines.get(str(name), line)}"
-        if name not in ENTRY_FIELDS:
-            raise BuildError(at, f"term {key!r}: unknown field {name!r} (allowed: "
-                             + ", ".join(ENTRY_FIELDS) + ")")
-        if not isinstance(value, ENTRY_FIELDS[name]) or (
-                name == "see" and not all(isinstance(x, str) for x in value)):
-            want = "a list of term keys" if name == "see" else "text"
-            raise BuildError(at, f"term {key!r}: {name} must be {want}, not {value!r}")
-    missing = [name for name in REQUIRED_FIELDS if name not in entry]
-    if missing:
-        raise BuildError(where, f"term {key!r}: missing field {missing[0]!r}")
+def _text_line(entry_node, field: str) -> int:
+    """The file line where a field's text starts: its value's line, or the next one for
+    a block scalar (`|` or `>`)."""
+    for k, v in entry_node.value:
+        if getattr(k, "value", None) == field:
+            return v.start_mark.line + 1 + (1 if getattr(v, "style", None) in ("|", ">") else 0)
+    return 0
 
 
 def load_glossary(text: str, path: str) -> dict[str, Term]:
@@ -84,9 +65,11 @@ def load_glossary(text: str, path: str) -> dict[str, Term]:
         if not isinstance(key, str) or not TERM_KEY_RE.match(key):
             raise BuildError(f"{path}:{line}", f"term key {key!r} must be lower-case letters, digits and hyphens")
         entry = data[key]
-        _check_entry(key, entry, _field_lines(entry_node, line), f"{path}:{line}")
+        fields = key_lines(entry_node)
+        check_fields(entry, ENTRY_RULES, lambda k: f"{path}:{fields.get(k, line)}",
+                     f"term {key!r}")
         terms[key] = Term(key, entry["term"].strip(), entry["definition"].strip(), path, line,
-                          tuple(entry.get("see", ())))
+                          tuple(entry.get("see") or ()), _text_line(entry_node, "definition"))
     for t in terms.values():
         for other in t.see:
             if other not in terms:

@@ -15,9 +15,11 @@ A page's inputs, each hashed into its key (`page_key`):
 What a page's last render recorded (`PageRecord`: its output, provenance script, the
 numbers and terms it used, its scripts, its anchors) is what the next build checks the
 key against and reuses. Records live in memory for `--serve` and in
-`.cache/pages-*.json` for `python build.py`, behind the same verified header as the
-data-stage cache (cit/cache.py): a record is used only when the file's hash and the
-site key match, and its output was checked (naked numbers, links) when it was made.
+`.cache/pages.json` for `python build.py`, behind the same verified header as the
+data-stage cache (cit/cache.py), with each page's HTML and provenance script in a blob
+file named by its SHA-256: a record is used only when the file's hash, its blobs'
+hashes and the page key match, and its output was checked (naked numbers, links) when
+it was made.
 """
 
 from __future__ import annotations
@@ -225,15 +227,29 @@ def usage_of(pages) -> str:
                                  p.ctx.terms_linked) for p in pages})
 
 
-def records_to_json(records: Mapping[str, PageRecord]) -> dict:
-    return {out: dict(vars(r)) for out, r in records.items()}
+def records_to_json(records: Mapping[str, PageRecord], store) -> dict:
+    """Records as JSON, each page's HTML and provenance script stored apart by
+    `store(bytes) -> name` (cit/cache.py's blobs), so the records file stays small."""
+    out = {}
+    for o, r in records.items():
+        d = dict(vars(r))
+        d["html"], d["prov"] = store(r.html.encode()), store(r.prov.encode())
+        out[o] = d
+    return out
 
 
-def records_from_json(value) -> dict[str, PageRecord]:
-    """Records read back from .cache/ (cit/build.py), or {} when they do not fit."""
+def records_from_json(value, load) -> dict[str, PageRecord]:
+    """Records read back from .cache/ (cit/build.py), their texts by `load(name) ->
+    bytes | None`; a record whose texts cannot be loaded is dropped (its page is
+    rendered again), and {} when the records do not fit."""
     if not isinstance(value, dict):
         return {}
+    out = {}
     try:
-        return {out: PageRecord(**r) for out, r in value.items()}
-    except TypeError:
+        for o, r in value.items():
+            html, prov = load(r["html"]), load(r["prov"])
+            if html is not None and prov is not None:
+                out[o] = PageRecord(**dict(r, html=html.decode(), prov=prov.decode()))
+    except (TypeError, KeyError, UnicodeDecodeError):
         return {}
+    return out

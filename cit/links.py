@@ -57,6 +57,7 @@ class PageLinks:
     ids: list[str] = field(default_factory=list)
     links: list[tuple[str, str]] = field(default_factory=list)     # (tag, url)
     idrefs: list[tuple[str, str]] = field(default_factory=list)    # (attribute, id)
+    id_set: set[str] = field(default_factory=set)     # the ids, for look-ups
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,7 @@ def scan(text: str) -> PageLinks:
             out.idrefs.append(("label for", a["for"]))
         if a.get("data-figure-id"):
             out.idrefs.append(("data-figure-id", a["data-figure-id"] + "-json"))
+    out.id_set.update(out.ids)
     return out
 
 
@@ -155,7 +157,7 @@ def _link_problem(files, folders, parsed, page: str, tag: str, url: str) -> str 
         if not target.endswith(".html"):
             return "fragment on a non-HTML file"
         frag = unquote(parts.fragment)
-        if frag not in parsed(target).ids:
+        if frag not in parsed(target).id_set:
             return f"no element with id {frag!r} in {target}"
     return None
 

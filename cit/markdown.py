@@ -1,5 +1,5 @@
 """Content Markdown -> HTML fragments, with the site's three extensions
-(docs/architecture.md, "Content"):
+(docs/numbers.md, "In content"):
 
 - `:n[ID]` shows a registered number as a `<data class="num">` element;
 - `:t[key]` / `:t[key|words]` links a glossary term;

@@ -27,17 +27,18 @@ names the page and shows the text around it.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Mapping
 
 import yaml
 
 from . import yamlio
-from pydantic import BaseModel, ConfigDict, ValidationError
+from .htmlscan import TagStream
+from .fieldcheck import FieldRule, check_fields
 
 from .errors import BuildError
 from .fmt import SERIES_FORMATS, series_cell, series_text
@@ -52,8 +53,9 @@ INLINE = {"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "
           "var", "del", "ins"}
 SEP = "\n"          # between block elements, so patterns never join two blocks
 HOLE = "\ufffc"     # where an exempt element's text was
+DIGITS_RE = re.compile(r"\d+")
 # How a chart's fallback table formats its values, by the name the table gives in
-# data-fx / data-fy; cit/charts.py formats with these too.
+# data-fx / data-fy; cit/blocks/charts.py formats with these too.
 
 
 @dataclass(frozen=True)
@@ -63,11 +65,8 @@ class AllowEntry:
     within: str | None
 
 
-class _EntryModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    pattern: str
-    reason: str
-    within: str | None = None
+ALLOW_ENTRY_RULES = {"pattern": FieldRule(str), "reason": FieldRule(str),
+                     "within": FieldRule(str, required=False, nullable=True)}
 
 
 def load_allowlist(path: Path | str = ALLOWLIST_PATH) -> list[AllowEntry]:
@@ -86,17 +85,14 @@ def load_allowlist(path: Path | str = ALLOWLIST_PATH) -> list[AllowEntry]:
     out = []
     for i, raw in enumerate(data["entries"]):
         line = seq.value[i].start_mark.line + 1
+        check_fields(raw, ALLOW_ENTRY_RULES, lambda key: f"{name}:{line}", "allow-list entry")
         try:
-            m = _EntryModel.model_validate(raw)
-        except ValidationError as e:
-            raise BuildError(f"{name}:{line}", f"allow-list entry: {e.errors()[0]['msg']}") from None
-        try:
-            pat = re.compile(m.pattern)
+            pat = re.compile(raw["pattern"])
         except re.error as e:
-            raise BuildError(f"{name}:{line}", f"bad regex {m.pattern!r}: {e}") from None
-        if not m.reason.strip():
+            raise BuildError(f"{name}:{line}", f"bad regex {raw['pattern']!r}: {e}") from None
+        if not raw["reason"].strip():
             raise BuildError(f"{name}:{line}", "every allow-list entry needs a reason")
-        out.append(AllowEntry(pat, m.reason, m.within))
+        out.append(AllowEntry(pat, raw["reason"], raw.get("within")))
     if len(out) > MAX_ENTRIES:
         raise BuildError(name, f"{len(out)} allow-list entries; at most {MAX_ENTRIES}")
     return out
@@ -115,14 +111,14 @@ class _ChartTable:
     cell: list | None = None  # text of the open cell
 
 
-class _Scanner(HTMLParser):
+class _Scanner(TagStream):
     """Collects a page's visible text as parts: (text, selectors in force), SEP or HOLE."""
 
     def __init__(self, page: str, numbers, series):
-        super().__init__(convert_charrefs=True)
         self.page = page
         self.numbers = numbers
         self.series = series
+        # (tag, the selectors in force inside it: its own and its ancestors')
         self.stack: list[tuple[str, frozenset[str]]] = []
         self.parts: list = []
         self.problems: list[str] = []
@@ -133,16 +129,14 @@ class _Scanner(HTMLParser):
         self.figure: list[str] | None = None
         self.chart: _ChartTable | None = None
 
-    def _selectors(self, extra=()) -> frozenset[str]:
-        s: set[str] = set(extra)
-        for _, sel in self.stack:
-            s |= sel
-        return frozenset(s)
+    def _selectors(self, extra=frozenset()) -> frozenset[str]:
+        inside = self.stack[-1][1] if self.stack else frozenset()
+        return inside | extra if extra else inside
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         classes = (a.get("class") or "").split()
-        sel = frozenset([tag] + ["." + c for c in classes])
+        sel = self._selectors(frozenset([tag] + ["." + c for c in classes]))
         if tag not in INLINE:
             self.parts.append(SEP)
         if self.exempt:
@@ -151,9 +145,9 @@ class _Scanner(HTMLParser):
             return
         for name in CHECKED_ATTRS:
             if a.get(name):
-                self.parts.extend([SEP, (a[name], self._selectors(sel)), SEP])
+                self.parts.extend([SEP, (a[name], sel), SEP])
         if tag == "meta" and (a.get("name") or "").lower() == "description" and a.get("content"):
-            self.parts.extend([SEP, (a["content"], self._selectors(sel)), SEP])
+            self.parts.extend([SEP, (a["content"], sel), SEP])
         if tag in VOID:
             return
         self.stack.append((tag, sel))
@@ -227,7 +221,7 @@ class _Scanner(HTMLParser):
                 title = axis.get("title") if isinstance(axis, dict) else None
                 labels.append(title.get("text") if isinstance(title, dict) else title)
         labels += [a.get("text") for a in layout.get("annotations", ())]
-        sel = self._selectors({".chart-label"})
+        sel = self._selectors(frozenset({".chart-label"}))
         for label in labels:
             if isinstance(label, str) and label:
                 self.parts.extend([SEP, (re.sub(r"<br\s*/?>", " ", label), sel), SEP])
@@ -262,7 +256,7 @@ class _Scanner(HTMLParser):
             self.problems.append(f"{self.page}: figure mark {nid!r} does not show its text "
                                  f"{shown!r}: {text.strip()!r}")
         rest = text.split(shown) if shown else [text]
-        sel = self._selectors({".fig-mark"})
+        sel = self._selectors(frozenset({".fig-mark"}))
         for k, part in enumerate(rest):
             if k:
                 self.parts.append(HOLE)
@@ -364,33 +358,46 @@ def scan_page(page: str, html_text: str, allowlist: list[AllowEntry], *,
     sc.feed(html_text)
     sc.close()
     text_parts: list[str] = []
-    allowed: list[bool] = []
+    allowed: list[tuple[int, int]] = []     # spans of the text an entry allows
+    offset = 0
     for p in sc.parts:
-        if isinstance(p, tuple):
-            t, sel = p
-            mask = [False] * len(t)
+        t, sel = p if isinstance(p, tuple) else (p, None)
+        if sel is not None and DIGITS_RE.search(t):   # only digits need allowing
             for e in allowlist:
                 if e.within is not None and _matches(e, sel):
-                    for m in e.pattern.finditer(t):
-                        mask[m.start():m.end()] = [True] * (m.end() - m.start())
-            text_parts.append(t)
-            allowed.extend(mask)
-        else:
-            text_parts.append(p)
-            allowed.append(True)
+                    allowed.extend((offset + m.start(), offset + m.end())
+                                   for m in e.pattern.finditer(t))
+        text_parts.append(t)
+        offset += len(t)
     text = "".join(text_parts)
     for e in allowlist:
         if e.within is None:
-            for m in e.pattern.finditer(text):
-                allowed[m.start():m.end()] = [True] * (m.end() - m.start())
+            allowed.extend(m.span() for m in e.pattern.finditer(text))
+    covered = _merged(allowed)
+    starts = [a for a, _ in covered]
     failures = list(sc.problems)
-    for m in re.finditer(r"\d+", text):
-        if all(allowed[m.start():m.end()]):
+    for m in DIGITS_RE.finditer(text):
+        k = bisect.bisect_right(starts, m.start()) - 1
+        if k >= 0 and covered[k][1] >= m.end():
             continue
         lo, hi = max(0, m.start() - 40), min(len(text), m.end() + 40)
         excerpt = " ".join(text[lo:hi].replace(HOLE, "[n]").split())
         failures.append(f"{page}: naked number {m.group()!r} in “{excerpt}”")
     return failures
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The union of half-open spans as sorted, disjoint, non-touching spans: a digit run
+    is allowed when one of them holds it whole."""
+    out: list[list[int]] = []
+    for a, b in sorted(spans):
+        if b <= a:
+            continue
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return [(a, b) for a, b in out]
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import secrets
 import shutil
 from pathlib import Path
@@ -24,15 +25,22 @@ from .errors import BuildError
 MARK_FILE = "numbers.json"
 
 
+MARK_PREFIX = 65536     # bytes read for the mark: the build block, not the whole file
+
+
 def made_by_build(folder: Path) -> bool:
-    """Does `folder` carry the build's mark (numbers.json with its build block)?"""
+    """Does `folder` carry the build's mark: a numbers.json whose first key (the file's
+    keys are sorted) is a `build` block with the commit and commit date? Only that block
+    is read and parsed: the whole file is over a megabyte, and this check runs up to
+    three times a build (docs/output.md)."""
     try:
-        data = json.loads((folder / MARK_FILE).read_bytes())
+        with open(folder / MARK_FILE, "rb") as f:
+            head = f.read(MARK_PREFIX).decode("utf-8", errors="replace")
+        m = re.match(r'\{\s*"build"\s*:\s*', head)
+        build = json.JSONDecoder().raw_decode(head, m.end())[0] if m else None
     except (OSError, ValueError):
         return False
-    build = data.get("build") if isinstance(data, dict) else None
-    return (isinstance(build, dict) and isinstance(data.get("numbers"), list)
-            and isinstance(build.get("commit"), str)
+    return (isinstance(build, dict) and isinstance(build.get("commit"), str)
             and isinstance(build.get("commit_date"), str))
 
 

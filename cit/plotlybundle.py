@@ -63,6 +63,16 @@ def python_plotly_js_version() -> str:
     return m.group(1)
 
 
+def python_plotly_release() -> str:
+    """The installed Python plotly package's release, from its dist-info folder's name
+    (e.g. plotly-7.1.0.dist-info), without importing plotly; "" when there is none."""
+    spec = importlib.util.find_spec("plotly")
+    if spec is None or not spec.origin:
+        return ""
+    folder = Path(spec.origin).parent.parent
+    return ",".join(sorted(p.name for p in folder.glob("plotly-*.dist-info")))
+
+
 def bundle_version(data: bytes, where: str) -> str:
     """The plotly.js version named in the bundle's opening comment."""
     m = HEADER_RE.match(data[:200])

@@ -28,7 +28,7 @@ from markupsafe import Markup
 from . import incremental
 from .assets import (PLOTLY, STYLESHEET_SLOT, StaticAssets, link_stylesheets,
                      page_scripts, prov_path, prov_payload, prov_script, static_assets)
-from .blocks.spec import BlockSpec
+from .blocks.spec import BlockSpec, compute_now
 from .claims import without_marks
 from .errors import BuildError
 from .frontmatter import ContentFile, parse_content_file
@@ -130,7 +130,8 @@ class Site:
 
 def render_site(registry: Registry, content_dir, templates_dir,
                 blocks: Mapping[str, BlockSpec], build_info: Mapping, *,
-                repo_root=None, key_inputs=None, previous: Mapping | None = None) -> Site:
+                repo_root=None, key_inputs=None, previous: Mapping | None = None,
+                memo=compute_now) -> Site:
     """Render the whole site in memory: discover -> bodies -> late pass -> templates.
 
     `blocks`: the block table (cit.blocks.block_table). `build_info` keys read here:
@@ -140,7 +141,8 @@ def render_site(registry: Registry, content_dir, templates_dir,
 
     Incremental (cit/incremental.py): with `key_inputs` every page gets a record
     (`Site.records`); a page whose record in `previous` still matches its inputs is not
-    rendered again but keeps its bytes (`Site.kept`: its output files)."""
+    rendered again but keeps its bytes (`Site.kept`: its output files). `memo` keeps the
+    minified static files (cit/assets.py: static_assets)."""
     content_dir, templates_dir = Path(content_dir), Path(templates_dir)
     rel = _relative_names(Path(repo_root) if repo_root else content_dir.resolve().parent)
     for key in ("commit", "commit_date"):
@@ -161,9 +163,10 @@ def render_site(registry: Registry, content_dir, templates_dir,
             for p in state.pages])
     reused = _bodies(state, key_inputs, previous, sources)
     _late_pass(state)
+    _recheck_late_reuse(state, previous, reused)
     _check_glossary_page(state)
     needs_plotly = any((PLOTLY, False) in p.ctx.scripts for p in state.pages)
-    assets = static_assets(templates_dir, needs_plotly)
+    assets = static_assets(templates_dir, needs_plotly, memo)
     files = dict(assets.files)
     files.update(_render_templates(state, templates_dir, assets, reused))
     for o in reused:
@@ -301,7 +304,7 @@ def _plain_definitions(state: SiteState) -> dict[str, str]:
         scratch = PageContext(state.registry, GLOSSARY_URL, "../", t.path, state.glossary,
                               state.blocks, state)
         out[k] = plain_text(without_marks(
-            render_inline(state.md, t.definition, scratch, t.path, t.line)))
+            render_inline(state.md, t.definition, scratch, t.path, t.definition_line)))
     return out
 
 
@@ -319,15 +322,17 @@ def _tally(state: SiteState) -> None:
     state.term_pages = {k: sorted(used[k]) for k in sorted(used)}
 
 
-def _late_pass(state: SiteState) -> None:
-    """Render the late blocks in their declared order, each seeing the usage so far,
-    into the markers the bodies left; then tally once more for the final usage."""
+def _late_pass(state: SiteState, pages: list[Page] | None = None) -> None:
+    """Render the late blocks of `pages` (default: every page) in their declared order,
+    each seeing the usage so far, into the markers the bodies left; then tally once more
+    for the final usage."""
     blocks = state.blocks
-    names = sorted({n for p in state.pages for n in p.ctx.late_markers.values()},
+    pages = state.pages if pages is None else pages
+    names = sorted({n for p in pages for n in p.ctx.late_markers.values()},
                    key=lambda n: (blocks[n].late_order, n))
     for name in names:
         _tally(state)
-        for p in state.pages:
+        for p in pages:
             p.ctx.late_pass = True
             for marker, n in list(p.ctx.late_markers.items()):
                 if n == name:
@@ -435,16 +440,13 @@ def _late_names(p: Page) -> list[str]:
 
 
 def _bodies(state: SiteState, key_inputs, previous, sources) -> set[str]:
-    """Render each page's body, or reuse its record when its key still matches. Pages
-    with late blocks (which read every other page's usage) are decided last, together,
-    under that usage. Returns the outputs reused."""
+    """Render each page's body, or reuse its record when its key still matches. A page
+    with late blocks (which read every other page's usage) is decided last, under the
+    usage of the pages without them; its reuse holds only if the late pages rendered
+    again keep their recorded usage (render_site checks that after the late pass).
+    Returns the outputs reused."""
     late = {o for o, r in previous.items() if r.late_names}
     reused: set[str] = set()
-
-    def render(p: Page) -> None:
-        p.ctx = PageContext(state.registry, p.url, p.root, p.doc.path, state.glossary,
-                            state.blocks, state)
-        _render_body(state, p)
 
     def matches(p: Page, others: str = "") -> bool:
         rec = previous.get(p.out)
@@ -458,16 +460,42 @@ def _bodies(state: SiteState, key_inputs, previous, sources) -> set[str]:
 
     for p in state.pages:
         if p.out not in late:
-            reuse(p) if matches(p) else render(p)
+            reuse(p) if matches(p) else _render_fresh(state, p)
     late_pages = [p for p in state.pages if p.out in late]
     if late_pages:
         others = incremental.usage_of([p for p in state.pages if p.out not in late])
         new_late = any(p.ctx.late_markers for p in state.pages
                        if p.out not in late and p.out not in reused)
-        keep = not new_late and all(matches(p, others) for p in late_pages)
         for p in late_pages:
-            reuse(p) if keep else render(p)
+            reuse(p) if not new_late and matches(p, others) else _render_fresh(state, p)
     return reused
+
+
+def _render_fresh(state: SiteState, p: Page) -> None:
+    p.ctx = PageContext(state.registry, p.url, p.root, p.doc.path, state.glossary,
+                        state.blocks, state)
+    _render_body(state, p)
+
+
+def _recheck_late_reuse(state: SiteState, previous, reused: set[str]) -> None:
+    """After the late pass: if a late page rendered again now shows or links other
+    numbers or terms than its record says, the late pages reused on that record are
+    stale (each lists the others' usage): render them, and run their late blocks."""
+    def usage(numbers, terms) -> tuple:
+        return sorted(set(numbers)), sorted(set(terms))
+    late_rendered = [p for p in state.pages if p.out not in reused and p.ctx.late_markers]
+    changed = any(
+        p.out not in previous or usage(p.ctx.numbers_appearing | p.ctx.numbers_shown,
+                                       p.ctx.terms_linked)
+        != usage(previous[p.out].numbers_appearing + previous[p.out].numbers_shown,
+                 previous[p.out].terms_linked) for p in late_rendered)
+    stale = [p for p in state.pages if p.out in reused and previous[p.out].late_names]
+    if not (changed and stale):
+        return
+    for p in stale:
+        reused.discard(p.out)
+        _render_fresh(state, p)
+    _late_pass(state, stale)
 
 
 def _records(pages: list[Page], files, key_inputs, previous, reused, sources) -> dict:

@@ -16,15 +16,15 @@ import argparse
 import hashlib
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import yaml
 
 from . import yamlio
-from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import BuildError
+from .fieldcheck import FieldRule, check_fields, key_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "vendored" / "lock.yaml"
@@ -33,20 +33,28 @@ SNAPSHOT = "4d6b4b2ee5edc7687f32be2fa67e0f27f2c2796d"
 RAW_HOST = "https://raw.githubusercontent.com"
 
 
-class LockedFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+@dataclass(frozen=True)
+class LockedFile:
+    """One pinned upstream file."""
     path: str
     size: int
     blob_sha1: str
     commit: str
 
 
-class Lock(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+@dataclass(frozen=True)
+class Lock:
+    """vendored/lock.yaml: where the files come from, and each file's pin."""
     repository: str
     commit: str
     host: str
     files: list[LockedFile]
+
+
+LOCK_RULES = {"repository": FieldRule(str), "commit": FieldRule(str), "host": FieldRule(str),
+              "files": FieldRule(list)}
+LOCKED_FILE_RULES = {"path": FieldRule(str), "size": FieldRule(int),
+                     "blob_sha1": FieldRule(str), "commit": FieldRule(str)}
 
 
 @dataclass(frozen=True)
@@ -65,13 +73,26 @@ def git_blob_sha1(data: bytes) -> str:
 
 
 def read_lock(path: Path = LOCK) -> Lock:
+    """The lock, checked: errors name the file and the line of the offending key."""
     try:
-        raw = yamlio.load(path.read_text(), str(path))
-        return Lock.model_validate(raw)
+        text = path.read_text()
+        raw = yamlio.load(text, str(path))
     except FileNotFoundError:
         raise BuildError(str(path), "lock file missing; run `python -m cit.vendor lock`") from None
-    except (yaml.YAMLError, ValidationError) as e:
+    except yaml.YAMLError as e:
         raise BuildError(str(path), f"malformed lock file: {e}") from None
+    node = yamlio.compose(text)
+
+    def where_in(mapping_node):
+        lines = key_lines(mapping_node)
+        first = 1 + mapping_node.start_mark.line if mapping_node is not None else 1
+        return lambda key: f"{path}:{lines.get(key, first) if key is not None else first}"
+    check_fields(raw, LOCK_RULES, where_in(node), "lock file")
+    file_nodes = next(v.value for k, v in node.value if k.value == "files")
+    for entry, entry_node in zip(raw["files"], file_nodes):
+        check_fields(entry, LOCKED_FILE_RULES, where_in(entry_node), "lock file entry")
+    return Lock(raw["repository"], raw["commit"], raw["host"],
+                [LockedFile(**entry) for entry in raw["files"]])
 
 
 def default_mirror(root: Path = ROOT) -> Path:
@@ -123,7 +144,7 @@ def write_lock(mirror: Path, lock_path: Path = LOCK) -> Lock:
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     lock_path.write_text(
         "# Upstream data pinned for the build; written by `python -m cit.vendor lock`.\n"
-        + yaml.safe_dump(lock.model_dump(), sort_keys=False))
+        + yaml.safe_dump(asdict(lock), sort_keys=False))
     return lock
 
 

@@ -1,7 +1,7 @@
 """The block table: every generated block a content paragraph `@[name]` can ask for,
 registered here by name and nowhere else (docs/architecture.md, "Adding a block").
 
-    table = block_table(registry, content_dir, templates_dir, sim_values)
+    table = block_table(registry, content_dir, templates_dir, sim_values, memo, sim_key)
     table["chart:sweep"]  # BlockSpec(function, late_order)
 
 The modules of this package are imported plainly: a broken import in one of them is an
@@ -10,6 +10,7 @@ ImportError at build start, not an "unknown block" at some content line.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from ..errors import BuildError
@@ -19,21 +20,29 @@ from .charts import chart_blocks
 from .explorer import explorer_blocks
 from .figures import figure_blocks
 from .generic import generic_blocks
-from .spec import BlockSpec
+from .spec import BlockSpec, compute_now
 
 
 def block_table(registry: Registry, content_dir: Path, templates_dir: Path,
-                sim_values) -> dict[str, BlockSpec]:
+                sim_values, memo=compute_now, sim_key: str = "") -> dict[str, BlockSpec]:
     """Every block by name. Its inputs are all here: the registry (tables, series,
     numbers), content/chain.yaml for `@[chain]`, templates/static/explorer.js and the
     simulator's computed values for `@[explorer]` (`sim_values()` returns them). A name
-    given twice fails."""
+    given twice fails. `memo(name, key, compute)` keeps the charts' figures and the
+    explorer's payload (see chart_html, explorer_blocks); `sim_key` is the key of the
+    simulator's computation (the data stages' input key)."""
+    def code_memo(name: str, key: str, compute):
+        """The memo under a key that also holds `sim_key`, which hashes all of cit/:
+        a figure's JSON depends on helpers beyond its own module."""
+        return memo(name, hashlib.sha256(f"{sim_key}\0{key}".encode()).hexdigest(), compute)
+
     table: dict[str, BlockSpec] = {}
     for group in (generic_blocks(registry),
-                  chart_blocks(registry),
+                  chart_blocks(registry, code_memo),
                   figure_blocks(registry),
                   chain_blocks(registry, Path(content_dir) / "chain.yaml"),
-                  explorer_blocks(sim_values, Path(templates_dir) / "static" / "explorer.js")):
+                  explorer_blocks(sim_values, Path(templates_dir) / "static" / "explorer.js",
+                                  memo, sim_key)):
         for name, spec in group.items():
             if name in table:
                 raise BuildError("block table", f"two blocks are named @[{name}]")

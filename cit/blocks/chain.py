@@ -2,7 +2,7 @@
 proposed system as data (lanes, blocks, edges, a provenance tag per block, the numbers
 each block shows by registry id, and which path, E or E′, each piece belongs to).
 
-This module validates that file with pydantic and renders it as an inline SVG diagram
+This module validates that file (its schema: cit/blocks/chainschema.py) and renders it as an inline SVG diagram
 plus an HTML ordered list that says the same thing in words, with the numbers. The SVG
 never carries a digit: numbers reach the page only as `<data>` elements in the list and
 the per-path summaries, through the render stage's `num(id)`. `static/chain.js` adds the
@@ -19,23 +19,20 @@ import html
 import os
 import re
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Callable
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .. import yamlio
 from ..errors import BuildError
 from ..markup import wrap_text
+from .chainschema import TAGS as TAG_ORDER, Chain, Edge, parse_chain
 from .spec import BlockSpec
 
-Tag = Literal["paper", "experiment", "simulation", "assumption"]
-TAG_ORDER = ("paper", "experiment", "simulation", "assumption")
+
 
 PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9_][A-Za-z0-9_.\-′]*)(\|unit)?\}")
 DIGIT_RE = re.compile(r"\d")
-PATH_ID_RE = r"^[A-Za-z][A-Za-z_]*$"
-BLOCK_ID_RE = r"^[a-z][a-z_\-]*$"
 
 # Layout constants, in SVG user units. The diagram scales with its container; these
 # only fix proportions, so the output is the same on every build.
@@ -52,65 +49,6 @@ TAG_H = 18
 CHAR_W = 6.6        # average advance of the edge labels' font, for centring
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-
-class PathSpec(_Model):
-    """One path through the chain (E or E′)."""
-    id: str = Field(pattern=PATH_ID_RE)
-    name: str = Field(min_length=1)
-    label: str = Field(min_length=1)
-    summary: str = ""
-
-
-class Lane(_Model):
-    """A horizontal band of the diagram; `reverse` lays its columns right to left."""
-    id: str = Field(pattern=BLOCK_ID_RE)
-    label: str = Field(min_length=1)
-    reverse: bool = False
-
-
-class Block(_Model):
-    """One step of the chain, drawn as a box with its label and provenance tag."""
-    id: str = Field(pattern=BLOCK_ID_RE)
-    label: str = Field(min_length=1)
-    tag: Tag
-    lane: str
-    col: int | None = Field(default=None, ge=0)
-    paths: list[str] = Field(min_length=1)
-    detail: str = Field(min_length=1)
-
-
-class Edge(_Model):
-    """An arrow between two blocks. `flow` edges carry the packets from the sending GPU to
-    the weight update; `feedback` edges loop back within a lane."""
-    source: str = Field(alias="from")
-    to: str
-    paths: list[str] = Field(min_length=1)
-    kind: Literal["flow", "feedback"] = "flow"
-    label: str = ""
-    tag: Tag | None = None
-    detail: str = ""
-
-
-class Chain(_Model):
-    """The whole of content/chain.yaml."""
-    title: str = Field(min_length=1)
-    description: str = Field(min_length=1)
-    tags: dict[Tag, str]
-    paths: list[PathSpec] = Field(min_length=1)
-    lanes: list[Lane] = Field(min_length=1)
-    blocks: list[Block] = Field(min_length=1)
-    edges: list[Edge]
-
-    def path_ids(self) -> list[str]:
-        return [p.id for p in self.paths]
-
-    def block(self, block_id: str) -> Block:
-        return next(b for b in self.blocks if b.id == block_id)
-
-
 # ---------------------------------------------------------------- loading and checks
 
 def _display(path: Path) -> str:
@@ -122,7 +60,7 @@ def _display(path: Path) -> str:
 
 
 def _node_line(root, loc) -> int:
-    """The 1-based line of the YAML node at pydantic location `loc` (or its nearest
+    """The 1-based line of the YAML node at location `loc`, a key path (or its nearest
     existing ancestor), so an error can point at the line to fix."""
     node = root
     line = (root.start_mark.line + 1) if root is not None else 1
@@ -211,13 +149,8 @@ def _load_checked(path: Path | str) -> tuple[Chain, _Checker]:
     if not isinstance(raw, dict):
         raise BuildError(f"{_display(path)}:1", "the chain file must be a mapping")
     ck = _Checker(path, root, raw)
-    try:
-        chain = Chain.model_validate(raw)
-    except ValidationError as e:
-        err = e.errors()[0]
-        loc = tuple(err["loc"])
-        field = ".".join(str(p) for p in loc[2:]) or ".".join(str(p) for p in loc)
-        ck.fail(loc, f"{field}: {err['msg']}")
+    chain = parse_chain(raw, lambda loc: f"{_display(path)}:{_node_line(root, loc)}",
+                        lambda loc: _owner(raw, loc))
     _check_texts(ck, chain)
     seen = _check_blocks(ck, chain)
     _check_edges(ck, chain, seen)

@@ -35,6 +35,7 @@ value is a float). A block whose series are absent fails the build.
 from __future__ import annotations
 
 import colorsys
+import hashlib
 import math
 from dataclasses import dataclass
 from html import escape as e
@@ -44,7 +45,7 @@ from ..errors import BuildError
 from ..fmt import SERIES_FORMATS, series_cell, series_text
 from ..markup import json_for_script, scroll_region, wrap_text
 from ..registry import Registry, Series
-from .spec import BlockSpec
+from .spec import BlockSpec, compute_now
 
 # Okabe-Ito colours: distinguishable with the common colour-vision deficiencies
 VARIANT_COLOURS = {
@@ -355,13 +356,29 @@ def preview_html(ctx, spec: ChartSpec, series: list[Series], markers=()) -> str:
     return f'<div class="chart-preview">{"".join(out)}</div>'
 
 
-def chart_html(ctx, spec: ChartSpec, series: list[Series], *, markers=(), extra_html: str = "") -> str:
-    """The figure element: chart div, its JSON, caption, extra HTML and the data fallback."""
+def figure_key(spec: ChartSpec, series: list[Series], vlines: list[tuple[str, float]]) -> str:
+    """Everything a figure's JSON is made from besides the code (the build's memo adds
+    the hash of cit/, see block_table): the Python plotly package's release and its
+    plotly.js version, the spec, the series (values and provenance) and the markers."""
+    h = hashlib.sha256(plotlybundle.python_plotly_release().encode())
+    h.update(plotlybundle.python_plotly_js_version().encode())
+    h.update(repr((spec, series, vlines)).encode())
+    return h.hexdigest()
+
+
+def chart_html(ctx, spec: ChartSpec, series: list[Series], *, markers=(), extra_html: str = "",
+               figure_memo=compute_now) -> str:
+    """The figure element: chart div, its JSON, caption, extra HTML and the data fallback.
+    `figure_memo(name, key, compute)` returns the figure's JSON: the build's keeps it in
+    .cache/ under figure_key, so a page edit does not import plotly to remake an
+    unchanged figure (docs/architecture.md, "Rebuilding fast")."""
     for axis in (spec.x, spec.y):
         if axis.fmt not in SERIES_FORMATS:
             raise BuildError(f"chart:{spec.name}", f"axis format {axis.fmt!r} is not one of "
                                                    f"{sorted(SERIES_FORMATS)}")
-    fig = build_figure(spec, series, [(label, x) for label, x, _ in markers])
+    vlines = [(label, x) for label, x, _ in markers]
+    fig = figure_memo(f"figure-{spec.name}", figure_key(spec, series, vlines),
+                      lambda: figure_json(build_figure(spec, series, vlines)))
     fid = f"fig-{spec.name}"
     if fid in ctx.slugs:
         raise BuildError(ctx.path, f"chart:{spec.name} is already on this page")
@@ -373,7 +390,7 @@ def chart_html(ctx, spec: ChartSpec, series: list[Series], *, markers=(), extra_
             f'<div class="chart" id="{fid}" data-figure-id="{fid}" '
             f'data-plotly-src="{e(ctx.root)}static/{e(plotlybundle.SCRIPT)}" tabindex="0" role="group" '
             f'aria-label="{e(spec.title)}">{preview_html(ctx, spec, series, markers)}</div>\n'
-            f'<script type="application/json" id="{fid}-json">{json_for_script(figure_json(fig))}</script>\n'
+            f'<script type="application/json" id="{fid}-json">{json_for_script(fig)}</script>\n'
             f'<figcaption>{e(spec.title)}. <span class="chart-kind">Kind: {e(", ".join(kinds))}.</span></figcaption>\n'
             f"{extra_html}{fallback_html(spec, series)}\n</figure>")
 
@@ -406,24 +423,25 @@ def _markers(registry: Registry) -> list[tuple[str, str, float]]:
     return out
 
 
-def chart_blocks(registry: Registry) -> dict[str, BlockSpec]:
-    """The chart blocks, by name. Series are looked up when a page uses the block."""
+def chart_blocks(registry: Registry, figure_memo=compute_now) -> dict[str, BlockSpec]:
+    """The chart blocks, by name. Series are looked up when a page uses the block;
+    `figure_memo`: see chart_html."""
     def loss_curves(ctx):
         s = select(registry, "loss-curves",
                    lambda s: s.id.startswith("curve.") and s.extra.get("role") == "hub",
                    'series "curve.*" with role "hub"')
-        return chart_html(ctx, SPECS["loss-curves"], s)
+        return chart_html(ctx, SPECS["loss-curves"], s, figure_memo=figure_memo)
 
     def optics_curves(ctx):
         s = select(registry, "optics-curves",
                    lambda s: s.extra.get("role") == "optics" and not s.id.startswith("band_energy."),
                    'series with role "optics" (other than band_energy.*)')
-        return chart_html(ctx, SPECS["optics-curves"], s)
+        return chart_html(ctx, SPECS["optics-curves"], s, figure_memo=figure_memo)
 
     def band_energy(ctx):
         s = select(registry, "band-energy", lambda s: s.id.startswith("band_energy."),
                    'series "band_energy.*"')
-        return chart_html(ctx, SPECS["band-energy"], s)
+        return chart_html(ctx, SPECS["band-energy"], s, figure_memo=figure_memo)
 
     def sweep(ctx):
         s = select(registry, "sweep", lambda s: s.id.startswith("sim.sweep."), 'series "sim.sweep.*"')
@@ -433,7 +451,7 @@ def chart_blocks(registry: Registry) -> dict[str, BlockSpec]:
             items = "".join(f"<li>{e(label)}: {ctx.num(nid)}</li>" for nid, label, _ in marks)
             extra = f'<ul class="chart-markers" aria-label="Break-even bandwidths marked">{items}</ul>\n'
         return chart_html(ctx, SPECS["sweep"], s, markers=[(lab, v, nid) for nid, lab, v in marks],
-                          extra_html=extra)
+                          extra_html=extra, figure_memo=figure_memo)
 
     return {"chart:loss-curves": BlockSpec(loss_curves),
             "chart:optics-curves": BlockSpec(optics_curves),

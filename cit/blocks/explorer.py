@@ -78,28 +78,34 @@ def _slider(ctx, name, label, num_id, *, lo, hi, step, value, hint) -> str:
             f'<span class="explorer-hint" id="{cid}-hint">{e(hint)}</span></div>')
 
 
-def _layout_switch(ctx, current: str) -> str:
-    """Radio buttons for the collective layout (hierarchical or flat ring)."""
-    from ..sim.closed import LAYOUT_LABEL, LAYOUTS
+def _layout_switch(ctx, current: str, layouts: list) -> str:
+    """Radio buttons for the collective layout (hierarchical or flat ring); `layouts`:
+    [layout, label] pairs."""
     items = []
-    for layout in LAYOUTS:
+    for layout, label in layouts:
         rid = ctx.unique_id(f"explorer-layout-{layout}")
         checked = " checked" if layout == current else ""
         items.append(f'<span><input id="{rid}" name="layout" type="radio" value="{layout}"'
-                     f'{checked}><label for="{rid}">{e(LAYOUT_LABEL[layout])}</label></span>')
+                     f'{checked}><label for="{rid}">{e(label)}</label></span>')
     return (f'<fieldset class="explorer-control explorer-switch"><legend>Collective layout'
             f'</legend>{"".join(items)}</fieldset>')
 
 
-def explorer_html(ctx, c, script: Path) -> str:
-    """The block's HTML for page context `ctx` and the simulator's computation `c`."""
-    from ..sim import closed
-    from ..sim.compute import BREAKEVENS
-    data = explorer_data(c)
-    ctl = c.controls
+def explorer_payload(c) -> dict:
+    """What the block draws from the simulator's computation `c`, as plain JSON: the
+    data explorer.js reads, the sweep's range for the WAN slider, and the layouts."""
+    from ..sim.closed import LAYOUT_LABEL, LAYOUTS
+    return {"data": explorer_data(c), "sweep": [c.values.sweep_min, c.values.sweep_max],
+            "layouts": [[layout, LAYOUT_LABEL[layout]] for layout in LAYOUTS]}
+
+
+def explorer_html(ctx, payload: dict, script: Path) -> str:
+    """The block's HTML for page context `ctx` and `payload` (explorer_payload)."""
+    data = payload["data"]
+    ctl = data["controls"]
     wan_log = math.log10(ctl["wan_gbps"])
     budget_log = math.log10(ctl["module_budget_gflops"])
-    lo_log, hi_log = math.log10(c.values.sweep_min), math.log10(c.values.sweep_max)
+    lo_log, hi_log = (math.log10(x) for x in payload["sweep"])
     counts_id = ctx.unique_id("explorer-counts")
     controls = "".join([
         _slider(ctx, "wan", "WAN bandwidth (GB/s)", "sim.wan_default", lo=lo_log, hi=hi_log,
@@ -117,21 +123,22 @@ def explorer_html(ctx, c, script: Path) -> str:
         f'name="counts" type="checkbox"{" checked" if ctl["transform_counts"] else ""}>'
         f'<label for="{counts_id}">The optical transform counts against the module\'s '
         f'budget</label></div>',
-        _layout_switch(ctx, ctl["layout"]),
+        _layout_switch(ctx, ctl["layout"], payload["layouts"]),
         '<div class="explorer-actions"><button type="button" data-action="reset">'
         'Back to the recorded settings</button></div>',
     ])
     times = []
-    for var in closed.VARIANTS:
-        k = var.key
-        hyp = ' <span class="kind-label">hypothetical</span>' if var.hypothetical else ""
+    for var in data["variants"]:
+        k = var["key"]
+        hyp = ' <span class="kind-label">hypothetical</span>' if var["hypothetical"] else ""
         times.append(
-            f'<tr data-variant="{e(k)}"><th scope="row">{e(var.label)}{hyp}</th>'
+            f'<tr data-variant="{e(k)}"><th scope="row">{e(var["label"])}{hyp}</th>'
             f'<td class="n" data-out="step">{ctx.num(f"sim.step_time.{k}")}</td>'
             f'<td class="n" data-out="time">{ctx.num(f"sim.time.{k}")}</td>'
             f'<td class="n" data-out="energy">{ctx.num(f"sim.energy.{k}")}</td></tr>')
     bes = []
-    for bid, label, _, _ in BREAKEVENS:
+    for be in data["breakevens"]:
+        bid, label = be["id"], be["label"]
         bes.append(f'<tr><th scope="row">{e(label)}</th><td class="n" data-out="be" '
                    f'data-breakeven="{e(bid)}">{ctx.num(f"sim.breakeven.{bid}")}</td></tr>')
     root_id = ctx.unique_id("explorer")
@@ -169,8 +176,15 @@ def explorer_html(ctx, c, script: Path) -> str:
         f'</div>')
 
 
-def explorer_blocks(sim_values, script: Path) -> dict[str, BlockSpec]:
+def explorer_blocks(sim_values, script: Path, memo=None, key: str = "") -> dict[str, BlockSpec]:
     """`@[explorer]`, drawn from `sim_values()` (the simulator's cit.sim.Computed of this
-    build, handed over by the build and loaded only when the block renders; the block
-    never recomputes it), with `script` (templates/static/explorer.js) written inline."""
-    return {"explorer": BlockSpec(lambda ctx: explorer_html(ctx, sim_values(), script))}
+    build, handed over by the build and loaded only when needed; the block never
+    recomputes it), with `script` (templates/static/explorer.js) written inline. `memo`
+    (name, key, compute), given with `key` (the data stages' input key, which the
+    computation is a function of), keeps the block's payload in .cache/, so a page edit
+    does not load the simulator (docs/architecture.md, "Rebuilding fast")."""
+    def payload():
+        if memo is None:
+            return explorer_payload(sim_values())
+        return memo("explorer-payload", key, lambda: explorer_payload(sim_values()))
+    return {"explorer": BlockSpec(lambda ctx: explorer_html(ctx, payload(), script))}

@@ -3,7 +3,7 @@ from registry numbers and series (docs: README "Figures").
 
 Every figure is a `<figure class="fig">` holding the SVG, a caption, and its data as a
 table in a `<details class="chart-data">`: each cell a number element (`ctx.num`), or,
-for a figure drawn from registry series, the chart fallback table of cit/charts.py,
+for a figure drawn from registry series, the chart fallback table of cit/blocks/charts.py,
 which the naked-number check recomputes. Every value drawn comes from the registry; a
 figure whose numbers or series are missing fails the build naming the block.
 
@@ -124,8 +124,9 @@ def final_loss(ctx) -> str:
         rows.append((label, [mean, sd if several else "one seed"]))
     svg = _draw("final-loss", sp.bar_chart, bars, sp.Axis("Final validation loss (nats per token)"),
                 title="Final validation loss per configuration",
-                desc="Horizontal bars, one per configuration: AdamW lowest, top-k next, every fixed "
-                     "band and the repaired optics well above both.",
+                desc="Horizontal bars, one per configuration, each as long as its final "
+                     "validation loss, with its seed range where it has several seeds; the "
+                     "values are under “The data behind this figure”.",
                 uid=uid, width=420)
     caption = ("Final validation loss, mean over seeds; whiskers span one standard deviation "
                "where there is more than one seed.")
@@ -152,8 +153,9 @@ def energy_kept(ctx) -> str:
     svg = _draw("energy-kept", sp.bar_chart, bars,
                 sp.Axis("Share of the momentum's energy kept"),
                 title="Share of the momentum's energy each selector keeps",
-                desc="Grouped horizontal bars by chunk shape: top-k keeps by far the largest share; "
-                     "the low band keeps little, least of all with two-dimensional chunks.",
+                desc="Horizontal bars grouped by chunk shape, one per selector, each as long "
+                     "as the share of the momentum's energy it keeps; the values are "
+                     "under “The data behind this figure”.",
                 uid=uid)
     caption = ("Share of the momentum's energy each selector would keep at the same number of "
                "coefficients, all parameters, from the low band runs' diagnostics.")
@@ -195,8 +197,9 @@ def optics_enob(ctx) -> str:
     svg = _draw("optics-enob", sp.line_chart, lines, sp.Axis("ENOB of the readout"),
                 sp.Axis("Final validation loss (log scale)", log=True),
                 title="Final loss of the optics runs against the readout's ENOB",
-                desc="Two lines over ENOB on a log scale: the first design ends far above the exact "
-                     "band at every ENOB; the repaired runs end close to it.",
+                desc="Two lines over the readout's ENOB, the first design's and the repaired "
+                     "runs' final loss on a log scale, and a dotted line at the exact band's; "
+                     "the values are under “The data behind this figure”.",
                 uid=uid, height=280)
     caption = ("Final validation loss of the emulated-optics runs with eight bit planes, one seed "
                "each, against ENOB, beside the exact band's mean (dotted).")
@@ -276,8 +279,9 @@ def bytes_per_collective(ctx) -> str:
         rows.append((name, [payload, wire]))
     svg = _draw("bytes", sp.bar_chart, bars, sp.Axis("MB per worker per step"),
                 title="Payload and bytes on the wire per worker per step",
-                desc="Pairs of bars per variant: the band's payload is far smaller than AdamW's, "
-                     "but its all-gather puts many times its payload on the wire.",
+                desc="A pair of bars per variant: the payload each worker sends per step, and "
+                     "the bytes its collective puts on the wire; the values are "
+                     "under “The data behind this figure”.",
                 uid=uid)
     caption = ("What each worker has to send (payload) and what its collective puts on the wire, "
                "per step, in MB.")
@@ -358,8 +362,8 @@ def seeds(ctx) -> str:
     optics = sorted(nid for nid in reg.numbers if nid.startswith("seeds.E."))
     svg = _draw("seeds", sp.bar_chart, bars, sp.Axis("Seeds (independent runs)"),
                 title="Seeds per configuration",
-                desc="Horizontal bars: the key groups ran with several seeds, the other fixed "
-                     "shapes and the optics runs with one.",
+                desc="Horizontal bars, one per configuration, each as long as the number of "
+                     "seeds it ran with; the values are under “The data behind this figure”.",
                 uid=uid, width=420)
     caption = ("How many seeds each configuration ran with. A configuration with one seed has "
                "no measured spread.")

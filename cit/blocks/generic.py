@@ -180,7 +180,7 @@ def glossary(ctx) -> str:
     out = ['<dl class="glossary">']
     for key, t in sorted(ctx.glossary.items(), key=lambda kv: (kv[1].term.casefold(), kv[0])):
         ctx.slugs.add(f"term-{key}")
-        definition = render_inline(site_state.md, t.definition, ctx, t.path, t.line)
+        definition = render_inline(site_state.md, t.definition, ctx, t.path, t.definition_line)
         see = ""
         if t.see:
             links = ", ".join(ctx.term(k, where=f"{t.path}:{t.line}") for k in t.see)

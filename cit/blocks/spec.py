@@ -17,3 +17,10 @@ class BlockSpec:
     usage left by the ones before it (the glossary, 0, before the number index, 1)."""
     function: Callable[[object], str]
     late_order: int | None = None
+
+
+def compute_now(name: str, key: str, compute):
+    """The memo that keeps nothing: `compute()` every time (a cold build's). The build's
+    memo (cit/cache.py: json_memo) has the same call: the value stored as `name` for
+    `key`, else `compute()`, stored."""
+    return compute()

@@ -19,7 +19,7 @@ from cit.runs import load_folder
 from cit.sim.compute import compute_from_paths
 from cit.sim.register import register_sim
 from cit.sim.report import RESULTS, parse
-from cit.blocks.explorer import explorer_data, explorer_html
+from cit.blocks.explorer import explorer_data, explorer_html, explorer_payload
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "templates" / "static" / "explorer.js"
@@ -125,7 +125,7 @@ def block_page(computed, tmp_path_factory):
     register_sim(reg, computed, RESULTS, ROOT)
     ctx = PageContext(registry=reg, url="/transit/", root="", path="content/pages/transit.md",
                       glossary={}, blocks={})
-    html = explorer_html(ctx, computed, SCRIPT)
+    html = explorer_html(ctx, explorer_payload(computed), SCRIPT)
     d = tmp_path_factory.mktemp("explorer-block")
     (d / "index.html").write_text(
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>explorer</title>'

@@ -28,13 +28,10 @@ def _write(case, rel: str, records) -> None:
 
 
 def _line_of(case, path: str, claim: str) -> int:
-    """The line the error must name: the sentence's line, or for a glossary definition
-    the line of its entry's key (glossary errors name the entry)."""
+    """The line the error must name: the sentence's line (in a glossary definition
+    too: errors there name the definition's line)."""
     lines = (case.root / path).read_text().splitlines()
-    at = next(i for i, line in enumerate(lines, 1) if f":c[{claim}" in line)
-    if path.endswith(".yaml"):
-        at = max(i for i in range(1, at + 1) if re.match(r"^[a-z0-9-]+:$", lines[i - 1]))
-    return at
+    return next(i for i, line in enumerate(lines, 1) if f":c[{claim}" in line)
 
 
 def _expect(case, path: str, claim: str, evidence: str) -> None:

@@ -6,7 +6,7 @@ import posixpath
 import re
 from pathlib import Path
 
-from tests.conftest import TINY_PAGES, page_text
+from tests.conftest import ROOT, TINY_PAGES, page_text
 
 
 def _prov(site, path):
@@ -127,3 +127,25 @@ def test_published_styles_and_scripts_are_the_stripped_sources(site):
             assert out == minify_css(f.read_text()) and "/*" not in out
         elif f.suffix == ".js":
             assert out == strip_js(f.read_text()) and len(out) < len(f.read_text())
+
+
+def test_minified_static_files_come_from_the_memo_under_a_key_of_their_sources(tmp_path):
+    """The build's memo keeps the minified texts; the key changes with any source."""
+    import shutil
+    from cit.assets import static_assets
+    templates = tmp_path / "templates"
+    shutil.copytree(ROOT / "templates" / "static", templates / "static")
+    kept: dict = {}
+
+    def memo(name, key, compute):
+        if (name, key) not in kept:
+            kept[(name, key)] = compute()
+        return kept[(name, key)]
+    first = static_assets(templates, False, memo)
+    assert static_assets(templates, False, memo).files == first.files == \
+        static_assets(templates, False).files
+    assert len(kept) == 1
+    css = templates / "static" / "site.css"
+    css.write_text(css.read_text() + "\n.added-by-test { color: red; }\n")
+    assert b".added-by-test{color:red}" in static_assets(templates, False, memo).files[
+        "static/site.css"] and len(kept) == 2

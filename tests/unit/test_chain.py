@@ -302,3 +302,20 @@ def test_an_unknown_number_id_names_chain_yaml_and_the_block(tmp_path):
     assert "chain.yaml" in err.where and "block 'source'" in err.where
     assert err.where.split(" ")[0].endswith(f":{_line_of(MINI, 'Starts with')}")
     assert "demo.count" in err.message
+
+
+@pytest.mark.parametrize("old, new, owner, words", [
+    ('  assumption: "assumed"\n', '  assumption: "assumed"\n  rumour: "heard"\n', "tags",
+     "not 'rumour'"),
+    ("    col: 1\n", "    col: -1\n", "block", "must be at least 0"),
+    ("  - id: middle\n", "  - id: Middle\n", "block 'Middle'", "does not match"),
+    ("{id: top, label: \"Top\"}", "{id: top, label: \"Top\", reverse: maybe}", "lane 'top'",
+     "must be true or false"),
+    ("paths: [E, Eprime]", "paths: []", "block 'source'", "must not be empty"),
+])
+def test_a_schema_error_names_the_line_and_owner(tmp_path, old, new, owner, words):
+    assert old in MINI
+    text = MINI.replace(old, new, 1)
+    err = _fails(tmp_path, text)
+    assert err.where.endswith(f"chain.yaml:{_line_of(text, new.strip().splitlines()[-1])}")
+    assert err.message.startswith(owner) and words in err.message

@@ -2,7 +2,12 @@
 and the others keep their bytes; the output is byte-identical to a cold build, and the
 page records are verified before use."""
 
+import json
 import shutil
+import subprocess
+import sys
+
+import pytest
 
 from cit import build, cache
 from tests.conftest import give_caches, run_build
@@ -47,6 +52,32 @@ def test_a_new_number_on_a_page_renders_the_pages_that_list_usage_too(
     assert "optics/index.html" not in line
 
 
+def test_a_late_page_edited_alone_is_rendered_alone(project_copy, warm_copy, tmp_path):
+    """The glossary and the number index each list the other pages' usage: an edit to
+    the glossary page's prose that leaves its usage as it was renders it alone."""
+    give_caches(warm_copy, project_copy)
+    md = project_copy / "content" / "pages" / "glossary.md"
+    md.write_text(md.read_text() + "\nA sentence the test adds, in words only.\n")
+    assert _cold_equals_incremental(project_copy, tmp_path, "late") == \
+        "pages rendered: 1 of 12 (glossary/index.html)"
+
+
+def test_a_late_page_whose_usage_changes_renders_the_other_late_pages(
+        project_copy, warm_copy, tmp_path):
+    """The method page starts linking a term it did not link: the glossary, which lists
+    the pages using each term, is rendered again too."""
+    give_caches(warm_copy, project_copy)
+    records = build.read_page_records(project_copy)
+    assert records["method/index.html"].late_names and records["glossary/index.html"].late_names
+    term = sorted(set(build.render.load_glossary(
+        (project_copy / "content" / "glossary.yaml").read_text(), "g"))
+        - set(records["method/index.html"].terms_linked))[0]
+    md = project_copy / "content" / "pages" / "method.md"
+    md.write_text(md.read_text() + f"\nThe test links :t[{term}] here.\n")
+    line = _cold_equals_incremental(project_copy, tmp_path, "usage")
+    assert line == "pages rendered: 2 of 12 (glossary/index.html, method/index.html)"
+
+
 def test_an_edited_glossary_term_renders_the_pages_that_link_it(project_copy, warm_copy,
                                                                 tmp_path):
     give_caches(warm_copy, project_copy)
@@ -83,8 +114,61 @@ def test_damaged_page_records_are_discarded_in_a_line_and_every_page_is_rendered
     assert tree_digest(tmp_path / "site") == tree_digest(warm_copy[1])
 
 
+def test_a_damaged_page_blob_is_discarded_and_its_page_rendered_again(
+        project_copy, warm_copy, tmp_path):
+    """Each page's HTML is a blob named by its SHA-256; one that does not hash to its
+    name is reported in a line, and only its page is rendered again."""
+    give_caches(warm_copy, project_copy)
+    records = json.loads(cache.json_file(project_copy, build.PAGE_RECORDS).read_bytes()
+                         .split(b"\n", 1)[1])
+    blob = cache.blob_file(project_copy, records["tested/index.html"]["html"])
+    blob.write_bytes(blob.read_bytes().replace(b"<main", b"<mane", 1))
+    r = run_build(tmp_path / "site", root=project_copy, cold=False)
+    assert r.returncode == 0, r.stderr
+    assert f"cache .cache/{blob.name} discarded: its SHA-256 does not match" in r.stderr
+    assert _rendered(r.stdout) == "pages rendered: 1 of 12 (tested/index.html)"
+    assert tree_digest(tmp_path / "site") == tree_digest(warm_copy[1])
+    named = {v for rec in json.loads(cache.json_file(project_copy, build.PAGE_RECORDS)
+                                     .read_bytes().split(b"\n", 1)[1]).values()
+             for v in (rec["html"], rec["prov"])}
+    on_disk = {f.name[len(cache.BLOB_PREFIX):] for f in (project_copy / ".cache").glob(
+        f"{cache.BLOB_PREFIX}*")}
+    assert named < on_disk and len(on_disk - named) == 1     # the other: numbers.json's
+
+
+def test_a_blob_name_that_is_not_a_digest_is_never_read(tmp_path):
+    (tmp_path / "secret").write_text("not a cache file")
+    assert cache.read_blob(tmp_path / "root", "../secret") is None
+
+
 def test_a_cold_build_writes_no_records(project_copy, tmp_path):
     assert run_build(tmp_path / "site", root=project_copy).returncode == 0
     assert not cache.json_file(project_copy, build.PAGE_RECORDS).exists()
     shutil.rmtree(tmp_path / "site")
 
+
+
+
+NOT_IMPORTED = {"cit.sim", "pydantic", "plotly", "pandas", "simpy", "numpy"}
+
+
+@pytest.mark.parametrize("page", ["notebook", "hub", "optics", "transit"])
+def test_a_page_edit_imports_only_what_it_needs(project_copy, warm_copy, tmp_path, page):
+    """A content-only rebuild imports neither the simulator, nor pydantic, pandas, simpy
+    or numpy; plotly neither, even for a page with charts (their figures are kept in
+    .cache/), and the site equals a cold build's (python -X importtime)."""
+    give_caches(warm_copy, project_copy)
+    md = project_copy / "content" / ("hub.md" if page == "hub" else f"pages/{page}.md")
+    md.write_text(md.read_text() + "\nA sentence the test adds, in words only.\n")
+    r = subprocess.run([sys.executable, "-X", "importtime", str(project_copy / "build.py"),
+                        "--out", str(tmp_path / "site")], cwd=project_copy,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    out = "index.html" if page == "hub" else f"{page}/index.html"
+    assert _rendered(r.stdout) == f"pages rendered: 1 of 12 ({out})"
+    imported = {line.rsplit("|", 1)[1].strip() for line in r.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "cit.render" in imported     # the parse works: the renderer is there
+    assert not imported & NOT_IMPORTED
+    assert run_build(tmp_path / "cold", root=project_copy).returncode == 0
+    assert tree_digest(tmp_path / "site") == tree_digest(tmp_path / "cold")

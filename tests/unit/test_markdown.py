@@ -202,15 +202,28 @@ def test_folder_links_get_their_index_file_for_file_urls():
 
 
 @pytest.mark.parametrize("text, line, words", [
-    ("dct:\n  term: DCT\n  definition: D.\nband:\n  term: band\n", 4, "missing field 'definition'"),
+    ("dct:\n  term: DCT\n  definition: D.\nband:\n  term: band\n", 4, "`definition` is missing"),
     ("dct:\n  term: DCT\n  definition: D.\nband:\n  term: band\n  definition: [a]\n", 6,
-     "definition must be text"),
-    ("dct:\n  term: DCT\n  definition: D.\n  see: nothing\n", 4, "see must be a list"),
-    ("dct:\n  term: DCT\n  definition: D.\n  see: [1]\n", 4, "see must be a list"),
+     "`definition`: must be text"),
+    ("dct:\n  term: DCT\n  definition: D.\n  see: nothing\n", 4, "`see`: must be a list"),
+    ("dct:\n  term: DCT\n  definition: D.\n  see: [1]\n", 4, "`see`: must be a list of text"),
     ("dct: just text\n", 1, "must be a mapping"),
-    ("dct:\n  term: 3\n  definition: D.\n", 2, "term must be text"),
+    ("dct:\n  term: 3\n  definition: D.\n", 2, "`term`: must be text"),
 ])
 def test_a_malformed_glossary_entry_names_the_field_line(text, line, words):
     with pytest.raises(BuildError) as e:
         load_glossary(text, "content/glossary.yaml")
     assert e.value.where == f"content/glossary.yaml:{line}" and words in e.value.message
+
+
+@pytest.mark.parametrize("front, line, words", [
+    ("title: T\ndescription: D\nlayout: page\norder: 2\n", 5, "`order` is only for decks"),
+    ("title: T\ndescription: D\nlayout: deck\norder: two\n", 5, "`order`: must be a whole number"),
+    ("title: T\ndescription: '  '\nlayout: page\n", 3, "`description`: must not be empty"),
+    ("title: T\nlayout: page\n", 2, "`description` is missing"),
+    ("title: [T]\ndescription: D\nlayout: page\n", 2, "`title`: must be text"),
+])
+def test_front_matter_errors_name_the_key_line(front, line, words):
+    with pytest.raises(BuildError) as e:
+        parse_content_file(f"---\n{front}---\nBody\n", "content/pages/x.md")
+    assert e.value.where == f"content/pages/x.md:{line}" and words in e.value.message

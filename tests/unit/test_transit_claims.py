@@ -1,0 +1,51 @@
+"""cit/sim/transit_claims.py: the flat-ring figures and the claim that the original's
+figures rule that layout out."""
+
+import dataclasses
+
+import pytest
+
+from cit.registry import Registry
+from cit.runs import load_folder
+from cit.sim import closed, transit_claims
+from cit.sim.compute import compute_from_paths
+from cit.sim.register import register_sim
+from cit.sim.report import RESULTS
+from tests.conftest import ROOT
+
+HEADLINE = "results/tinystories-gpu"
+
+
+@pytest.fixture(scope="module")
+def computed(vendored_root):
+    return compute_from_paths(ROOT, load_folder(vendored_root / HEADLINE, HEADLINE))
+
+
+def _layout_registry(computed) -> Registry:
+    reg = Registry()
+    register_sim(reg, computed, RESULTS, ROOT)
+    transit_claims._layout(transit_claims._Sim(reg, computed, RESULTS), None)
+    return reg
+
+
+def test_the_flat_ring_figures_come_from_the_closed_form(computed):
+    reg = _layout_registry(computed)
+    flat = computed.params.with_(layout="flat-ring")
+    hier = computed.params.with_(layout="hierarchical")
+    mech = closed.BY_KEY["A"].mech
+    assert reg.numbers["sim.flat_ring.wan_ratio"].value == \
+        closed.traffic(flat, mech)[2] / closed.traffic(hier, mech)[2]
+    assert reg.numbers["sim.flat_ring.time.A"].value == \
+        closed.time_to_target(flat, mech, computed.steps["A"])
+    assert reg.claims["sim.flat_ring_misses_quoted_a"].holds
+
+
+def test_the_claim_fails_when_the_original_reads_as_the_flat_ring(computed):
+    """The original's figure for A moved to what the flat ring gives, at its precision."""
+    t = _layout_registry(computed).numbers["sim.flat_ring.time.A"].value
+    fig = computed.quoted.figures["time.A"]
+    figures = dict(computed.quoted.figures)
+    figures["time.A"] = fig.model_copy(update={"value": round(t, fig.decimals)})
+    moved = dataclasses.replace(computed,
+                                quoted=computed.quoted.model_copy(update={"figures": figures}))
+    assert not _layout_registry(moved).claims["sim.flat_ring_misses_quoted_a"].holds
