@@ -4,8 +4,10 @@ table; each draws on screen at desktop and phone width; every mark that shows a 
 opens the provenance card of that number (its id, shown text and unit as numbers.json
 has them), by keyboard and by pointer; printing a deck still gives one page per slide.
 axe finds no serious or critical violation on any slide that holds a figure, in the
-four states of test_a11y (whose site-wide run sees only a deck's first slide when
-scripts run). Console errors fail every test here (the `page` fixture's guard)."""
+four states of test_a11y, read from the session's audits (conftest.py `site_audits`,
+whose run of a page as loaded sees only a deck's first slide when scripts run, and which
+then shows each figure slide in turn). Console errors fail every test here (the `page`
+fixture's guard; the audits record their pages' errors and the axe test fails on them)."""
 
 from __future__ import annotations
 
