@@ -10,13 +10,22 @@ Fixtures:
   `reduced_motion="reduce"`, `java_script_enabled=False`, `has_touch=True`); its guard
   fails the test at teardown. `make_page.guard(page)` gives the page's `PageGuard`.
 - `page`: `make_page()` with default options.
+- `axe_js` (session): axe.min.js of the installed axe-playwright-python package.
+- `site_audits` (session): axe-core's findings on every page of the built site in each
+  of the four `STATES`, and on every deck slide that holds a figure in the states
+  where scripts run; test_a11y and test_figures read them (one audit per page state).
+
+Helpers shared by several test modules: `site_pages`, `pdf_pages`, the axe states and
+`audit` (one page in one state, start to finish).
 """
 
 from __future__ import annotations
 
 import functools
 import http.server
+import re
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -164,3 +173,274 @@ def make_page(browser):
 @pytest.fixture
 def page(make_page):
     return make_page()
+
+
+# ---------------------------------------------------------------- pages of a built site
+
+def site_pages(site: Path) -> list[str]:
+    """Every page of a built site, as a URL path relative to its root ("" for the hub,
+    "decks/01-sources/" for a deck), found by crawling for index.html."""
+    out = []
+    for f in sorted(Path(site).rglob("index.html")):
+        rel = f.parent.relative_to(site).as_posix()
+        out.append("" if rel == "." else rel + "/")
+    return sorted(out)
+
+
+def pdf_pages(pdf: bytes) -> int:
+    """How many pages a PDF that Chromium printed has."""
+    return len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf))
+
+
+# ---------------------------------------------------------------- axe-core
+# The states, the rules each runs and why are described in test_a11y's docstring.
+
+FAILING_IMPACTS = ("critical", "serious")
+LIGHT, DARK, PHONE_STATE, NO_JS = ("desktop, light, a card open", "desktop, dark, a card open",
+                                   "phone", "without JavaScript")
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+
+
+@dataclass(frozen=True)
+class State:
+    name: str
+    context: dict
+    rules: str            # "all", "contrast" (colour contrast only) or "layout" (all but it)
+    scripts: bool = True  # False: the page's own scripts are removed before it loads
+    open_card: bool = False
+
+
+STATES = (
+    State(LIGHT, {**DESKTOP, "color_scheme": "light"}, "all", open_card=True),
+    State(DARK, {**DESKTOP, "color_scheme": "dark"}, "contrast", open_card=True),
+    State(PHONE_STATE, {**PHONE, "color_scheme": "light"}, "layout"),
+    State(NO_JS, {**DESKTOP, "color_scheme": "light"}, "layout", scripts=False),
+)
+
+# Takes out every table row that an earlier row of the page already shows in the same
+# computed colours, backgrounds, fonts and opacity, element by element, leaving a comment
+# in its place; returns how many and a function that puts them back.
+# (Telling axe to exclude them costs nearly as much as checking them.)
+DROP_TWIN_ROWS = """() => {
+  const props = ['color', 'backgroundColor', 'backgroundImage', 'fontSize', 'fontWeight',
+                 'fontStyle', 'opacity', 'textShadow', 'visibility', 'display', 'mixBlendMode'];
+  const look = (el) => [el, ...el.querySelectorAll('*')].map(e => {
+    const s = getComputedStyle(e);
+    return e.tagName + ':' + props.map(p => s[p]).join('|');
+  }).join(';');
+  const seen = new Set();
+  const twins = [];
+  for (const tr of document.querySelectorAll('tr')) {
+    const key = look(tr);
+    if (seen.has(key)) twins.push(tr);
+    else seen.add(key);
+  }
+  const holes = twins.map(tr => { const c = document.createComment('twin row'); tr.replaceWith(c); return c; });
+  return {count: twins.length, restore: () => holes.forEach((c, i) => c.replaceWith(twins[i]))};
+}"""
+
+RUN_AXE = """async ({rules}) => {
+  const opts = {resultTypes: ['violations']};
+  if (rules === 'contrast') opts.runOnly = {type: 'rule', values: ['color-contrast']};
+  if (rules === 'layout') opts.rules = {'color-contrast': {enabled: false}};
+  const r = await axe.run(document, opts);
+  return {engine: r.testEngine.version,
+          violations: r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 200),
+                                      summary: (n.failureSummary || '').slice(0, 300)}))}))};
+}"""
+
+# Starts the audit of the page as it now is and returns at once, so that pages in other
+# contexts (other renderer processes) audit at the same time; `AUDIT_RESULT` awaits it.
+# Every rule but colour contrast first, on every row; then colour contrast with the
+# look-alike rows out, which are put back afterwards.
+START_AUDIT = """({rules}) => {
+  const runAxe = """ + RUN_AXE + """;
+  const dropTwins = """ + DROP_TWIN_ROWS + """;
+  // axe works synchronously for long stretches: begin after this evaluation returns
+  const later = new Promise(resolve => setTimeout(resolve, 0));
+  window.__citAudit = later.then(async () => {
+    const found = [];
+    let twins = 0, engine = '';
+    if (rules === 'all' || rules === 'layout') {
+      const r = await runAxe({rules: 'layout'});
+      found.push(...r.violations); engine = r.engine;
+    }
+    if (rules === 'all' || rules === 'contrast') {
+      const t = dropTwins();
+      twins = t.count;
+      try {
+        const r = await runAxe({rules: 'contrast'});
+        found.push(...r.violations); engine = r.engine;
+      } finally { t.restore(); }
+    }
+    return {found, twins, engine};
+  });
+  return true;
+}"""
+AUDIT_RESULT = "() => window.__citAudit"
+
+SCRIPT_TAG = re.compile(r"<script\b(?![^>]*type=\"application/json\")[^>]*>.*?</script>\s*",
+                        re.S | re.I)
+
+
+def without_scripts(html: str) -> str:
+    """The page as a reader without JavaScript gets it: every script that would run is
+    gone (data blocks stay; they are inert)."""
+    return SCRIPT_TAG.sub("", html)
+
+
+@pytest.fixture(scope="session")
+def axe_js() -> Path:
+    """axe.min.js from the installed axe-playwright-python package."""
+    try:
+        from axe_playwright_python.base import AXE_FILE_PATH
+    except ImportError as err:
+        pytest.fail(f"axe-core is not installed ({err}). Install the test dependencies: "
+                    "python -m pip install -e '.[test]' (the `test` extra pins "
+                    "axe-playwright-python, which ships axe.min.js).", pytrace=False)
+    path = Path(AXE_FILE_PATH)
+    if not path.is_file():
+        pytest.fail(f"{path} is missing from the installed axe-playwright-python", pytrace=False)
+    return path
+
+
+def _strip_scripts(route):
+    if route.request.resource_type == "document":
+        resp = route.fetch()
+        route.fulfill(response=resp, body=without_scripts(resp.text()))
+    elif route.request.resource_type == "script":
+        route.abort()
+    else:
+        route.continue_()
+
+
+def open_for_audit(browser, url: str, state: State):
+    """A fresh context in `state` with `url` loaded (its scripts removed first when the
+    state has none). Returns (context, page, errors): errors collects the page's console
+    errors and uncaught errors where its scripts run."""
+    ctx = browser.new_context(**state.context)
+    errors: list[str] = []
+    if not state.scripts:
+        ctx.route("**/*", _strip_scripts)
+    page = ctx.new_page()
+    if state.scripts:
+        page.on("console", lambda m: errors.append(f"console error: {m.text}")
+                if m.type == "error" else None)
+        page.on("pageerror", lambda exc: errors.append(f"uncaught error: {exc}"))
+    page.set_default_timeout(30_000)
+    page.goto(url, wait_until="load")
+    return ctx, page, errors
+
+
+OPEN_CARD_OWNER = "[aria-controls][aria-expanded='true']"
+
+
+def open_first_card(page, state: State):
+    """Light: a checked claim's card where the page has one (its evidence list), else a
+    number's; dark: a number's card. Each is the first a reader can see (a deck shows
+    one slide), else the first. A card left open from before is closed first."""
+    if not state.open_card:
+        return
+    if page.locator(OPEN_CARD_OWNER).count():
+        page.keyboard.press("Escape")
+        page.wait_for_function(f"() => !document.querySelector({OPEN_CARD_OWNER!r})")
+    sel, field = "main data.num", "locator"
+    if state.name == LIGHT and page.locator("main data.claim-mark").count():
+        sel, field = "main data.claim-mark", "evidence"
+    if not page.locator(sel).count():
+        return
+    shown = page.locator(sel + ":visible")
+    num = shown.first if shown.count() else page.locator(sel).first
+    num.dispatch_event("click")
+    page.wait_for_function(
+        """([num, field]) => { const c = document.getElementById(num.getAttribute('aria-controls'));
+                      return c && !c.hidden && c.getAttribute('aria-busy') !== 'true'
+                             && c.querySelector(`[data-field="${field}"]`); }""",
+        arg=[num.element_handle(), field])
+
+
+def start_audit(page, state: State, axe_js: Path):
+    """Open the state's card, then start axe on the page without waiting for it."""
+    open_first_card(page, state)
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.add_script_tag(path=str(axe_js))
+    page.evaluate(START_AUDIT, {"rules": state.rules})
+
+
+def audit_result(page) -> tuple[list[dict], int, str]:
+    """(violations, contrast twins left out, axe version) of the audit started last."""
+    r = page.evaluate(AUDIT_RESULT)
+    return r["found"], r["twins"], r["engine"]
+
+
+def audit(browser, url: str, state: State, axe_js: Path) -> tuple[list[dict], int, str]:
+    """Open `url` in `state`, run axe, return (violations, contrast twins left out,
+    axe version)."""
+    ctx, page, _ = open_for_audit(browser, url, state)
+    try:
+        start_audit(page, state, axe_js)
+        return audit_result(page)
+    finally:
+        ctx.close()
+
+
+@dataclass
+class Audit:
+    """What axe found on one page state, and the page's script errors until then."""
+    violations: list[dict]
+    twins: int
+    engine: str
+    errors: list[str]
+
+
+FIGURE_SLIDES = ("main.deck section.slide",
+                 "ss => ss.filter(s => s.querySelector('svg.svg-figure')).map(s => s.id)")
+
+
+def figure_slides(page) -> list[str]:
+    """The ids of a deck's slides that hold a build-time SVG figure."""
+    return page.eval_on_selector_all(*FIGURE_SLIDES)
+
+
+def _collect(out: dict, rel: str, slide: str, opened: list) -> None:
+    for _, page, errors, state in opened:
+        found, twins, engine = audit_result(page)
+        out[(rel, slide, state.name)] = Audit(found, twins, engine, list(errors))
+
+
+@pytest.fixture(scope="session")
+def site_audits(browser, built_site, serve_dir, axe_js) -> dict[tuple[str, str, str], Audit]:
+    """{(page, slide, state name): Audit}. Every page of the built site is opened in a
+    fresh context for each of the four states and audited as loaded (slide ""); the four
+    audits of a page run at once, in their own renderer processes. A deck's figure
+    slides are then shown in turn (its hash set, as a reader's link does) in the
+    contexts where scripts run, each audited with its own card open. Without scripts a
+    deck stacks every slide, so its one audit covers its figure slides."""
+    site = Path(built_site)
+    base = serve_dir(site)
+    pages = site_pages(site)
+    assert pages, f"no index.html under {site}"
+    out: dict = {}
+    for rel in pages:
+        opened = []
+        try:
+            for state in STATES:
+                ctx, page, errors = open_for_audit(browser, base + rel, state)
+                opened.append((ctx, page, errors, state))
+                start_audit(page, state, axe_js)
+            _collect(out, rel, "", opened)
+            if not rel.startswith("decks/"):
+                continue
+            scripted = [o for o in opened if o[3].scripts]
+            for slide in figure_slides(scripted[0][1]):
+                for _, page, _, state in scripted:
+                    page.evaluate("h => { location.hash = h; }", "#" + slide)
+                    page.wait_for_selector(f"section#{slide}.is-current")
+                    start_audit(page, state, axe_js)
+                _collect(out, rel, slide, scripted)
+        finally:
+            for ctx, *_ in opened:
+                ctx.close()
+    return out

@@ -1,7 +1,9 @@
 """Accessibility: axe-core on every page of the built site, in four states, with no
 serious or critical violation allowed; the rest are counted by impact and printed.
 
-States (each page in a fresh browser context, served on 127.0.0.1):
+States (each page in a fresh browser context, served on 127.0.0.1; the session fixture
+`site_audits` in conftest.py audits a page in its four states at once, in four contexts,
+and test_figures reads the same audits for the decks' figure slides):
 - desktop, light: every rule, with the first checked claim's card open (or, on a page
   without claims, the first number's provenance card) so the card is audited too;
 - desktop, dark: colour contrast only (the one rule the colour scheme changes), with
@@ -18,86 +20,19 @@ injected with page.add_script_tag(path=...).
 Colour contrast is slow on long tables (about 3 ms a cell), so rows that look exactly like
 an earlier row of the same page (the same computed colours, backgrounds, fonts and
 opacity on every element of the row) are left out of the contrast rule only: the
-contrast run comes last and removes them from the page first. Every other rule sees
-every row. The number left out is printed.
+contrast run comes last, takes them out of the page first and puts them back after.
+Every other rule sees every row. The number left out is printed.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-from .test_site import site_pages
-
-FAILING_IMPACTS = ("critical", "serious")
-
-
-LIGHT, DARK, PHONE_STATE, NO_JS = ("desktop, light, a card open", "desktop, dark, a card open",
-                                   "phone", "without JavaScript")
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
-DESKTOP = {"viewport": {"width": 1280, "height": 800}}
-
-
-@dataclass(frozen=True)
-class State:
-    name: str
-    context: dict
-    rules: str            # "all", "contrast" (colour contrast only) or "layout" (all but it)
-    scripts: bool = True  # False: the page's own scripts are removed before it loads
-    open_card: bool = False
-
-
-STATES = (
-    State(LIGHT, {**DESKTOP, "color_scheme": "light"}, "all", open_card=True),
-    State(DARK, {**DESKTOP, "color_scheme": "dark"}, "contrast", open_card=True),
-    State(PHONE_STATE, {**PHONE, "color_scheme": "light"}, "layout"),
-    State(NO_JS, {**DESKTOP, "color_scheme": "light"}, "layout", scripts=False),
-)
-
-# Removes every table row that an earlier row of the page already shows in the same
-# computed colours, backgrounds, fonts and opacity, element by element; returns how many.
-# (Telling axe to exclude them costs nearly as much as checking them.)
-DROP_TWIN_ROWS = """() => {
-  const props = ['color', 'backgroundColor', 'backgroundImage', 'fontSize', 'fontWeight',
-                 'fontStyle', 'opacity', 'textShadow', 'visibility', 'display', 'mixBlendMode'];
-  const look = (el) => [el, ...el.querySelectorAll('*')].map(e => {
-    const s = getComputedStyle(e);
-    return e.tagName + ':' + props.map(p => s[p]).join('|');
-  }).join(';');
-  const seen = new Set();
-  const twins = [];
-  for (const tr of document.querySelectorAll('tr')) {
-    const key = look(tr);
-    if (seen.has(key)) twins.push(tr);
-    else seen.add(key);
-  }
-  twins.forEach(tr => tr.remove());
-  return twins.length;
-}"""
-
-RUN_AXE = """async ({rules}) => {
-  const opts = {resultTypes: ['violations']};
-  if (rules === 'contrast') opts.runOnly = {type: 'rule', values: ['color-contrast']};
-  if (rules === 'layout') opts.rules = {'color-contrast': {enabled: false}};
-  const r = await axe.run(document, opts);
-  return {engine: r.testEngine.version,
-          violations: r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-            nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 200),
-                                      summary: (n.failureSummary || '').slice(0, 300)}))}))};
-}"""
-
-SCRIPT_TAG = re.compile(r"<script\b(?![^>]*type=\"application/json\")[^>]*>.*?</script>\s*",
-                        re.S | re.I)
-
-
-def without_scripts(html: str) -> str:
-    """The page as a reader without JavaScript gets it: every script that would run is
-    gone (data blocks stay; they are inert)."""
-    return SCRIPT_TAG.sub("", html)
+from .conftest import (FAILING_IMPACTS, STATES, audit, audit_result, open_for_audit, site_pages,
+                       start_audit, without_scripts)
 
 
 @dataclass
@@ -116,87 +51,20 @@ class Finding:
                 f"{self.help}. {len(self.nodes)} element(s): {where}{more}")
 
 
-@pytest.fixture(scope="session")
-def axe_js() -> Path:
-    """axe.min.js from the installed axe-playwright-python package."""
-    try:
-        from axe_playwright_python.base import AXE_FILE_PATH
-    except ImportError as err:
-        pytest.fail(f"axe-core is not installed ({err}). Install the test dependencies: "
-                    "python -m pip install -e '.[test]' (the `test` extra pins "
-                    "axe-playwright-python, which ships axe.min.js).", pytrace=False)
-    path = Path(AXE_FILE_PATH)
-    if not path.is_file():
-        pytest.fail(f"{path} is missing from the installed axe-playwright-python", pytrace=False)
-    return path
-
-
-def audit(browser, url: str, state: State, axe_js: Path) -> tuple[list[dict], int, str]:
-    """Open `url` in `state`, run axe, return (violations, contrast twins left out,
-    axe version)."""
-    ctx = browser.new_context(**state.context)
-    try:
-        if not state.scripts:
-            def strip(route):
-                if route.request.resource_type == "document":
-                    resp = route.fetch()
-                    route.fulfill(response=resp, body=without_scripts(resp.text()))
-                elif route.request.resource_type == "script":
-                    route.abort()
-                else:
-                    route.continue_()
-            ctx.route("**/*", strip)
-        page = ctx.new_page()
-        page.set_default_timeout(30_000)
-        page.goto(url, wait_until="load")
-        # Light: a checked claim's card where the page has one (its evidence list), else
-        # a number's; dark: a number's card. Each is the first a reader can see (a deck
-        # shows one slide), else the first.
-        sel, field = "main data.num", "locator"
-        if state.name == LIGHT and page.locator("main data.claim-mark").count():
-            sel, field = "main data.claim-mark", "evidence"
-        if state.open_card and page.locator(sel).count():
-            shown = page.locator(sel + ":visible")
-            num = shown.first if shown.count() else page.locator(sel).first
-            num.dispatch_event("click")
-            page.wait_for_function(
-                """([num, field]) => { const c = document.getElementById(num.getAttribute('aria-controls'));
-                              return c && !c.hidden && c.getAttribute('aria-busy') !== 'true'
-                                     && c.querySelector(`[data-field="${field}"]`); }""",
-                arg=[num.element_handle(), field])
-        page.add_script_tag(path=str(axe_js))
-        found, twins = [], 0
-        if state.rules in ("all", "layout"):
-            r = page.evaluate(RUN_AXE, {"rules": "layout"})
-            found += r["violations"]
-        if state.rules in ("all", "contrast"):
-            twins = page.evaluate(DROP_TWIN_ROWS)
-            r = page.evaluate(RUN_AXE, {"rules": "contrast"})
-            found += r["violations"]
-        return found, twins, r["engine"]
-    finally:
-        ctx.close()
-
-
-@pytest.fixture(scope="module")
-def site_url(built_site, serve_dir) -> tuple[list[str], str]:
-    pages = site_pages(Path(built_site))
-    assert pages, f"no index.html under {built_site}"
-    return pages, serve_dir(built_site)
-
-
 @pytest.mark.parametrize("state", STATES, ids=lambda s: s.name)
-def test_no_page_has_a_serious_or_critical_accessibility_violation(state, browser, site_url,
-                                                                   axe_js, capsys):
-    pages, base = site_url
+def test_no_page_has_a_serious_or_critical_accessibility_violation(state, built_site,
+                                                                   site_audits, capsys):
+    pages = site_pages(built_site)
+    assert pages, f"no index.html under {built_site}"
     findings: list[Finding] = []
     twins = 0
     engine = ""
     for rel in pages:
-        violations, t, engine = audit(browser, base + rel, state, axe_js)
-        twins += t
+        a = site_audits[(rel, "", state.name)]
+        twins += a.twins
+        engine = a.engine
         findings += [Finding(rel, state.name, v["id"], v["impact"] or "unknown", v["help"], v["nodes"])
-                     for v in violations]
+                     for v in a.violations]
     by_impact = Counter(f.impact for f in findings)
     by_rule = Counter(f"{f.rule} ({f.impact})" for f in findings)
     with capsys.disabled():
@@ -240,7 +108,14 @@ def test_look_alike_rows_are_left_out_of_the_contrast_rule_but_a_different_row_i
         f'<body><main><h1>Rows</h1><table><tbody>{same}'
         '<tr><td style="color:#ccc">faint row</td></tr></tbody></table></main></body></html>',
         encoding="utf-8")
-    found, twins, _ = audit(browser, serve_dir(d), STATES[0], axe_js)
+    ctx, page, _ = open_for_audit(browser, serve_dir(d), STATES[0])
+    try:
+        start_audit(page, STATES[0], axe_js)
+        found, twins, _ = audit_result(page)
+        # put back after the contrast rule: a later audit of the same page sees every row
+        assert page.locator("tr").count() == 5
+    finally:
+        ctx.close()
     assert twins == 3
     contrast = [v for v in found if v["id"] == "color-contrast"]
     assert len(contrast) == 1 and "faint row" in contrast[0]["nodes"][0]["html"]

@@ -22,10 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from cit.blocks.chain import chain_number_ids, load_chain, render_chain
 from cit.registry import Registry, Source
 from cit.assets import prov_path, prov_payload, prov_script
+
+from .conftest import pdf_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "templates" / "static"
@@ -261,18 +264,15 @@ def _hash(page) -> str:
     return page.evaluate("location.hash")
 
 
-def _pdf_pages(pdf: bytes) -> int:
-    return len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf))
-
-
 def _packet_positions(page) -> list[tuple[str, str]]:
     return page.eval_on_selector_all(
         "figure.chain circle.chain-packet",
         "cs => cs.map(c => [c.getAttribute('cx'), c.getAttribute('cy')])")
 
 
-# longer than the chain's fade between paths (chain.css: `transition: opacity 0.25s`)
-TRANSITION_MS = 600
+# The chain's fade between paths is a CSS transition (chain.css: `transition: opacity
+# 0.25s`): wait until none is running on the given elements.
+SETTLED = "els => els.every(e => e.getAnimations().length === 0)"
 
 RAF_COUNTER = """
 window.__rafCalls = 0;
@@ -406,7 +406,7 @@ def test_printing_a_deck_puts_each_slide_on_its_own_page(page, site):
     assert "none" not in shown, "every slide prints, not only the current one"
     assert page.locator(".deck-bar").is_hidden()
     pdf = page.pdf(format="A4", landscape=True)
-    assert _pdf_pages(pdf) == n
+    assert pdf_pages(pdf) == n
 
 
 # ---------------------------------------------------------------- chain animation
@@ -428,14 +428,15 @@ def test_the_toggle_switches_the_drawn_path_between_E_and_Eprime(page, site):
     ep_only = page.locator("path.chain-edge[data-path='Eprime']").first
     opacity = "e => Number(getComputedStyle(e).opacity)"
     # the fade takes a quarter of a second (a CSS transition): wait for it to settle
-    page.wait_for_timeout(TRANSITION_MS)
+    both = [e_only.element_handle(), ep_only.element_handle()]
+    page.wait_for_function(SETTLED, arg=both)
     assert e_only.evaluate(opacity) > ep_only.evaluate(opacity)
 
     page.locator("input[name='chain-path'][value='Eprime']").check()
     assert fig.get_attribute("data-active") == "Eprime"
     for paths, off in _chain_parts(page):
         assert off == ("Eprime" not in paths.split()), paths
-    page.wait_for_timeout(TRANSITION_MS)
+    page.wait_for_function(SETTLED, arg=both)
     assert ep_only.evaluate(opacity) > e_only.evaluate(opacity)
     route = fig.get_attribute("data-route").split()
     assert route, "the packets need a route"
@@ -470,7 +471,13 @@ def test_packets_move_along_the_active_path(make_page, site):
     page.wait_for_function("window.__rafCalls > 3")
     assert fig.get_attribute("data-animating") == "true"
     first = _packet_positions(page)
-    page.wait_for_timeout(400)
+    try:   # until a packet has moved, for at most 2 s
+        page.wait_for_function(
+            """first => JSON.stringify([...document.querySelectorAll('figure.chain circle.chain-packet')]
+                 .map(c => [c.getAttribute('cx'), c.getAttribute('cy')])) !== JSON.stringify(first)""",
+            arg=first, timeout=2_000)
+    except PlaywrightTimeout:
+        pass
     second = _packet_positions(page)
     assert first and first != second, "packets should move"
     for edge_id in fig.get_attribute("data-route").split():

@@ -4,8 +4,10 @@ table; each draws on screen at desktop and phone width; every mark that shows a 
 opens the provenance card of that number (its id, shown text and unit as numbers.json
 has them), by keyboard and by pointer; printing a deck still gives one page per slide.
 axe finds no serious or critical violation on any slide that holds a figure, in the
-four states of test_a11y (whose site-wide run sees only a deck's first slide when
-scripts run). Console errors fail every test here (the `page` fixture's guard)."""
+four states of test_a11y, read from the session's audits (conftest.py `site_audits`,
+whose run of a page as loaded sees only a deck's first slide when scripts run, and which
+then shows each figure slide in turn). Console errors fail every test here (the `page`
+fixture's guard; the audits record their pages' errors and the axe test fails on them)."""
 
 from __future__ import annotations
 
@@ -15,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_a11y import FAILING_IMPACTS, STATES, audit, axe_js  # noqa: F401 (a fixture, used by name)
-from .test_decks_chain import _pdf_pages
+from .conftest import FAILING_IMPACTS, STATES, figure_slides, pdf_pages
 
 CARD_READY = "#cit-prov-card:not([hidden]):not([aria-busy])"
 MIN_FIGURES = 2
@@ -71,21 +72,26 @@ def test_every_deck_stays_within_its_byte_budget(built_site):
         assert total <= budget, f"{d.name}: {total} bytes, over the deck budget of {budget}"
 
 
-def _card_says(page) -> dict:
-    page.wait_for_selector(CARD_READY)
-    card = page.locator("#cit-prov-card")
-    return {"id": card.locator(".prov-id").text_content(),
-            "shown": card.locator('[data-field="shown"]').text_content()}
+# The shown card's id and shown text (waits until a card is open and filled in), and
+# whether `mark` (if given) says it is expanded: one round trip.
+CARD_SAYS = """([sel, mark]) => {
+  const card = document.querySelector(sel);
+  if (!card) return null;
+  return {id: card.querySelector('.prov-id').textContent,
+          shown: card.querySelector('[data-field="shown"]').textContent,
+          expanded: mark ? mark.getAttribute('aria-expanded') : null};
+}"""
+
+
+def _card_says(page, mark=None) -> dict:
+    said = page.wait_for_function(CARD_SAYS, arg=[CARD_READY, mark]).json_value()
+    expanded = said.pop("expanded")
+    return said if mark is None else {**said, "expanded": expanded}
 
 
 def _want(numbers: dict, nid: str) -> dict:
     n = numbers[nid]
     return {"id": nid, "shown": n["text"] + (" " + n["unit"] if n["unit"] else "")}
-
-
-def _figure_slides(page) -> list[str]:
-    return page.eval_on_selector_all(
-        "main.deck section.slide", "ss => ss.filter(s => s.querySelector('svg.svg-figure')).map(s => s.id)")
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -96,31 +102,34 @@ def test_each_figure_draws_and_its_marks_open_their_cards(make_page, served, num
     for d in deck_dirs(site):
         page.goto(f"{url}decks/{d.name}/index.html")
         page.wait_for_selector("section.slide.is-current")
-        for slide in _figure_slides(page):
+        for slide in figure_slides(page):
             page.goto(f"{url}decks/{d.name}/index.html#{slide}")
             page.wait_for_selector(f"section#{slide}.is-current")
             for svg in page.locator(f"section#{slide} svg.svg-figure").all():
                 box = svg.bounding_box()
                 assert box and box["width"] > 100 and box["height"] > 60, f"{d.name}#{slide}: not drawn"
                 assert box["x"] >= 0 and box["x"] + box["width"] <= width + 1, f"{d.name}#{slide}: overflows"
-                marks = svg.locator(".fig-mark[data-id]").all()
-                for k, mark in enumerate(marks):
-                    nid = mark.get_attribute("data-id")
+                marks = svg.element_handle().query_selector_all(".fig-mark[data-id]")
+                attrs = svg.evaluate("s => [...s.querySelectorAll('.fig-mark[data-id]')].map(m => "
+                                     "[m.getAttribute('data-id'), m.getAttribute('role'), "
+                                     "m.getAttribute('tabindex')])")
+                assert len(attrs) == len(marks)
+                for mark, (nid, role, tabindex) in zip(marks, attrs):
                     assert nid in numbers, f"{d.name}: mark for {nid!r} not in numbers.json"
-                    assert mark.get_attribute("role") == "button" and mark.get_attribute("tabindex") == "0"
+                    assert role == "button" and tabindex == "0"
                     page.keyboard.press("Escape")
-                    mark.evaluate("m => m.focus()")
+                    mark.focus()
                     page.keyboard.press("Enter")
-                    assert _card_says(page) == _want(numbers, nid), f"{d.name}: card of {nid}"
-                    assert mark.get_attribute("aria-expanded") == "true"
+                    assert _card_says(page, mark) == {**_want(numbers, nid), "expanded": "true"}, \
+                        f"{d.name}: card of {nid}"
                     page.keyboard.press("Escape")
                     checked += 1
                 if marks and width > 400:
                     # and by pointer: the first mark of the figure
                     page.mouse.click(2, 2)
-                    target = marks[0].locator("text")
-                    (target.first if target.count() else marks[0]).click()
-                    assert _card_says(page)["id"] == marks[0].get_attribute("data-id")
+                    target = marks[0].query_selector("text")
+                    (target or marks[0]).click()
+                    assert _card_says(page)["id"] == attrs[0][0]
                     page.keyboard.press("Escape")
     assert checked >= 10
 
@@ -129,7 +138,7 @@ def test_tabbing_reaches_a_figure_mark_and_shows_its_card(page, served, numbers)
     site, url = served
     d = deck_dirs(site)[-1]
     page.goto(f"{url}decks/{d.name}/index.html")
-    slide = _figure_slides(page)[0]
+    slide = figure_slides(page)[0]
     page.goto(f"{url}decks/{d.name}/index.html#{slide}")
     page.wait_for_selector(f"section#{slide}.is-current")
     for _ in range(80):
@@ -162,23 +171,33 @@ def test_printing_each_deck_gives_one_page_per_slide(page, served):
         page.emulate_media(media="print")
         assert page.locator("svg.svg-figure").first.is_visible()
         pdf = page.pdf(format="A4", landscape=True)
-        assert _pdf_pages(pdf) == n, f"{d.name}: {_pdf_pages(pdf)} printed pages for {n} slides"
+        assert pdf_pages(pdf) == n, f"{d.name}: {pdf_pages(pdf)} printed pages for {n} slides"
         page.emulate_media(media="screen")
 
 
+def _slides_with_figures(deck_html: str) -> list[str]:
+    """The ids of the slides whose HTML holds a build-time SVG figure."""
+    return [m.group(1) for m in re.finditer(r'<section class="slide[^"]*" id="([^"]+)"(.*?)</section>',
+                                            deck_html, re.S) if "svg-figure" in m.group(2)]
+
+
 @pytest.mark.parametrize("state", STATES, ids=lambda s: s.name)
-def test_axe_finds_nothing_serious_on_the_figure_slides(state, browser, make_page, served, axe_js):
-    site, url = served
-    page = make_page()
-    failing = []
+def test_axe_finds_nothing_serious_on_the_figure_slides(state, served, site_audits):
+    """Read from the session's audits (conftest.py `site_audits`): with scripts, each
+    figure slide shown in turn with its own card open; without, a deck's one stacked page."""
+    site, _ = served
+    failing, audited = [], 0
     for d in deck_dirs(site):
-        page.goto(f"{url}decks/{d.name}/index.html")
-        page.wait_for_selector("section.slide.is-current")
+        rel = f"decks/{d.name}/"
+        want = _slides_with_figures((d / "index.html").read_text())
+        assert want, f"{d.name}: no slide holds a figure"
         # without scripts every slide of a deck is on the page at once: one audit a deck
-        slides = _figure_slides(page) if state.scripts else [""]
-        for slide in slides:
-            where = f"{url}decks/{d.name}/index.html" + (f"#{slide}" if slide else "")
-            found, _, _ = audit(browser, where, state, axe_js)
+        for slide in (want if state.scripts else [""]):
+            a = site_audits.get((rel, slide, state.name))
+            assert a is not None, f"{d.name}#{slide} was not audited in {state.name}"
+            audited += 1
+            failing += [f"{d.name}#{slide}: {e}" for e in a.errors]
             failing += [f"{d.name}#{slide}: [{v['impact']}] {v['id']}: {v['nodes'][:2]}"
-                        for v in found if v["impact"] in FAILING_IMPACTS]
+                        for v in a.violations if v["impact"] in FAILING_IMPACTS]
+    assert audited >= len(deck_dirs(site))
     assert not failing, "\n".join(failing)

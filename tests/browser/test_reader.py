@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_site import site_pages
+from .conftest import site_pages
 
 
 FIRST_SCREENS = [(1280, 800), (390, 844)]
@@ -81,10 +81,11 @@ def _failed_requests(page, failures: list[str]):
     page.on("requestfailed", lambda r: failures.append(f"{r.failure} {r.url}"))
 
 
-def _open_watched(browser, url: str, root: str, problems: list[str]):
+def _start_watched(browser, url: str, root: str, problems: list[str]):
     """A page in a fresh context that records, in `problems`: every failed request
     (a 404 over HTTP, a missing file from file://), every request outside `root`, every
-    console error and every uncaught script error."""
+    console error and every uncaught script error. Returns once the navigation has
+    begun (`_finish_watched` waits for the load), so several pages load at once."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 800})
     page = ctx.new_page()
     page.on("response", lambda r: problems.append(f"{r.status} {r.url}") if r.status >= 400 else None)
@@ -94,8 +95,19 @@ def _open_watched(browser, url: str, root: str, problems: list[str]):
     page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
             if m.type == "error" else None)
     page.on("pageerror", lambda exc: problems.append(f"uncaught: {exc}"))
-    page.goto(url, wait_until="load")
+    page.goto(url, wait_until="commit")
+    return ctx, page
+
+
+def _finish_watched(page):
+    """Wait for the page's load event, and a little after it for late errors."""
+    page.wait_for_load_state("load")
     page.wait_for_timeout(50)
+
+
+def _open_watched(browser, url: str, root: str, problems: list[str]):
+    ctx, page = _start_watched(browser, url, root, problems)
+    _finish_watched(page)
     return ctx, page
 
 
@@ -106,9 +118,13 @@ def test_every_page_loads_with_no_failed_request_and_no_console_error(browser, s
     pages = site_pages(site)
     problems: list[str] = []
     icons = set()
-    for rel in pages:
-        ctx, page = _open_watched(browser, root + rel + "index.html", root, problems)
-        try:
+    opened = []
+    try:
+        # every page in its own fresh context, loading at the same time
+        for rel in pages:
+            opened.append((rel, *_start_watched(browser, root + rel + "index.html", root, problems)))
+        for rel, ctx, page in opened:
+            _finish_watched(page)
             icon = page.eval_on_selector("link[rel=icon]", "l => l.href")
             icons.add(icon.replace(root, ""))
             if how == "http":
@@ -117,7 +133,8 @@ def test_every_page_loads_with_no_failed_request_and_no_console_error(browser, s
                     problems.append(f"{status} {icon} (the icon {rel} links)")
             elif not Path(re.sub(r"^file://", "", icon)).is_file():
                 problems.append(f"missing {icon} (the icon {rel} links)")
-        finally:
+    finally:
+        for _, ctx, _ in opened:
             ctx.close()
     with capsys.disabled():
         print(f"\n{how}: {len(pages)} pages, {len(problems)} failed requests or console errors, "

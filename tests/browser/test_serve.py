@@ -3,8 +3,8 @@ with the change (timed: save to reloaded page, against data/budgets.yaml), and a
 rebuild shows its error, with file and line, over the last good page and in the
 terminal; fixed, the page reloads.
 
-The server runs in a project copy (tests/conftest.py `project_copy`) as a user runs it,
-on a free port of 127.0.0.1."""
+The server runs in a project copy (tests/conftest.py's `_copy_project`) as a user runs
+it, on a free port of 127.0.0.1; both tests share one server."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, _copy_project
 
 
 PAGE = "content/pages/notebook.md"
@@ -64,8 +64,16 @@ class Server:
             self.proc.kill()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
+def project_copy(tmp_path_factory, vendored_files) -> Path:
+    """One project copy for this module's server (tests/conftest.py's, made once): each
+    test reads the page's Markdown as it finds it and only appends to it."""
+    return _copy_project(tmp_path_factory.mktemp("serve") / "proj")
+
+
+@pytest.fixture(scope="module")
 def server(project_copy):
+    """One `--serve` process for both tests (starting one builds the site)."""
     s = Server(project_copy)
     try:
         s.wait_for("serving http://127.0.0.1:")
