@@ -13,6 +13,21 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 
+FAST_TIER = "not browser"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """The fast tier, `python -m pytest -m "not browser"`, runs on two workers (pytest-xdist,
+    the machine's two cores) unless `-n` says otherwise; the whole suite runs in one
+    process (its browser timings want the machine to themselves). Runs before
+    pytest-xdist reads -n."""
+    import os
+    if (getattr(config.option, "numprocesses", "absent") is None
+            and (config.option.markexpr or "").strip() == FAST_TIER
+            and "PYTEST_XDIST_WORKER" not in os.environ):
+        config.option.numprocesses = min(2, os.cpu_count() or 1)
+
 
 def tree_digest(d: Path) -> dict[str, str]:
     """Every file under `d` (relative path) -> SHA-256 of its bytes."""
