@@ -165,13 +165,17 @@ def test_a_changed_data_file_misses_the_cache_and_runs_every_check(project_copy,
 
 
 @pytest.mark.parametrize("umask,dirs,files", [(0o022, "755", "644"), (0o027, "750", "640")])
-def test_the_site_is_created_with_the_users_umask(tmp_path, umask, dirs, files):
+def test_the_site_is_created_with_the_users_umask(project_copy, warm_copy, tmp_path, umask,
+                                                  dirs, files):
+    """A fresh process (the umask is the process's), in a project copy with the untouched
+    project's caches, so the repository's own .cache/ is not written."""
     import os
     import subprocess
     import sys
+    give_caches(warm_copy, project_copy)
     out = tmp_path / "site"
-    r = subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(out)],
-                       cwd=ROOT, capture_output=True, text=True,
+    r = subprocess.run([sys.executable, str(project_copy / "build.py"), "--out", str(out)],
+                       cwd=project_copy, capture_output=True, text=True,
                        preexec_fn=lambda: os.umask(umask))
     assert r.returncode == 0, r.stderr
     modes = {(p.is_dir(), f"{p.stat().st_mode & 0o777:o}") for p in [out, *out.rglob("*")]}
