@@ -99,7 +99,7 @@ def read(root: Path, key: str, valid: Callable[[object], bool]):
         data = _file_bytes(path)
         if data is None:
             return None
-        value = _RegistryUnpickler(io.BytesIO(_body(data, key))).load()
+        value = restricted_loads(_body(data, key))
     except CacheRefused as e:
         return _refuse(path, root, str(e))
     except Exception as e:     # noqa: BLE001 - any failure to load means: build cold
@@ -122,18 +122,29 @@ def write(root: Path, key: str, value) -> None:
     """Store `value` for `key`, replacing any older data-stage cache. A cache that
     cannot be written is reported in one line; the build does not depend on it."""
     path = cache_file(root, key)
-    body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    head = b" ".join((MAGIC, FORMAT, key.encode(), hashlib.sha256(body).hexdigest().encode()))
+    _store(path, _framed(MAGIC, key, pickled(value)), "the next build runs cold",
+           stale=path.parent.glob(f"{PREFIX}*.pickle"))
+
+
+def _framed(magic: bytes, key: str, body: bytes) -> bytes:
+    """A cache file's bytes: the header `_body` checks, then `body`."""
+    return b" ".join((magic, FORMAT, key.encode(),
+                      hashlib.sha256(body).hexdigest().encode())) + b"\n" + body
+
+
+def _store(path: Path, data: bytes, consequence: str, stale=()) -> None:
+    """Write `data` at `path` through a temporary file beside it, so no reader sees half
+    a file, after deleting the `stale` files; a failure is reported in one line ending
+    with `consequence` (what the next build does without it)."""
     try:
         path.parent.mkdir(exist_ok=True)
-        for old in path.parent.glob(f"{PREFIX}*.pickle"):
+        for old in list(stale):
             old.unlink()
-        tmp = path.with_suffix(f".{os.getpid()}.part")
-        tmp.write_bytes(head + b"\n" + body)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.part")
+        tmp.write_bytes(data)
         tmp.replace(path)
     except OSError as e:
-        print(f"cache not written ({e.strerror}: {e.filename}); the next build runs cold",
-              file=sys.stderr)
+        print(f"cache not written ({e.strerror}: {e.filename}); {consequence}", file=sys.stderr)
 
 
 # ---- plain JSON records under the same verified header (the incremental render's
@@ -164,17 +175,9 @@ def read_json(root: Path, name: str, key: str):
 
 def write_json(root: Path, name: str, key: str, value) -> None:
     """Store `value` as `name` for `key`; a failure is reported in one line."""
-    path = json_file(root, name)
     body = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
-    head = b" ".join((JSON_MAGIC, FORMAT, key.encode(), hashlib.sha256(body).hexdigest().encode()))
-    try:
-        path.parent.mkdir(exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.part")
-        tmp.write_bytes(head + b"\n" + body)
-        tmp.replace(path)
-    except OSError as e:
-        print(f"cache not written ({e.strerror}: {e.filename}); the next build renders "
-              "every page", file=sys.stderr)
+    _store(json_file(root, name), _framed(JSON_MAGIC, key, body),
+           "the next build renders every page")
 
 
 def json_memo(root: Path):
@@ -206,14 +209,7 @@ def write_blob(root: Path, data: bytes) -> str:
     digest = hashlib.sha256(data).hexdigest()
     path = blob_file(root, digest)
     if not path.exists():
-        try:
-            path.parent.mkdir(exist_ok=True)
-            tmp = path.with_name(f"{path.name}.{os.getpid()}.part")
-            tmp.write_bytes(data)
-            tmp.replace(path)
-        except OSError as e:
-            print(f"cache not written ({e.strerror}: {e.filename}); the next build renders "
-                  "every page", file=sys.stderr)
+        _store(path, data, "the next build renders every page")
     return digest
 
 
