@@ -48,6 +48,16 @@ def key_lines(node, first_line: int = 1) -> dict[str, int]:
             if isinstance(k, yaml.ScalarNode)}
 
 
+def key_places(path: str, node, first_line: int = 1, default: int | None = None):
+    """`where` for check_fields: "path:line" of a key of the mapping `node` (composed
+    YAML, its text starting at file line `first_line`); for the mapping itself, or a key
+    it lacks, `default`, else the mapping's own line."""
+    lines = key_lines(node, first_line)
+    if default is None:
+        default = first_line + node.start_mark.line if node is not None else first_line
+    return lambda key: f"{path}:{lines.get(key, default) if key is not None else default}"
+
+
 def _is_kind(value, kind: type) -> bool:
     return isinstance(value, kind) and not (kind is int and isinstance(value, bool))
 

@@ -13,7 +13,7 @@ import yaml
 
 from . import yamlio
 from .errors import BuildError
-from .fieldcheck import FieldRule, check_fields, key_lines
+from .fieldcheck import FieldRule, check_fields, key_places
 
 FENCE = "---"
 
@@ -80,8 +80,7 @@ def _front_matter(data: dict, fm_text: str, path: str) -> FrontMatter:
     """The checked front matter; errors name the key's line (line 2 for the mapping),
     found in the node tree only when there is an error."""
     def where(key):
-        lines = key_lines(yamlio.compose(fm_text), first_line=2)
-        return f"{path}:{lines.get(key, 2) if key is not None else 2}"
+        return key_places(path, yamlio.compose(fm_text), first_line=2, default=2)(key)
     check_fields(data, FRONT_MATTER_RULES, where, "front matter")
     meta = FrontMatter(**data)
     if meta.layout == "deck" and meta.order is None:

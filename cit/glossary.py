@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import yaml
 
 from . import yamlio
-from .fieldcheck import FieldRule, check_fields, key_lines
+from .fieldcheck import FieldRule, check_fields, key_places
 from .errors import BuildError
 
 TERM_KEY_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -65,8 +65,7 @@ def load_glossary(text: str, path: str) -> dict[str, Term]:
         if not isinstance(key, str) or not TERM_KEY_RE.match(key):
             raise BuildError(f"{path}:{line}", f"term key {key!r} must be lower-case letters, digits and hyphens")
         entry = data[key]
-        fields = key_lines(entry_node)
-        check_fields(entry, ENTRY_RULES, lambda k: f"{path}:{fields.get(k, line)}",
+        check_fields(entry, ENTRY_RULES, key_places(path, entry_node, default=line),
                      f"term {key!r}")
         terms[key] = Term(key, entry["term"].strip(), entry["definition"].strip(), path, line,
                           tuple(entry.get("see") or ()), _text_line(entry_node, "definition"))

@@ -24,7 +24,7 @@ import yaml
 from . import yamlio
 
 from .errors import BuildError
-from .fieldcheck import FieldRule, check_fields, key_lines
+from .fieldcheck import FieldRule, check_fields, key_places
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "vendored" / "lock.yaml"
@@ -81,16 +81,19 @@ def read_lock(path: Path = LOCK) -> Lock:
         raise BuildError(str(path), "lock file missing; run `python -m cit.vendor lock`") from None
     except yaml.YAMLError as e:
         raise BuildError(str(path), f"malformed lock file: {e}") from None
-    node = yamlio.compose(text)
 
-    def where_in(mapping_node):
-        lines = key_lines(mapping_node)
-        first = 1 + mapping_node.start_mark.line if mapping_node is not None else 1
-        return lambda key: f"{path}:{lines.get(key, first) if key is not None else first}"
-    check_fields(raw, LOCK_RULES, where_in(node), "lock file")
-    file_nodes = next(v.value for k, v in node.value if k.value == "files")
-    for entry, entry_node in zip(raw["files"], file_nodes):
-        check_fields(entry, LOCKED_FILE_RULES, where_in(entry_node), "lock file entry")
+    def where(entry: int | None = None):
+        """Where a key of the lock (or of its files' entry `entry`) is: the node tree
+        is composed only when there is an error to place, as for front matter."""
+        def at(key):
+            node = yamlio.compose(text)
+            if entry is not None:
+                node = next(v for k, v in node.value if k.value == "files").value[entry]
+            return key_places(str(path), node)(key)
+        return at
+    check_fields(raw, LOCK_RULES, where(), "lock file")
+    for i, item in enumerate(raw["files"]):
+        check_fields(item, LOCKED_FILE_RULES, where(i), "lock file entry")
     return Lock(raw["repository"], raw["commit"], raw["host"],
                 [LockedFile(**entry) for entry in raw["files"]])
 

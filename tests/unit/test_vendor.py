@@ -82,3 +82,21 @@ def test_a_mirror_with_a_bad_file_is_refused_not_used(project_copy, tmp_path, up
     with pytest.raises(BuildError) as e:
         materialise(vendor_from=mirror, root=project_copy)
     assert f.path in str(e.value) and f.blob_sha1 in str(e.value)
+
+
+@pytest.mark.parametrize("old, new, owner", [
+    ("host:", "hostx:", "lock file: unknown key `hostx`"),
+    ("  size:", "  sise:", "lock file entry: unknown key `sise`"),
+    ("  size: ", "  size: x", "lock file entry `size`: must be a whole number"),
+])
+def test_a_malformed_lock_names_the_line_of_the_key(tmp_path, old, new, owner):
+    from cit.vendor import LOCK
+    text = LOCK.read_text()
+    assert old in text
+    bad = text.replace(old, new, 1)
+    path = tmp_path / "lock.yaml"
+    path.write_text(bad)
+    with pytest.raises(BuildError) as e:
+        read_lock(path)
+    line = next(i for i, s in enumerate(bad.splitlines(), 1) if s.startswith(new))
+    assert str(e.value).startswith(f"{path}:{line}: {owner}")
