@@ -29,11 +29,11 @@ def block_table(registry: Registry, content_dir: Path, templates_dir: Path,
     numbers), content/chain.yaml for `@[chain]`, templates/static/explorer.js and the
     simulator's computed values for `@[explorer]` (`sim_values()` returns them). A name
     given twice fails. `memo(name, key, compute)` keeps the charts' figures and the
-    explorer's payload (see chart_html, explorer_blocks); `sim_key` is the key of the
-    simulator's computation (the data stages' input key)."""
+    explorer's payload (see chart_html, explorer_blocks), each under its own key joined
+    to `sim_key`: the data stages' input key, which hashes the data and all of cit/ (a
+    figure's JSON uses helpers beyond its module; the explorer's payload is a function
+    of the simulator's computation)."""
     def code_memo(name: str, key: str, compute):
-        """The memo under a key that also holds `sim_key`, which hashes all of cit/:
-        a figure's JSON depends on helpers beyond its own module."""
         return memo(name, hashlib.sha256(f"{sim_key}\0{key}".encode()).hexdigest(), compute)
 
     table: dict[str, BlockSpec] = {}
@@ -42,7 +42,7 @@ def block_table(registry: Registry, content_dir: Path, templates_dir: Path,
                   figure_blocks(registry),
                   chain_blocks(registry, Path(content_dir) / "chain.yaml"),
                   explorer_blocks(sim_values, Path(templates_dir) / "static" / "explorer.js",
-                                  memo, sim_key)):
+                                  code_memo)):
         for name, spec in group.items():
             if name in table:
                 raise BuildError("block table", f"two blocks are named @[{name}]")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..errors import BuildError
 from ..markup import json_for_script, scroll_region
-from .spec import BlockSpec
+from .spec import BlockSpec, compute_now
 
 
 
@@ -176,15 +176,13 @@ def explorer_html(ctx, payload: dict, script: Path) -> str:
         f'</div>')
 
 
-def explorer_blocks(sim_values, script: Path, memo=None, key: str = "") -> dict[str, BlockSpec]:
+def explorer_blocks(sim_values, script: Path, memo=compute_now) -> dict[str, BlockSpec]:
     """`@[explorer]`, drawn from `sim_values()` (the simulator's cit.sim.Computed of this
     build, handed over by the build and loaded only when needed; the block never
     recomputes it), with `script` (templates/static/explorer.js) written inline. `memo`
-    (name, key, compute), given with `key` (the data stages' input key, which the
-    computation is a function of), keeps the block's payload in .cache/, so a page edit
-    does not load the simulator (docs/architecture.md, "Rebuilding fast")."""
+    keeps the block's payload: the build's keys it by the data stages' inputs and code,
+    which the computation is a function of (block_table), so a page edit does not load
+    the simulator (docs/architecture.md, "Rebuilding fast")."""
     def payload():
-        if memo is None:
-            return explorer_payload(sim_values())
-        return memo("explorer-payload", key, lambda: explorer_payload(sim_values()))
+        return memo("explorer-payload", "", lambda: explorer_payload(sim_values()))
     return {"explorer": BlockSpec(lambda ctx: explorer_html(ctx, payload(), script))}
