@@ -136,8 +136,8 @@ def render_site(registry: Registry, content_dir, templates_dir,
 
     `blocks`: the block table (cit.blocks.block_table). `build_info` keys read here:
     `commit` (str), `commit_date` (str); blocks read more (`verification` for
-    table:tested). `repo_root` (default: content_dir's parent) only shapes the file
-    names in error messages. `bundle_root`: the project whose vendored/plotly/ bundle
+    table:tested). `repo_root` (default: content_dir's parent) is what content file
+    names are relative to, in error messages and in the page records. `bundle_root`: the project whose vendored/plotly/ bundle
     is shipped (default: this code's).
 
     Incremental (cit/incremental.py): with `key_inputs` every page gets a record
@@ -145,7 +145,8 @@ def render_site(registry: Registry, content_dir, templates_dir,
     rendered again but keeps its bytes (`Site.kept`: its output files). `memo` keeps the
     minified static files (cit/assets.py: static_assets)."""
     content_dir, templates_dir = Path(content_dir), Path(templates_dir)
-    rel = _relative_names(Path(repo_root) if repo_root else content_dir.resolve().parent)
+    root = Path(repo_root) if repo_root else content_dir.resolve().parent
+    rel = _relative_names(root)
     for key in ("commit", "commit_date"):
         if not isinstance(build_info.get(key), str) or not build_info[key]:
             raise BuildError("build_info", f"missing {key!r}")
@@ -154,7 +155,6 @@ def render_site(registry: Registry, content_dir, templates_dir,
     state = SiteState(registry, discover(content_dir, rel), glossary, make_markdown(),
                       dict(blocks), build_info)
     state.definitions = _plain_definitions(state)
-    root = Path(repo_root) if repo_root else content_dir.resolve().parent
     previous = previous or {}
     sources = {p.out: (root / p.doc.path).read_bytes() for p in state.pages} if key_inputs else {}
     if key_inputs is not None:
