@@ -11,7 +11,6 @@ output folder untouched, and an --out the build did not make is never replaced.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 import time
@@ -40,12 +39,9 @@ class BuildResult:
 def data_stage_key(root: Path) -> str:
     """Hash of everything the data stages read: the lock (which pins every vendored
     byte, re-verified on each build), our data files, and the code itself."""
-    h = hashlib.sha256()
-    files = [root / "vendored" / "lock.yaml", *(root / "data").rglob("*"),
-             *(root / "cit").rglob("*.py")]
-    for p in sorted(f for f in files if f.is_file()):
-        h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
-    return h.hexdigest()
+    return incremental.paths_digest(root, [root / "vendored" / "lock.yaml",
+                                           *(root / "data").rglob("*"),
+                                           *(root / "cit").rglob("*.py")])
 
 
 def _cached_shape(value) -> bool:

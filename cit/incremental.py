@@ -75,30 +75,33 @@ def _h(*parts: bytes | str) -> str:
     return h.hexdigest()
 
 
-def files_digest(root: Path, folders: Iterable[str], pattern: str = "*") -> str:
-    """Hash of every file (path and bytes) under `folders` of root."""
+def paths_digest(root: Path, paths: Iterable[Path]) -> str:
+    """Hash of the files among `paths` (each path relative to root, and its bytes), in
+    sorted order; a path that is not a file is left out."""
     h = hashlib.sha256()
+    for p in sorted(x for x in paths if x.is_file()):
+        h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def files_digest(root: Path, folders: Iterable[str], pattern: str = "*") -> str:
+    """Hash of every file (path and bytes) under `folders` of root, or of `folders`
+    themselves when they are files."""
+    paths: list[Path] = []
     for folder in folders:
         base = root / folder
-        paths = sorted(p for p in base.rglob(pattern) if p.is_file()) if base.is_dir() else (
-            [base] if base.is_file() else [])
-        for p in paths:
-            if "__pycache__" in p.parts:
-                continue
-            h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
-    return h.hexdigest()
+        paths += ([p for p in base.rglob(pattern) if "__pycache__" not in p.parts]
+                  if base.is_dir() else [base])
+    return paths_digest(root, paths)
 
 
 def block_inputs_digest(root: Path) -> str:
     """What a block may read besides the registry: the data files, the lock and the
     content files that are not pages, the glossary excepted (a page depends on the
     entries of the terms it links, and a late page on all of them)."""
-    h = hashlib.sha256()
-    paths = [*(root / "content").glob("*.y*ml"), *(root / "data").rglob("*"),
-             root / "vendored" / "lock.yaml"]
-    for p in sorted(x for x in paths if x.is_file() and x.name != "glossary.yaml"):
-        h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
-    return h.hexdigest()
+    return paths_digest(root, [
+        *(p for p in (root / "content").glob("*.y*ml") if p.name != "glossary.yaml"),
+        *(root / "data").rglob("*"), root / "vendored" / "lock.yaml"])
 
 
 def site_key(root: Path, build_info: Mapping, fronts: Iterable[tuple]) -> str:
