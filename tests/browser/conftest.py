@@ -177,6 +177,16 @@ def page(make_page):
 
 # ---------------------------------------------------------------- pages of a built site
 
+def tab_to(page, selector: str, presses: int):
+    """Press Tab (at most `presses` times) until the focused element matches
+    `selector`; returns the locator of the focused match (count 0 if none was reached)."""
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        if page.evaluate("s => document.activeElement.matches(s)", selector):
+            break
+    return page.locator(f"{selector}:focus")
+
+
 def site_pages(site: Path) -> list[str]:
     """Every page of a built site, as a URL path relative to its root ("" for the hub,
     "decks/01-sources/" for a deck), found by crawling for index.html."""

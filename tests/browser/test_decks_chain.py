@@ -28,7 +28,7 @@ from cit.blocks.chain import chain_number_ids, load_chain, render_chain
 from cit.registry import Registry, Source
 from cit.assets import prov_path, prov_payload, prov_script
 
-from .conftest import pdf_pages
+from .conftest import pdf_pages, tab_to
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "templates" / "static"
@@ -597,11 +597,7 @@ def test_a_number_opens_its_card_on_focus_and_enter_and_escape_closes_it(page, s
 
 def test_tabbing_onto_a_number_shows_its_card(page, demo_site):
     page.goto(demo_site.url)
-    for _ in range(40):
-        page.keyboard.press("Tab")
-        if page.evaluate("document.activeElement.matches('data.num')"):
-            break
-    num = page.locator("data.num:focus")
+    num = tab_to(page, "data.num", 40)
     assert num.count() == 1, "no number reached by Tab"
     _check_card(page, num)
 

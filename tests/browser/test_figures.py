@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import FAILING_IMPACTS, STATES, figure_slides, pdf_pages
+from .conftest import FAILING_IMPACTS, STATES, figure_slides, pdf_pages, tab_to
 
 CARD_READY = "#cit-prov-card:not([hidden]):not([aria-busy])"
 MIN_FIGURES = 2
@@ -141,11 +141,7 @@ def test_tabbing_reaches_a_figure_mark_and_shows_its_card(page, served, numbers)
     slide = figure_slides(page)[0]
     page.goto(f"{url}decks/{d.name}/index.html#{slide}")
     page.wait_for_selector(f"section#{slide}.is-current")
-    for _ in range(80):
-        page.keyboard.press("Tab")
-        if page.evaluate("document.activeElement.matches('.fig-mark')"):
-            break
-    mark = page.locator(".fig-mark:focus")
+    mark = tab_to(page, ".fig-mark", 80)
     assert mark.count() == 1, "no figure mark reached by Tab"
     assert _card_says(page) == _want(numbers, mark.get_attribute("data-id"))
 
