@@ -14,19 +14,112 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 
 FAST_TIER = "not browser"
+QUIET_LOCK_ENV = "CIT_TEST_QUIET_LOCK"
+GROUPS_ENV = "CIT_TEST_LOADGROUP"
 
+
+# ---- the test run: two workers, quiet tests, measured lines ------------------------
+# How a run is spread over the machine's two cores is described in docs/testing.md.
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config):
-    """The fast tier, `python -m pytest -m "not browser"`, runs on two workers (pytest-xdist,
-    the machine's two cores) unless `-n` says otherwise; the whole suite runs in one
-    process (its browser timings want the machine to themselves). Runs before
-    pytest-xdist reads -n."""
+    """A run that names no single test file runs on two pytest-xdist workers (the
+    machine's two cores), browser tests grouped so that each module's fixtures are made
+    once; `-n` says otherwise. Runs before pytest-xdist reads -n."""
     import os
-    if (getattr(config.option, "numprocesses", "absent") is None
-            and (config.option.markexpr or "").strip() == FAST_TIER
-            and "PYTEST_XDIST_WORKER" not in os.environ):
-        config.option.numprocesses = min(2, os.cpu_count() or 1)
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        # a worker parses the command line again, without the choice made below
+        config.option.loadgroup = config.option.loadgroup or GROUPS_ENV in os.environ
+        return
+    if getattr(config.option, "numprocesses", "absent") is not None or _names_test_files(config):
+        return
+    config.option.numprocesses = min(2, os.cpu_count() or 1)
+    if config.option.dist == "no":
+        config.option.dist = "loadgroup"
+        os.environ[GROUPS_ENV] = "1"
+
+
+def _names_test_files(config) -> bool:
+    """Whether the command line names test files or tests (not only folders)."""
+    return any("::" in a or a.endswith(".py") for a in config.invocation_params.args
+               if not a.startswith("-"))
+
+
+def pytest_configure(config):
+    """On the controller of a run with workers: one lock file for the quiet tests
+    (`quiet_lock`), handed to the workers through the environment."""
+    import os
+    import tempfile
+    config.addinivalue_line("markers", "quiet: runs while no other test runs on another "
+                            "worker (a timed test); see docs/testing.md")
+    if getattr(config.option, "numprocesses", None) and "PYTEST_XDIST_WORKER" not in os.environ:
+        fd, path = tempfile.mkstemp(prefix="cit-quiet-", suffix=".lock")
+        os.close(fd)
+        os.environ[QUIET_LOCK_ENV] = path
+        config.cit_quiet_lock = path
+
+
+def pytest_unconfigure(config):
+    import os
+    path = getattr(config, "cit_quiet_lock", None)
+    if path:
+        os.environ.pop(QUIET_LOCK_ENV, None)
+        Path(path).unlink(missing_ok=True)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """With workers, a test marked `quiet` runs alone: it closes a gate that keeps the
+    other worker from starting a test, then waits for the one running to end. Every
+    other test passes the gate and holds the run lock shared while it runs."""
+    import os
+    path = os.environ.get(QUIET_LOCK_ENV)
+    if not path:
+        return (yield)
+    with quiet_lock(path, exclusive=item.get_closest_marker("quiet") is not None):
+        return (yield)
+
+
+def quiet_lock(path: str, exclusive: bool):
+    """A context holding the run lock (byte 1 of `path`) shared, or exclusive for a quiet
+    test, taken through the gate (byte 0) so that a waiting quiet test is not starved."""
+    import contextlib
+    import fcntl
+
+    @contextlib.contextmanager
+    def held():
+        with open(path, "r+b") as f:
+            fcntl.lockf(f, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH, 1, 0)
+            try:
+                fcntl.lockf(f, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH, 1, 1)
+            finally:
+                if not exclusive:
+                    fcntl.lockf(f, fcntl.LOCK_UN, 1, 0)
+            try:
+                yield
+            finally:
+                fcntl.lockf(f, fcntl.LOCK_UN)
+    return held()
+
+
+@pytest.fixture
+def measured(request):
+    """`measured(line)` records a figure a test measured; the run prints every such line
+    at its end, in test order, also when the tests ran on workers (it travels in the
+    test's report)."""
+    def record(line: str) -> None:
+        request.node.user_properties.append(("measured", line.strip("\n")))
+    return record
+
+
+def pytest_terminal_summary(terminalreporter):
+    reports = [r for key in ("passed", "failed") for r in terminalreporter.stats.get(key, [])
+               if r.when == "call"]
+    lines = [(r.nodeid, v) for r in reports for k, v in r.user_properties if k == "measured"]
+    if lines:
+        terminalreporter.section("measured")
+        for nodeid, line in sorted(lines, key=lambda x: x[0]):
+            terminalreporter.write_line(f"{nodeid.split('::')[-1]}:\n  " + line.replace("\n", "\n  "))
 
 
 def tree_digest(d: Path) -> dict[str, str]:

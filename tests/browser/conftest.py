@@ -35,11 +35,29 @@ CHROMIUM = "/usr/bin/chromium"
 HERE = Path(__file__).resolve().parent
 
 
+# The modules that read the session's axe audits: they run last, when the other worker
+# has usually finished the tests that need no browser, since the audits keep both cores busy.
+AUDIT_MODULES = ("test_a11y", "test_figures")
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Every test under tests/browser/ is a browser test: `-m "not browser"` leaves them out."""
+    """Every test under tests/browser/ is a browser test: `-m "not browser"` leaves them
+    out. On workers (--dist loadgroup) the browser tests run on one worker, one after
+    another, the audit modules last (docs/testing.md)."""
+    browser_items = []
     for item in items:
-        if HERE in Path(str(item.path)).resolve().parents:
+        path = Path(str(item.path)).resolve()
+        if HERE in path.parents:
             item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.xdist_group("browser"))
+            browser_items.append(item)
+    late = [i for i in browser_items if Path(str(i.path)).stem in AUDIT_MODULES]
+    if late:
+        late_ids = {id(i) for i in late}
+        items[:] = [i for i in items if id(i) not in late_ids] + late
+
+
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
 INERT_SCHEMES = {"data", "blob", "about"}
@@ -326,21 +344,26 @@ def _strip_scripts(route):
         route.continue_()
 
 
-def open_for_audit(browser, url: str, state: State):
+def open_for_audit(browser, url: str | None, state: State, axe_js: Path | None = None):
     """A fresh context in `state` with `url` loaded (its scripts removed first when the
-    state has none). Returns (context, page, errors): errors collects the page's console
-    errors and uncaught errors where its scripts run."""
+    state has none; no page loaded when `url` is None). With `axe_js`, axe is added to
+    every page the context loads, before the page's own scripts: a context that goes on
+    to other pages compiles it once. Returns (context, page, errors): errors collects
+    the page's console errors and uncaught errors where its scripts run."""
     ctx = browser.new_context(**state.context)
     errors: list[str] = []
     if not state.scripts:
         ctx.route("**/*", _strip_scripts)
+    if axe_js is not None:
+        ctx.add_init_script(path=str(axe_js))
     page = ctx.new_page()
     if state.scripts:
         page.on("console", lambda m: errors.append(f"console error: {m.text}")
                 if m.type == "error" else None)
         page.on("pageerror", lambda exc: errors.append(f"uncaught error: {exc}"))
     page.set_default_timeout(30_000)
-    page.goto(url, wait_until="load")
+    if url is not None:
+        page.goto(url, wait_until="load")
     return ctx, page, errors
 
 
@@ -414,43 +437,55 @@ def figure_slides(page) -> list[str]:
     return page.eval_on_selector_all(*FIGURE_SLIDES)
 
 
-def _collect(out: dict, rel: str, slide: str, opened: list) -> None:
+def _collect(out: dict, rel: str, slide: str, opened: list, seen: dict) -> None:
+    """Each state's audit of the page (or slide) into `out`, with the errors its page
+    logged since `seen` (state name -> how many it had logged before this page)."""
     for _, page, errors, state in opened:
         found, twins, engine = audit_result(page)
-        out[(rel, slide, state.name)] = Audit(found, twins, engine, list(errors))
+        out[(rel, slide, state.name)] = Audit(found, twins, engine,
+                                              list(errors[seen[state.name]:]))
+
+
+def _audit_page(out: dict, rel: str, url: str, opened: list, axe_js: Path) -> None:
+    """Load `url` in each state's page and audit the four at once; then a deck's figure
+    slides, one after another, in the states where scripts run."""
+    seen = {state.name: len(errors) for _, _, errors, state in opened}
+    for _, page, _, state in opened:
+        page.goto(url, wait_until="load")
+        start_audit(page, state, axe_js)
+    _collect(out, rel, "", opened, seen)
+    if not rel.startswith("decks/"):
+        return
+    scripted = [o for o in opened if o[3].scripts]
+    for slide in figure_slides(scripted[0][1]):
+        for _, page, _, state in scripted:
+            page.evaluate("h => { location.hash = h; }", "#" + slide)
+            page.wait_for_selector(f"section#{slide}.is-current")
+            start_audit(page, state, axe_js)
+        _collect(out, rel, slide, scripted, seen)
 
 
 @pytest.fixture(scope="session")
 def site_audits(browser, built_site, serve_dir, axe_js) -> dict[tuple[str, str, str], Audit]:
-    """{(page, slide, state name): Audit}. Every page of the built site is opened in a
-    fresh context for each of the four states and audited as loaded (slide ""); the four
-    audits of a page run at once, in their own renderer processes. A deck's figure
-    slides are then shown in turn (its hash set, as a reader's link does) in the
-    contexts where scripts run, each audited with its own card open. Without scripts a
-    deck stacks every slide, so its one audit covers its figure slides."""
+    """{(page, slide, state name): Audit}. One context per state (its own renderer
+    process) goes from page to page of the built site, as a reader following links
+    does; each page is audited as loaded (slide ""), in the four states at once. A
+    deck's figure slides are then shown in turn (its hash set, as a reader's link does)
+    in the states where scripts run, each audited with its own card open. Without
+    scripts a deck stacks every slide, so its one audit covers its figure slides."""
     site = Path(built_site)
     base = serve_dir(site)
     pages = site_pages(site)
     assert pages, f"no index.html under {site}"
     out: dict = {}
-    for rel in pages:
-        opened = []
-        try:
-            for state in STATES:
-                ctx, page, errors = open_for_audit(browser, base + rel, state)
-                opened.append((ctx, page, errors, state))
-                start_audit(page, state, axe_js)
-            _collect(out, rel, "", opened)
-            if not rel.startswith("decks/"):
-                continue
-            scripted = [o for o in opened if o[3].scripts]
-            for slide in figure_slides(scripted[0][1]):
-                for _, page, _, state in scripted:
-                    page.evaluate("h => { location.hash = h; }", "#" + slide)
-                    page.wait_for_selector(f"section#{slide}.is-current")
-                    start_audit(page, state, axe_js)
-                _collect(out, rel, slide, scripted)
-        finally:
-            for ctx, *_ in opened:
-                ctx.close()
+    opened = []
+    try:
+        for state in STATES:
+            ctx, page, errors = open_for_audit(browser, None, state, axe_js)
+            opened.append((ctx, page, errors, state))
+        for rel in pages:
+            _audit_page(out, rel, base + rel, opened, axe_js)
+    finally:
+        for ctx, *_ in opened:
+            ctx.close()
     return out

@@ -1,9 +1,10 @@
 """Accessibility: axe-core on every page of the built site, in four states, with no
 serious or critical violation allowed; the rest are counted by impact and printed.
 
-States (each page in a fresh browser context, served on 127.0.0.1; the session fixture
-`site_audits` in conftest.py audits a page in its four states at once, in four contexts,
-and test_figures reads the same audits for the decks' figure slides):
+States (the pages served on 127.0.0.1; the session fixture `site_audits` in conftest.py
+keeps one browser context per state, which goes from page to page as a reader does, and
+audits a page in its four states at once; test_figures reads the same audits for the
+decks' figure slides):
 - desktop, light: every rule, with the first checked claim's card open (or, on a page
   without claims, the first number's provenance card) so the card is audited too;
 - desktop, dark: colour contrast only (the one rule the colour scheme changes), with
@@ -53,7 +54,7 @@ class Finding:
 
 @pytest.mark.parametrize("state", STATES, ids=lambda s: s.name)
 def test_no_page_has_a_serious_or_critical_accessibility_violation(state, built_site,
-                                                                   site_audits, capsys):
+                                                                   site_audits, measured):
     pages = site_pages(built_site)
     assert pages, f"no index.html under {built_site}"
     findings: list[Finding] = []
@@ -67,11 +68,10 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(state, built_
                      for v in a.violations]
     by_impact = Counter(f.impact for f in findings)
     by_rule = Counter(f"{f.rule} ({f.impact})" for f in findings)
-    with capsys.disabled():
-        print(f"\naxe {engine}, {state.name}: {len(pages)} pages; violations by impact "
-              + (", ".join(f"{k} {by_impact[k]}" for k in ("critical", "serious", "moderate", "minor"))
-                 + (f"; rules: {', '.join(f'{r} x{n}' for r, n in sorted(by_rule.items()))}" if by_rule else ""))
-              + (f"; {twins} look-alike table rows left out of the contrast rule" if twins else ""))
+    measured(f"\naxe {engine}, {state.name}: {len(pages)} pages; violations by impact "
+          + (", ".join(f"{k} {by_impact[k]}" for k in ("critical", "serious", "moderate", "minor"))
+             + (f"; rules: {', '.join(f'{r} x{n}' for r, n in sorted(by_rule.items()))}" if by_rule else ""))
+          + (f"; {twins} look-alike table rows left out of the contrast rule" if twins else ""))
     failing = [f.describe() for f in findings if f.impact in FAILING_IMPACTS]
     assert not failing, "\n".join(failing)
 

@@ -55,7 +55,7 @@ def served(built_site, serve_dir) -> tuple[Path, str]:
 
 @pytest.mark.parametrize("width,height", FIRST_SCREENS)
 def test_the_hub_first_screen_holds_the_title_the_verdict_and_the_plot_area(
-        make_page, served, width, height, capsys):
+        make_page, served, width, height, measured):
     _, base = served
     page = make_page(viewport={"width": width, "height": height})
     page.goto(base + "index.html")
@@ -63,10 +63,9 @@ def test_the_hub_first_screen_holds_the_title_the_verdict_and_the_plot_area(
     verdict = box(page, "main.hub > h1 + p")
     plot = page.eval_on_selector("main.hub div.chart", PLOT_AREA)
     assert plot, "the hub's chart has no visible plot area"
-    with capsys.disabled():
-        print(f"\nhub first screen at {width}x{height}: title {title}, verdict {verdict}, "
-              f"plot area top {plot['top']:.1f} bottom {plot['bottom']:.1f} "
-              f"left {plot['left']:.1f} right {plot['right']:.1f}")
+    measured(f"\nhub first screen at {width}x{height}: title {title}, verdict {verdict}, "
+          f"plot area top {plot['top']:.1f} bottom {plot['bottom']:.1f} "
+          f"left {plot['left']:.1f} right {plot['right']:.1f}")
     assert page.evaluate("window.scrollY") == 0
     for name, b in (("title", title), ("verdict", verdict), ("plot area", plot)):
         assert 0 <= b["top"] and b["bottom"] <= height, f"the {name} is not on the first screen: {b}"
@@ -112,7 +111,7 @@ def _open_watched(browser, url: str, root: str, problems: list[str]):
 
 
 @pytest.mark.parametrize("how", ["http", "file"])
-def test_every_page_loads_with_no_failed_request_and_no_console_error(browser, served, how, capsys):
+def test_every_page_loads_with_no_failed_request_and_no_console_error(browser, served, how, measured):
     site, base = served
     root = base if how == "http" else site.resolve().as_uri() + "/"
     pages = site_pages(site)
@@ -136,9 +135,8 @@ def test_every_page_loads_with_no_failed_request_and_no_console_error(browser, s
     finally:
         for _, ctx, _ in opened:
             ctx.close()
-    with capsys.disabled():
-        print(f"\n{how}: {len(pages)} pages, {len(problems)} failed requests or console errors, "
-              f"icon {sorted(icons)}")
+    measured(f"\n{how}: {len(pages)} pages, {len(problems)} failed requests or console errors, "
+          f"icon {sorted(icons)}")
     assert not problems, "\n".join(problems)
 
 
@@ -173,7 +171,7 @@ def _wait_drawn(page, chart):
 
 @pytest.mark.parametrize("rel", CHART_PAGES)
 def test_a_chart_page_loads_plotly_only_when_a_chart_is_reached_and_keeps_its_boxes(
-        make_page, served, rel, capsys):
+        make_page, served, rel, measured):
     _, base = served
     page = make_page()
     asked = _plotly_requests(page)
@@ -199,10 +197,9 @@ def test_a_chart_page_loads_plotly_only_when_a_chart_is_reached_and_keeps_its_bo
         assert chart.query_selector(".chart-preview") is None, "the preview stayed beside the chart"
     page.wait_for_timeout(200)
     after_hover = page.evaluate(BYTES)
-    with capsys.disabled():
-        print(f"\n{rel}: {at_load:,} bytes transferred at load, {after_hover:,} after hovering "
-              f"{len(charts)} chart(s); plotly fetched {len(asked)} time(s); boxes "
-              + "; ".join(f"{b['height']:.1f} -> {a['height']:.1f}" for b, a in shifts))
+    measured(f"\n{rel}: {at_load:,} bytes transferred at load, {after_hover:,} after hovering "
+          f"{len(charts)} chart(s); plotly fetched {len(asked)} time(s); boxes "
+          + "; ".join(f"{b['height']:.1f} -> {a['height']:.1f}" for b, a in shifts))
     assert len(asked) == 1, f"plotly fetched {len(asked)} times"
     for before, after in shifts:
         assert before == after, f"the chart moved or resized when plotly drew it: {before} -> {after}"

@@ -89,8 +89,9 @@ def _save(path: Path, text: str) -> float:
     return t
 
 
+@pytest.mark.quiet
 def test_a_saved_markdown_file_reloads_the_open_page_within_budget(server, project_copy,
-                                                                   browser, capsys):
+                                                                   browser, measured):
     budget = yaml.safe_load((ROOT / "data" / "budgets.yaml").read_text())["save_to_reload_s"]["value"]
     page = browser.new_page()
     try:
@@ -108,8 +109,7 @@ def test_a_saved_markdown_file_reloads_the_open_page_within_budget(server, proje
     finally:
         page.close()
     median = statistics.median(times)
-    with capsys.disabled():
-        print(f"\nsave to reloaded page under --serve: median {median:.3f} s of {SAVES} "
+    measured(f"\nsave to reloaded page under --serve: median {median:.3f} s of {SAVES} "
               f"({', '.join(f'{t:.3f}' for t in times)}); budget {budget} s")
     assert median <= budget, f"median {median:.3f} s over the budget {budget} s: {times}"
 

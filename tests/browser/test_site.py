@@ -398,15 +398,14 @@ def test_the_crawl_finds_one_page_for_each_content_file(built_site):
     assert site_pages(Path(built_site)) == content_pages(ROOT / "content")
 
 
-def test_every_page_loads_with_no_console_error_no_script_error_and_no_outside_request(sweep, capsys):
+def test_every_page_loads_with_no_console_error_no_script_error_and_no_outside_request(sweep, measured):
     bad = [f"{r.url}: {p}" for r in sweep for p in r.problems]
     outside = sum(1 for r in sweep for p in r.problems if p.startswith("request to another host"))
-    with capsys.disabled():
-        print(f"\nsite sweep: {len(sweep)} pages visited, "
-              f"{sum(r.requests for r in sweep)} requests, {outside} to another host, "
-              f"{sum(r.numbers for r in sweep)} numbers checked, "
-              f"{sum(r.charts for r in sweep)} charts ({sum(r.traces for r in sweep)} traces) drawn\n"
-              + _summary(sweep))
+    measured(f"\nsite sweep: {len(sweep)} pages visited, "
+          f"{sum(r.requests for r in sweep)} requests, {outside} to another host, "
+          f"{sum(r.numbers for r in sweep)} numbers checked, "
+          f"{sum(r.charts for r in sweep)} charts ({sum(r.traces for r in sweep)} traces) drawn\n"
+          + _summary(sweep))
     # the watch did see the pages' requests (a page and at least its stylesheet or script)
     assert all(r.requests >= 2 for r in sweep), _summary(sweep)
     assert not bad, "\n".join(bad)
@@ -445,12 +444,11 @@ def test_every_checked_claim_opens_a_card_with_its_evidence(sweep, built_site):
     assert checked == in_html and checked > 0, f"{checked} claims checked, {in_html} in the HTML"
 
 
-def test_the_hub_works_from_a_file_url_with_its_charts_and_cards(browser, built_site, site_numbers, capsys):
+def test_the_hub_works_from_a_file_url_with_its_charts_and_cards(browser, built_site, site_numbers, measured):
     site = Path(built_site).resolve()
     r = check_page(browser, (site / "index.html").as_uri(), site.as_uri() + "/", site_numbers)
-    with capsys.disabled():
-        print(f"\nhub from file://: {r.numbers} numbers, {r.charts} charts, {r.requests} requests, "
-              f"{len(r.problems)} problems")
+    measured(f"\nhub from file://: {r.numbers} numbers, {r.charts} charts, {r.requests} requests, "
+          f"{len(r.problems)} problems")
     assert r.problems == []
     assert r.chart_failures == [] and r.charts > 0
     assert r.number_failures == [] and r.numbers > 0
