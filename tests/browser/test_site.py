@@ -2,7 +2,8 @@
 folder for index.html is served on 127.0.0.1 and opened once. On each page:
 
 - no console error and no uncaught script error;
-- every request goes to the local server (a route handler aborts and records any other);
+- every request goes to the local server (a route handler aborts and records any other),
+  and none fails (no 404); the icon the page links is there;
 - every chart (`div.chart[data-figure-id]`, drawn by static/charts.js) holds as many
   Plotly traces as its embedded figure JSON, each trace has drawn SVG paths, and every
   trace type, trace attribute and layout attribute the figure uses is in the loaded
@@ -55,10 +56,12 @@ def content_pages(content: Path) -> list[str]:
 @dataclass
 class Watch:
     """What one page did: every request it made, those that left the allowed origin
-    (aborted), its console errors and its uncaught errors."""
+    (aborted), those that failed (a status of 400 or more, a missing file, a network
+    error), its console errors and its uncaught errors."""
     allowed: str                      # URL prefix every request must start with
     requests: list[str] = field(default_factory=list)
     outside: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
 
@@ -71,6 +74,14 @@ class Watch:
             self.outside.append(url)
             route.abort()
 
+    def on_response(self, response):
+        if response.status >= 400:
+            self.failed.append(f"{response.status} {response.url}")
+
+    def on_request_failed(self, request):
+        if request.url not in self.outside:      # those were aborted on purpose
+            self.failed.append(f"{request.failure} {request.url}")
+
     def on_console(self, msg):
         if msg.type == "error":
             loc = msg.location or {}
@@ -79,7 +90,8 @@ class Watch:
     def problems(self) -> list[str]:
         return ([f"console error: {m}" for m in self.console_errors]
                 + [f"uncaught error: {m}" for m in self.page_errors]
-                + [f"request to another host (aborted): {u}" for u in self.outside])
+                + [f"request to another host (aborted): {u}" for u in self.outside]
+                + [f"failed request: {u}" for u in self.failed])
 
 
 def open_watched(browser, url: str, allowed: str, *, routes=()):
@@ -95,6 +107,8 @@ def open_watched(browser, url: str, allowed: str, *, routes=()):
     page.set_default_timeout(30_000)
     page.on("console", watch.on_console)
     page.on("pageerror", lambda exc: watch.page_errors.append(str(exc)))
+    page.on("response", watch.on_response)
+    page.on("requestfailed", watch.on_request_failed)
     page.goto(url, wait_until="load")
     return ctx, page, watch
 
@@ -335,6 +349,20 @@ class PageResult:
     number_failures: list[str]
     claims: int = 0
     claim_failures: list[str] = field(default_factory=list)
+    icon: str = ""                    # the page's icon, relative to the allowed origin
+
+
+def icon_problems(page, allowed: str) -> tuple[str, list[str]]:
+    """The icon the page links (relative to `allowed`), and what is wrong with it: no
+    link, or a file that is not there (fetched over HTTP; looked for from file://)."""
+    icon = page.eval_on_selector_all("link[rel=icon]", "ls => ls.length ? ls[0].href : ''")
+    if not icon:
+        return "", ["no icon link"]
+    if icon.startswith("file://"):
+        ok = Path(urlsplit(icon).path).is_file()
+    else:
+        ok = page.request.get(icon).status == 200
+    return icon.replace(allowed, ""), [] if ok else [f"the icon {icon} is missing"]
 
 
 def check_page(browser, url: str, allowed: str, numbers: dict, *, routes=(),
@@ -343,6 +371,7 @@ def check_page(browser, url: str, allowed: str, numbers: dict, *, routes=(),
     t0 = time.perf_counter()
     ctx, page, watch = open_watched(browser, url, allowed, routes=routes)
     try:
+        icon, icon_missing = icon_problems(page, allowed)
         ids = page.eval_on_selector_all("data.num", "els => els.map(e => e.getAttribute('data-id'))")
         expected = {i: numbers[i] for i in set(ids) if i in numbers}
         charts = page.evaluate(CHECK_CHARTS, {"settleMs": settle_ms})
@@ -356,9 +385,11 @@ def check_page(browser, url: str, allowed: str, numbers: dict, *, routes=(),
         page.wait_for_timeout(50)
     finally:
         ctx.close()
-    return PageResult(url, time.perf_counter() - t0, len(watch.requests), watch.problems(),
+    return PageResult(url, time.perf_counter() - t0, len(watch.requests),
+                      watch.problems() + icon_missing,
                       charts["charts"], charts["traces"], charts["failures"],
-                      nums["checked"], nums["failures"], claims["claims"], claims["failures"])
+                      nums["checked"], nums["failures"], claims["claims"], claims["failures"],
+                      icon)
 
 
 # ---------------------------------------------------------------- fixtures
@@ -398,11 +429,14 @@ def test_the_crawl_finds_one_page_for_each_content_file(built_site):
     assert site_pages(Path(built_site)) == content_pages(ROOT / "content")
 
 
-def test_every_page_loads_with_no_console_error_no_script_error_and_no_outside_request(sweep, measured):
+def test_every_page_loads_with_no_failed_request_no_console_error_and_no_outside_request(
+        sweep, measured):
     bad = [f"{r.url}: {p}" for r in sweep for p in r.problems]
     outside = sum(1 for r in sweep for p in r.problems if p.startswith("request to another host"))
+    failed = sum(1 for r in sweep for p in r.problems if p.startswith("failed request"))
     measured(f"\nsite sweep: {len(sweep)} pages visited, "
-          f"{sum(r.requests for r in sweep)} requests, {outside} to another host, "
+          f"{sum(r.requests for r in sweep)} requests, {outside} to another host, {failed} failed, "
+          f"icon {sorted({r.icon for r in sweep})}, "
           f"{sum(r.numbers for r in sweep)} numbers checked, "
           f"{sum(r.charts for r in sweep)} charts ({sum(r.traces for r in sweep)} traces) drawn\n"
           + _summary(sweep))
@@ -468,6 +502,24 @@ def test_a_request_to_another_host_is_aborted_and_reported(browser, served, site
     assert outcome == "blocked"
     assert watch.outside == ["http://outside.invalid/pixel.png"]
     assert any("another host" in p for p in watch.problems())
+
+
+def test_a_missing_file_and_a_missing_icon_are_reported(browser, served, site_numbers):
+    """The hub, served with a stylesheet that answers 404 and an icon link to a file that
+    is not there: both are reported."""
+    site, base = served
+    hub = (site / "index.html").read_text(encoding="utf-8")
+    assert hub.count('href="static/favicon.svg"') == 1
+
+    def no_icon(route):
+        route.fulfill(status=200, content_type="text/html; charset=utf-8",
+                      body=hub.replace('href="static/favicon.svg"', 'href="static/no-icon.svg"'))
+
+    gone = [("**/static/site.css", lambda route: route.fulfill(status=404, body="gone")),
+            (base, no_icon)]
+    r = check_page(browser, base, base, site_numbers, routes=gone, settle_ms=1_000)
+    assert f"failed request: 404 {base}static/site.css" in r.problems, r.problems
+    assert f"the icon {base}static/no-icon.svg is missing" in r.problems, r.problems
 
 
 def test_a_chart_that_plotly_never_draws_is_reported(browser, served, site_numbers):
