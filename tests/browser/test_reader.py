@@ -17,13 +17,15 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from .conftest import site_pages
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 FIRST_SCREENS = [(1280, 800), (390, 844)]
 CHART_PAGES = ["index.html", "optics/index.html", "transit/index.html"]
-LOAD_BUDGET = 150_000      # bytes transferred by a chart page before any interaction
 
 # The plot area of a chart: the visible preview's grid (every grid line spans it), or,
 # once plotly has drawn, plotly's drag layer over the plot.
@@ -185,7 +187,12 @@ def test_a_chart_page_loads_plotly_only_when_a_chart_is_reached_and_keeps_its_bo
     assert len(asked) == 1, f"plotly fetched {len(asked)} times"
     for before, after in shifts:
         assert before == after, f"the chart moved or resized when plotly drew it: {before} -> {after}"
-    assert at_load <= LOAD_BUDGET, f"{rel}: {at_load:,} bytes at load (budget {LOAD_BUDGET:,})"
+    budgets = yaml.safe_load((ROOT / "data" / "budgets.yaml").read_text())
+    at_load_budget = budgets["hub_bytes"]["value"]      # each chart page, the hub's budget
+    after_budget = budgets["chart_page_bytes_after_hover"]["value"]
+    assert at_load <= at_load_budget, f"{rel}: {at_load:,} bytes at load (budget {at_load_budget:,})"
+    assert after_hover <= after_budget, \
+        f"{rel}: {after_hover:,} bytes after hovering every chart (budget {after_budget:,})"
 
 
 def test_focus_on_a_chart_or_a_tap_loads_it_too(make_page, served):
