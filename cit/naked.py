@@ -128,15 +128,27 @@ class _Scanner(TagStream):
         self.exempt_attrs: dict = {}
         self.figure: list[str] | None = None
         self.chart: _ChartTable | None = None
+        # (selectors in force, tag, class attribute) -> the selectors inside the tag:
+        # a long table repeats a few shapes thousands of times
+        self.inner_selectors: dict = {}
 
     def _selectors(self, extra=frozenset()) -> frozenset[str]:
         inside = self.stack[-1][1] if self.stack else frozenset()
         return inside | extra if extra else inside
 
+    def _selectors_inside(self, tag: str, class_attr: str) -> frozenset[str]:
+        inside = self.stack[-1][1] if self.stack else frozenset()
+        key = (inside, tag, class_attr)
+        sel = self.inner_selectors.get(key)
+        if sel is None:
+            sel = inside | frozenset([tag] + ["." + c for c in class_attr.split()])
+            self.inner_selectors[key] = sel
+        return sel
+
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         classes = (a.get("class") or "").split()
-        sel = self._selectors(frozenset([tag] + ["." + c for c in classes]))
+        sel = self._selectors_inside(tag, a.get("class") or "")
         if tag not in INLINE:
             self.parts.append(SEP)
         if self.exempt:
@@ -360,11 +372,12 @@ def scan_page(page: str, html_text: str, allowlist: list[AllowEntry], *,
     text_parts: list[str] = []
     allowed: list[tuple[int, int]] = []     # spans of the text an entry allows
     offset = 0
+    limited = [e for e in allowlist if e.within is not None]
     for p in sc.parts:
         t, sel = p if isinstance(p, tuple) else (p, None)
-        if sel is not None and DIGITS_RE.search(t):   # only digits need allowing
-            for e in allowlist:
-                if e.within is not None and _matches(e, sel):
+        if sel is not None and limited and DIGITS_RE.search(t):   # only digits need allowing
+            for e in limited:
+                if _matches(e, sel):
                     allowed.extend((offset + m.start(), offset + m.end())
                                    for m in e.pattern.finditer(t))
         text_parts.append(t)
