@@ -50,8 +50,6 @@ def pytest_configure(config):
     (`quiet_lock`), handed to the workers through the environment."""
     import os
     import tempfile
-    config.addinivalue_line("markers", "quiet: runs while no other test runs on another "
-                            "worker (a timed test); see docs/testing.md")
     if getattr(config.option, "numprocesses", None) and "PYTEST_XDIST_WORKER" not in os.environ:
         fd, path = tempfile.mkstemp(prefix="cit-quiet-", suffix=".lock")
         os.close(fd)
