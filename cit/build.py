@@ -19,6 +19,7 @@ from pathlib import Path
 
 from . import (benchfigures, buildrecord, cache, claims, incremental, links, naked, output,
                render, vendor, yamlio)
+from .aside import aside
 from .blocks import block_table, compute_now
 from .errors import BuildError
 from .registry import Registry
@@ -65,17 +66,28 @@ def data_stages(root: Path, vendored, use_cache: bool, key: str | None = None):
     if cached is not None:
         reg, verification, sim_cells, computed_pickle = cached
         return reg, verification, sim_cells, _computed_loader(root, vendored, computed_pickle)
-    from . import experiment, sim
-    study = yamlio.load((root / "data" / "study.yaml").read_text(), "data/study.yaml")
-    reg = Registry()
-    exp = experiment.load_experiment(vendored, root, study, reg)
-    sim_cells, computed = sim.build_stage(reg, exp, root)
+    # the simulator reads the headline logs itself: it is imported and run on the other
+    # core while pandas is imported and the experiment's tables are recomputed and
+    # checked here (docs/architecture.md, "A cold build on two cores")
+    with aside(lambda: _simulator_values(root)) as sim_computed:
+        from . import experiment, sim
+        study = yamlio.load((root / "data" / "study.yaml").read_text(), "data/study.yaml")
+        reg = Registry()
+        exp = experiment.load_experiment(vendored, root, study, reg)
+        sim_cells, computed = sim.build_stage(reg, exp, root, sim_computed())
     # plain (verified, total) pairs: unpickling the checker's own objects would import
     # it, and with it pandas, on every cached rebuild
     verification = {k: (c.verified, c.total) for k, c in exp.verification.items()}
     if use_cache:
         cache.write(root, key, (reg, verification, sim_cells, cache.pickled(computed)))
     return reg, verification, sim_cells, lambda: computed
+
+
+def _simulator_values(root: Path):
+    """The simulator's Computed, from the project's files (data/study.yaml's headline
+    logs, the scenario, the quoted figures)."""
+    from . import sim
+    return sim.compute_from_paths(root)
 
 
 def _computed_loader(root: Path, vendored, computed_pickle: bytes):

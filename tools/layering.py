@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "cit"
 
 LAYERS = (
-    ("foundation", ("errors", "yamlio", "fieldcheck", "htmlscan", "fmt", "markup",
+    ("foundation", ("errors", "yamlio", "fieldcheck", "htmlscan", "aside", "fmt", "markup",
                     "pipetable")),
     ("registry and vendoring", ("registry", "claims", "vendor", "plotlybundle")),
     ("reading the data", ("runs", "sweeplog", "tables", "resultsmd")),

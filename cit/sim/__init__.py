@@ -23,13 +23,15 @@ from .register import register_sim
 from .report import RESULTS, check_results, write_results
 
 
-def build_stage(registry, experiment, root: Path) -> tuple[int, Computed]:
-    """Recompute the simulator from the vendored logs and the scenario, compare every
-    cell of data/sim/results.md (BuildError on the first difference), enter its figures
-    into the registry. Returns the number of cells compared and the computation."""
+def build_stage(registry, experiment, root: Path,
+                computed: Computed | None = None) -> tuple[int, Computed]:
+    """Recompute the simulator from the vendored logs and the scenario (or take
+    `computed`, computed already from the same files), compare every cell of
+    data/sim/results.md (BuildError on the first difference), enter its figures into
+    the registry. Returns the number of cells compared and the computation."""
     root = Path(root)
-    folder = getattr(experiment, "headline", None)
-    computed = compute_from_paths(root, folder)
+    if computed is None:
+        computed = compute_from_paths(root, getattr(experiment, "headline", None))
     cells = check_results(computed, root / RESULTS)
     register_sim(registry, computed, RESULTS, root)
     from . import transit_claims
