@@ -267,11 +267,18 @@ def _register_runs(add, reg, head: Folder, groups, study):
 
 
 def _curve(runs: list[Run]):
-    df = pd.DataFrame([(e.step, e.val_loss) for r in runs for e in r.evals],
-                      columns=["step", "loss"])
-    g = df.groupby("step")["loss"]
-    steps = list(g.mean().index)
-    return steps, list(g.mean()), list(g.min()), list(g.max())
+    """(steps, mean, lowest, highest) of val_loss over the runs at each eval step. The
+    mean is the tables' own (tables.stats, the values in run order), so the last point
+    is exactly the group's final_loss_mean: a mean taken another way (a grouped mean)
+    differs from it in the last bit once a group has a dozen seeds."""
+    by_step: dict = {}
+    for r in runs:
+        for e in r.evals:
+            by_step.setdefault(e.step, []).append(e.val_loss)
+    steps = sorted(by_step)
+    seen = [pd.Series(by_step[s], dtype="float64").dropna() for s in steps]
+    means = [tables.stats(v)[0] for v in seen]
+    return steps, means, [float(v.min()) for v in seen], [float(v.max()) for v in seen]
 
 
 def chart_label(run: Run, *, detail: bool = False) -> str:

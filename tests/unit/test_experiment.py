@@ -74,3 +74,25 @@ def test_registered_tables_only_reference_registered_numbers(experiment):
             for cell in row:
                 if isinstance(cell, Ref):
                     assert cell.id in reg.numbers, (t.id, cell.id)
+
+
+def test_a_curve_ends_exactly_at_its_groups_mean_final_loss_with_a_dozen_seeds():
+    """The chart's last point must equal final_loss_mean (the build checks it). These
+    twelve losses are ones whose grouped mean (pandas groupby) and plain mean differ in
+    the last bit, as the scaling benchmark's synthetic seeds at four times the study did."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from cit.experiment import _curve
+    from cit.tables import stats
+    losses = [1.726873, 1.869487, 1.852755, 1.751014, 1.799087, 1.789898, 1.830319,
+              1.857745, 1.718772, 1.705669, 1.867153, 1.786553]
+    grouped = pd.DataFrame({"s": 1, "l": losses}).groupby("s")["l"].mean().iloc[0]
+    assert grouped != stats(losses)[0], "these losses no longer tell the two means apart"
+    runs = [SimpleNamespace(evals=[SimpleNamespace(step=10, val_loss=2.5),
+                                   SimpleNamespace(step=20, val_loss=v)]) for v in losses]
+    steps, means, lows, highs = _curve(runs)
+    assert steps == [10, 20]
+    assert means[-1] == stats(losses)[0]
+    assert (lows[-1], highs[-1]) == (min(losses), max(losses))
