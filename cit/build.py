@@ -210,11 +210,10 @@ def check_naked_numbers(files: dict[str, bytes], reg: Registry, allowlist: Path)
     while this process reads the rest (cit/aside.py; docs/architecture.md)."""
     pages = sorted(p for p in files if p.endswith(".html"))
     heavy = _heavier_half(pages, files)
+    entries = naked.load_allowlist(allowlist)
 
     def scan(paths) -> dict[str, list[str]]:
-        entries = naked.load_allowlist(allowlist)
-        return {p: naked.scan_page(p, files[p].decode("utf-8"), entries, numbers=reg.numbers,
-                                   series=reg.series) for p in paths}
+        return naked.scan_pages(files, paths, entries, numbers=reg.numbers, series=reg.series)
     if heavy:
         with aside(lambda: scan(heavy)) as heavy_found:
             found = scan([p for p in pages if p not in heavy])

@@ -137,7 +137,7 @@ class _Scanner(TagStream):
         return inside | extra if extra else inside
 
     def _selectors_inside(self, tag: str, class_attr: str) -> frozenset[str]:
-        inside = self.stack[-1][1] if self.stack else frozenset()
+        inside = self._selectors()
         key = (inside, tag, class_attr)
         sel = self.inner_selectors.get(key)
         if sel is None:
@@ -433,12 +433,16 @@ def check_pages(files: Mapping[str, bytes], *, numbers: Mapping | None = None,
     Give `numbers` (registry.numbers) to also check each number element against its
     entry, and `series` (registry.series) to check each chart fallback value."""
     entries = load_allowlist() if allowlist is None else allowlist
-    out: list[str] = []
-    for path in sorted(files):
-        if path.endswith(".html"):
-            out.extend(scan_page(path, files[path].decode("utf-8"), entries,
-                                 numbers=numbers, series=series))
-    return out
+    pages = sorted(p for p in files if p.endswith(".html"))
+    found = scan_pages(files, pages, entries, numbers=numbers, series=series)
+    return [f for p in pages for f in found[p]]
+
+
+def scan_pages(files: Mapping[str, bytes], paths, entries: list[AllowEntry], *,
+               numbers: Mapping | None = None, series: Mapping | None = None) -> dict:
+    """{path: its failures} for each of `paths` in `files` (see scan_page)."""
+    return {p: scan_page(p, files[p].decode("utf-8"), entries, numbers=numbers, series=series)
+            for p in paths}
 
 
 def report(files: Mapping[str, bytes], *, numbers=None, series=None,
