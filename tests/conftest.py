@@ -1,6 +1,7 @@
 """Shared fixtures. Sections are marked by owner stage so edits don't collide."""
 
 # ---- foundation fixtures (vendor, runs, tables) ------------------------------------
+import contextlib
 import hashlib
 import json
 import re
@@ -13,7 +14,6 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 
-FAST_TIER = "not browser"
 QUIET_LOCK_ENV = "CIT_TEST_QUIET_LOCK"
 GROUPS_ENV = "CIT_TEST_LOADGROUP"
 
@@ -78,26 +78,23 @@ def pytest_runtest_protocol(item, nextitem):
         return (yield)
 
 
+@contextlib.contextmanager
 def quiet_lock(path: str, exclusive: bool):
-    """A context holding the run lock (byte 1 of `path`) shared, or exclusive for a quiet
-    test, taken through the gate (byte 0) so that a waiting quiet test is not starved."""
-    import contextlib
+    """Hold the run lock (byte 1 of `path`) shared, or exclusive for a quiet test, taken
+    through the gate (byte 0) so that a waiting quiet test is not starved."""
     import fcntl
-
-    @contextlib.contextmanager
-    def held():
-        with open(path, "r+b") as f:
-            fcntl.lockf(f, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH, 1, 0)
-            try:
-                fcntl.lockf(f, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH, 1, 1)
-            finally:
-                if not exclusive:
-                    fcntl.lockf(f, fcntl.LOCK_UN, 1, 0)
-            try:
-                yield
-            finally:
-                fcntl.lockf(f, fcntl.LOCK_UN)
-    return held()
+    mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
+    with open(path, "r+b") as f:
+        fcntl.lockf(f, mode, 1, 0)
+        try:
+            fcntl.lockf(f, mode, 1, 1)
+        finally:
+            if not exclusive:
+                fcntl.lockf(f, fcntl.LOCK_UN, 1, 0)
+        try:
+            yield
+        finally:
+            fcntl.lockf(f, fcntl.LOCK_UN)
 
 
 @pytest.fixture
@@ -106,7 +103,7 @@ def measured(request):
     at its end, in test order, also when the tests ran on workers (it travels in the
     test's report)."""
     def record(line: str) -> None:
-        request.node.user_properties.append(("measured", line.strip("\n")))
+        request.node.user_properties.append(("measured", line))
     return record
 
 
@@ -232,7 +229,6 @@ def run_in_process(main, args: list[str], root: Path, env: dict | None):
     """`main(args + ["--root", root])` in this process, from `root` as the working
     folder, with `env` set for the call only; returns its exit status and what it wrote
     to stdout and stderr as a subprocess.CompletedProcess."""
-    import contextlib
     import io
     import os
     import subprocess

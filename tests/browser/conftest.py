@@ -215,6 +215,19 @@ def site_pages(site: Path) -> list[str]:
     return sorted(out)
 
 
+def icon_problems(page, allowed: str) -> tuple[str, list[str]]:
+    """The icon the page links (relative to `allowed`), and what is wrong with it: no
+    link, or a file that is not there (fetched over HTTP; looked for from file://)."""
+    icon = page.eval_on_selector_all("link[rel=icon]", "ls => ls.length ? ls[0].href : ''")
+    if not icon:
+        return "", ["no icon link"]
+    if icon.startswith("file://"):
+        ok = Path(urlsplit(icon).path).is_file()
+    else:
+        ok = page.request.get(icon).status == 200
+    return icon.replace(allowed, ""), [] if ok else [f"the icon {icon} is missing"]
+
+
 def pdf_pages(pdf: bytes) -> int:
     """How many pages a PDF that Chromium printed has."""
     return len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf))

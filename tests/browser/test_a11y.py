@@ -68,10 +68,10 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(state, built_
                      for v in a.violations]
     by_impact = Counter(f.impact for f in findings)
     by_rule = Counter(f"{f.rule} ({f.impact})" for f in findings)
-    measured(f"\naxe {engine}, {state.name}: {len(pages)} pages; violations by impact "
-          + (", ".join(f"{k} {by_impact[k]}" for k in ("critical", "serious", "moderate", "minor"))
+    measured(f"axe {engine}, {state.name}: {len(pages)} pages; violations by impact "
+             + (", ".join(f"{k} {by_impact[k]}" for k in ("critical", "serious", "moderate", "minor"))
              + (f"; rules: {', '.join(f'{r} x{n}' for r, n in sorted(by_rule.items()))}" if by_rule else ""))
-          + (f"; {twins} look-alike table rows left out of the contrast rule" if twins else ""))
+             + (f"; {twins} look-alike table rows left out of the contrast rule" if twins else ""))
     failing = [f.describe() for f in findings if f.impact in FAILING_IMPACTS]
     assert not failing, "\n".join(failing)
 

@@ -13,13 +13,12 @@ Figures are printed (pytest -s shows them) for the record.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 import yaml
 
-from .conftest import site_pages
+from .conftest import icon_problems, site_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,9 +64,9 @@ def test_the_hub_first_screen_holds_the_title_the_verdict_and_the_plot_area(
     verdict = box(page, "main.hub > h1 + p")
     plot = page.eval_on_selector("main.hub div.chart", PLOT_AREA)
     assert plot, "the hub's chart has no visible plot area"
-    measured(f"\nhub first screen at {width}x{height}: title {title}, verdict {verdict}, "
-          f"plot area top {plot['top']:.1f} bottom {plot['bottom']:.1f} "
-          f"left {plot['left']:.1f} right {plot['right']:.1f}")
+    measured(f"hub first screen at {width}x{height}: title {title}, verdict {verdict}, "
+             f"plot area top {plot['top']:.1f} bottom {plot['bottom']:.1f} "
+             f"left {plot['left']:.1f} right {plot['right']:.1f}")
     assert page.evaluate("window.scrollY") == 0
     for name, b in (("title", title), ("verdict", verdict), ("plot area", plot)):
         assert 0 <= b["top"] and b["bottom"] <= height, f"the {name} is not on the first screen: {b}"
@@ -112,13 +111,12 @@ def test_every_page_loads_from_file_with_no_missing_file_and_no_console_error(br
     try:
         for rel in pages:
             _load(page, root + rel + "index.html")
-            icon = page.eval_on_selector("link[rel=icon]", "l => l.href")
-            icons.add(icon.replace(root, ""))
-            if not Path(re.sub(r"^file://", "", icon)).is_file():
-                problems.append(f"missing {icon} (the icon {rel} links)")
+            icon, missing = icon_problems(page, root)
+            icons.add(icon)
+            problems += [f"{rel}: {m}" for m in missing]
     finally:
         ctx.close()
-    measured(f"\nfile: {len(pages)} pages, {len(problems)} missing files or console errors, "
+    measured(f"file: {len(pages)} pages, {len(problems)} missing files or console errors, "
              f"icon {sorted(icons)}")
     assert not problems, "\n".join(problems)
 
@@ -181,9 +179,9 @@ def test_a_chart_page_loads_plotly_only_when_a_chart_is_reached_and_keeps_its_bo
         assert chart.query_selector(".chart-preview") is None, "the preview stayed beside the chart"
     page.wait_for_timeout(200)
     after_hover = page.evaluate(BYTES)
-    measured(f"\n{rel}: {at_load:,} bytes transferred at load, {after_hover:,} after hovering "
-          f"{len(charts)} chart(s); plotly fetched {len(asked)} time(s); boxes "
-          + "; ".join(f"{b['height']:.1f} -> {a['height']:.1f}" for b, a in shifts))
+    measured(f"{rel}: {at_load:,} bytes transferred at load, {after_hover:,} after hovering "
+             f"{len(charts)} chart(s); plotly fetched {len(asked)} time(s); boxes "
+             + "; ".join(f"{b['height']:.1f} -> {a['height']:.1f}" for b, a in shifts))
     assert len(asked) == 1, f"plotly fetched {len(asked)} times"
     for before, after in shifts:
         assert before == after, f"the chart moved or resized when plotly drew it: {before} -> {after}"

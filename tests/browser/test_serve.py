@@ -109,8 +109,8 @@ def test_a_saved_markdown_file_reloads_the_open_page_within_budget(server, proje
     finally:
         page.close()
     median = statistics.median(times)
-    measured(f"\nsave to reloaded page under --serve: median {median:.3f} s of {SAVES} "
-              f"({', '.join(f'{t:.3f}' for t in times)}); budget {budget} s")
+    measured(f"save to reloaded page under --serve: median {median:.3f} s of {SAVES} "
+             f"({', '.join(f'{t:.3f}' for t in times)}); budget {budget} s")
     assert median <= budget, f"median {median:.3f} s over the budget {budget} s: {times}"
 
 

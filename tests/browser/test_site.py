@@ -32,7 +32,7 @@ import pytest
 
 from cit.plotlybundle import SCRIPT as PLOTLY_SCRIPT
 
-from .conftest import site_pages
+from .conftest import icon_problems, site_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 INERT_SCHEMES = {"data", "blob", "about"}
@@ -352,19 +352,6 @@ class PageResult:
     icon: str = ""                    # the page's icon, relative to the allowed origin
 
 
-def icon_problems(page, allowed: str) -> tuple[str, list[str]]:
-    """The icon the page links (relative to `allowed`), and what is wrong with it: no
-    link, or a file that is not there (fetched over HTTP; looked for from file://)."""
-    icon = page.eval_on_selector_all("link[rel=icon]", "ls => ls.length ? ls[0].href : ''")
-    if not icon:
-        return "", ["no icon link"]
-    if icon.startswith("file://"):
-        ok = Path(urlsplit(icon).path).is_file()
-    else:
-        ok = page.request.get(icon).status == 200
-    return icon.replace(allowed, ""), [] if ok else [f"the icon {icon} is missing"]
-
-
 def check_page(browser, url: str, allowed: str, numbers: dict, *, routes=(),
                settle_ms: int = SETTLE_MS) -> PageResult:
     """Open `url` watched, run the chart and number checks, and return what was found."""
@@ -434,12 +421,12 @@ def test_every_page_loads_with_no_failed_request_no_console_error_and_no_outside
     bad = [f"{r.url}: {p}" for r in sweep for p in r.problems]
     outside = sum(1 for r in sweep for p in r.problems if p.startswith("request to another host"))
     failed = sum(1 for r in sweep for p in r.problems if p.startswith("failed request"))
-    measured(f"\nsite sweep: {len(sweep)} pages visited, "
-          f"{sum(r.requests for r in sweep)} requests, {outside} to another host, {failed} failed, "
-          f"icon {sorted({r.icon for r in sweep})}, "
-          f"{sum(r.numbers for r in sweep)} numbers checked, "
-          f"{sum(r.charts for r in sweep)} charts ({sum(r.traces for r in sweep)} traces) drawn\n"
-          + _summary(sweep))
+    measured(f"site sweep: {len(sweep)} pages visited, "
+             f"{sum(r.requests for r in sweep)} requests, {outside} to another host, {failed} failed, "
+             f"icon {sorted({r.icon for r in sweep})}, "
+             f"{sum(r.numbers for r in sweep)} numbers checked, "
+             f"{sum(r.charts for r in sweep)} charts ({sum(r.traces for r in sweep)} traces) drawn\n"
+             + _summary(sweep))
     # the watch did see the pages' requests (a page and at least its stylesheet or script)
     assert all(r.requests >= 2 for r in sweep), _summary(sweep)
     assert not bad, "\n".join(bad)
@@ -481,8 +468,8 @@ def test_every_checked_claim_opens_a_card_with_its_evidence(sweep, built_site):
 def test_the_hub_works_from_a_file_url_with_its_charts_and_cards(browser, built_site, site_numbers, measured):
     site = Path(built_site).resolve()
     r = check_page(browser, (site / "index.html").as_uri(), site.as_uri() + "/", site_numbers)
-    measured(f"\nhub from file://: {r.numbers} numbers, {r.charts} charts, {r.requests} requests, "
-          f"{len(r.problems)} problems")
+    measured(f"hub from file://: {r.numbers} numbers, {r.charts} charts, {r.requests} requests, "
+             f"{len(r.problems)} problems")
     assert r.problems == []
     assert r.chart_failures == [] and r.charts > 0
     assert r.number_failures == [] and r.numbers > 0
