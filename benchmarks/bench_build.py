@@ -178,7 +178,7 @@ def main() -> int:
     if (ROOT / "cit" / "sim" / "__main__.py").exists():
         simout = out / "sim-results.md"
         figures["sim_regen_s"] = round(median_of(a.runs, lambda: timed(
-            [PY, "-m", "cit.sim", "--out", str(simout)])), 3)
+            [PY, "-m", "study.sim", "--out", str(simout)])), 3)
     old = yaml.safe_load(record_path.read_text()) if record_path.exists() else {}
     record = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",

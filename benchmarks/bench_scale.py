@@ -36,8 +36,9 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from cit import resultsmd, tables, vendor, yamlio  # noqa: E402  (the checkout's cit)
-from cit.runs import SEED_SUFFIX, load_folder  # noqa: E402
+from cit import vendor, yamlio  # noqa: E402  (the checkout's cit)
+from study import resultsmd, tables  # noqa: E402
+from study.runs import SEED_SUFFIX, load_folder  # noqa: E402
 
 BENCH = ROOT / "data" / "benchmarks.yaml"
 SEED_STEP = 100          # synthetic seed j of a run seeded s is s + j * SEED_STEP
@@ -144,10 +145,10 @@ def make_project(k: int, base: Path) -> Path:
     # the simulator's fitted inputs and recorded results, redone from the synthetic logs
     # by its own commands, as its docs say to after new data
     for args in (["calibrate"], []):
-        r = subprocess.run([sys.executable, "-m", "cit.sim", *args, "--root", str(proj)],
+        r = subprocess.run([sys.executable, "-m", "study.sim", *args, "--root", str(proj)],
                            cwd=ROOT, capture_output=True, text=True)
         if r.returncode != 0:
-            raise SystemExit(f"python -m cit.sim {' '.join(args)} failed at {proj}:\n{r.stderr}")
+            raise SystemExit(f"python -m study.sim {' '.join(args)} failed at {proj}:\n{r.stderr}")
     (proj / "logs.txt").write_text(f"{logs}\n")
     return proj
 
@@ -170,7 +171,8 @@ from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 proj = Path(sys.argv[2])
 import pandas, simpy  # imports before the clock starts
-from cit import experiment, sim, vendor, yamlio
+from cit import vendor, yamlio
+from study import experiment, sim
 from cit.registry import Registry
 t0 = time.perf_counter()
 vendored = vendor.materialise(None, proj)

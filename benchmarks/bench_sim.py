@@ -20,11 +20,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from cit.runs import load_folder  # noqa: E402
-from cit.sim import calibrate, closed, des  # noqa: E402
-from cit.sim.compute import compute  # noqa: E402
-from cit.sim.report import build_doc, render  # noqa: E402
-from cit.sim.scenario import load_scenario  # noqa: E402
+from study.runs import load_folder  # noqa: E402
+from study.sim import calibrate, closed, des  # noqa: E402
+from study.sim.compute import compute  # noqa: E402
+from study.sim.report import build_doc, render  # noqa: E402
+from study.sim.scenario import load_scenario  # noqa: E402
 
 HEADLINE = "results/tinystories-gpu"
 RUNS = 5

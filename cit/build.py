@@ -42,7 +42,8 @@ def data_stage_key(root: Path) -> str:
     byte, re-verified on each build), our data files, and the code itself."""
     return incremental.paths_digest(root, [root / "vendored" / "lock.yaml",
                                            *(root / "data").rglob("*"),
-                                           *(root / "cit").rglob("*.py")])
+                                           *(root / "cit").rglob("*.py"),
+                                           *(root / "study").rglob("*.py")])
 
 
 def _cached_shape(value) -> bool:
@@ -70,7 +71,7 @@ def data_stages(root: Path, vendored, use_cache: bool, key: str | None = None):
     # core while pandas is imported and the experiment's tables are recomputed and
     # checked here (docs/architecture.md, "A cold build on two cores")
     with aside(lambda: _simulator_values(root)) as sim_computed:
-        from . import experiment, sim
+        from study import experiment, sim
         study = yamlio.load((root / "data" / "study.yaml").read_text(), "data/study.yaml")
         reg = Registry()
         exp = experiment.load_experiment(vendored, root, study, reg)
@@ -86,7 +87,7 @@ def data_stages(root: Path, vendored, use_cache: bool, key: str | None = None):
 def _simulator_values(root: Path):
     """The simulator's Computed, from the project's files (data/study.yaml's headline
     logs, the scenario, the quoted figures)."""
-    from . import sim
+    from study import sim
     return sim.compute_from_paths(root)
 
 

@@ -29,7 +29,7 @@ from typing import Callable
 MAGIC = b"cit-data-stages"
 FORMAT = b"1"
 PREFIX = "data-stages-"
-ALLOWED_MODULES = ("cit.registry", "cit.sim.", "cit.claims")   # claims: checked claims
+ALLOWED_MODULES = ("cit.registry", "study.sim.", "cit.claims")   # claims: checked claims
 
 
 class CacheRefused(Exception):

@@ -109,7 +109,7 @@ def site_key(root: Path, build_info: Mapping, fronts: Iterable[tuple]) -> str:
     stamp, and each page's front matter (`fronts`: (out, layout, title, description,
     order) per page, in site order)."""
     return _h(files_digest(root, ("templates",)),
-              files_digest(root, ("cit",), "*.py"), files_digest(root, ("build.py",)),
+              files_digest(root, ("cit", "study"), "*.py"), files_digest(root, ("build.py",)),
               str(build_info.get("commit")), str(build_info.get("commit_date")),
               json.dumps([list(f) for f in fronts], ensure_ascii=False))
 

@@ -39,9 +39,9 @@ WAIT_PATH = "/__cit/wait"
 RELOAD_TAG = '<script src="/__cit/reload.js" data-token="{token}"></script>'
 POLL_SECONDS = 25
 DEBOUNCE_SECONDS = 0.03
-WATCHED_DIRS = ("content", "templates", "data", "vendored/plotly", "cit")
+WATCHED_DIRS = ("content", "templates", "data", "vendored/plotly", "cit", "study")
 WATCHED_FILES = ("vendored/lock.yaml", "build.py")
-CODE = ("cit/", "build.py")
+CODE = ("cit/", "study/", "build.py")
 IGNORED_PARTS = ("__pycache__", ".git")
 IGNORED_SUFFIXES = ("~", ".swp", ".swx", ".part", ".tmp", ".pyc")
 
@@ -178,7 +178,8 @@ def describe_error(exc: BaseException) -> str:
     if isinstance(exc, BuildError):
         return str(exc)
     frames = traceback.extract_tb(exc.__traceback__)
-    ours = [f for f in frames if "/cit/" in f.filename.replace(os.sep, "/")] or frames
+    ours = [f for f in frames if "/cit/" in f.filename.replace(os.sep, "/")
+            or "/study/" in f.filename.replace(os.sep, "/")] or frames
     where = f"{ours[-1].filename}:{ours[-1].lineno}" if ours else "build"
     return f"{where}: {type(exc).__name__}: {exc}"
 
@@ -209,7 +210,7 @@ def relevant(root: Path, path: str) -> str | None:
     if Path(rel).name.startswith(".") or Path(rel).name.startswith("#"):
         return None
     if rel in WATCHED_FILES or any(rel.startswith(d + "/") for d in WATCHED_DIRS):
-        if rel.startswith("cit/") and not rel.endswith(".py"):
+        if rel.startswith(("cit/", "study/")) and not rel.endswith(".py"):
             return None
         return rel
     return None

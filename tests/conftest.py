@@ -160,7 +160,7 @@ def project_copy(tmp_path, vendored_files) -> Path:
 
 
 def _copy_project(dst: Path) -> Path:
-    for name in ("cit", "content", "data", "templates", "vendored"):
+    for name in ("cit", "study", "content", "data", "templates", "vendored"):
         if (ROOT / name).exists():
             shutil.copytree(ROOT / name, dst / name,
                             ignore=shutil.ignore_patterns("__pycache__"))
@@ -220,8 +220,9 @@ def run_build_process(out: Path, root: Path = ROOT, env: dict | None = None,
 
 
 def code_digest(root: Path) -> dict[str, str]:
-    """The code a project at `root` runs: build.py and cit/ (bytecode caches aside)."""
-    d = {k: v for k, v in tree_digest(root / "cit").items() if "__pycache__" not in k}
+    """The code a project at `root` runs: build.py, cit/ and study/ (bytecode caches aside)."""
+    d = {f"{pkg}/{k}": v for pkg in ("cit", "study") for k, v in tree_digest(root / pkg).items()
+         if "__pycache__" not in k}
     return d | {"build.py": hashlib.sha256((root / "build.py").read_bytes()).hexdigest()}
 
 
@@ -273,7 +274,7 @@ def built_site(tmp_path_factory, vendored_files) -> Path:
 def edit_cell(text: str, table_index: int, row_index: int, col_index: int):
     """Bump the last digit of one cell of a results.md table. Returns the new text, the
     row's cells, the column header, the old cell and the new cell."""
-    from cit import resultsmd
+    from study import resultsmd
     _, _, header, body = resultsmd.parse_results_md(text).tables[table_index]
     line, cells = body[row_index]
     old = cells[col_index]

@@ -15,10 +15,7 @@ from pathlib import Path
 
 from ..errors import BuildError
 from ..registry import Registry
-from .chain import chain_blocks
 from .charts import chart_blocks
-from .explorer import explorer_blocks
-from .figures import figure_blocks
 from .generic import generic_blocks
 from .spec import BlockSpec, compute_now
 
@@ -33,6 +30,11 @@ def block_table(registry: Registry, content_dir: Path, templates_dir: Path,
     to `sim_key`: the data stages' input key, which hashes the data and all of cit/ (a
     figure's JSON uses helpers beyond its module; the explorer's payload is a function
     of the simulator's computation)."""
+    # the study's blocks import cit.blocks' modules: imported here, not at the top
+    from study.blocks.chain import chain_blocks
+    from study.blocks.explorer import explorer_blocks
+    from study.blocks.figures import figure_blocks
+
     def code_memo(name: str, key: str, compute):
         return memo(name, hashlib.sha256(f"{sim_key}\0{key}".encode()).hexdigest(), compute)
 
@@ -50,5 +52,4 @@ def block_table(registry: Registry, content_dir: Path, templates_dir: Path,
     return table
 
 
-__all__ = ["BlockSpec", "block_table", "chain_blocks", "chart_blocks", "explorer_blocks",
-           "figure_blocks", "generic_blocks"]
+__all__ = ["BlockSpec", "block_table", "chart_blocks", "generic_blocks"]

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from cit.blocks.chain import chain_number_ids, load_chain, render_chain
+from study.blocks.chain import chain_number_ids, load_chain, render_chain
 from cit.registry import Registry, Source
 from cit.assets import prov_path, prov_payload, prov_script
 

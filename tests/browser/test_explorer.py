@@ -15,11 +15,11 @@ from cit.fmt import fmt, fmt_general, fmt_sig
 from cit.markdown import PageContext
 from cit.markup import json_for_script
 from cit.registry import Registry
-from cit.runs import load_folder
-from cit.sim.compute import compute_from_paths
-from cit.sim.register import register_sim
-from cit.sim.report import RESULTS, parse
-from cit.blocks.explorer import explorer_data, explorer_html, explorer_payload
+from study.runs import load_folder
+from study.sim.compute import compute_from_paths
+from study.sim.register import register_sim
+from study.sim.report import RESULTS, parse
+from study.blocks.explorer import explorer_data, explorer_html, explorer_payload
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "templates" / "static" / "explorer.js"
@@ -202,7 +202,7 @@ def test_the_explorer_runs_from_a_file_url(browser, block_page):
 def test_the_port_follows_the_closed_form_under_both_layouts(make_page, harness, computed):
     """Every mechanism's step, in both collective layouts, at three WAN bandwidths: the
     port's floats are the closed form's, bit for bit."""
-    from cit.sim import closed
+    from study.sim import closed
     page = open_harness(make_page, harness)
     for layout in closed.LAYOUTS:
         for wan in (0.1, 12.5, 1000.0):

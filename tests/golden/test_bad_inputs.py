@@ -47,8 +47,8 @@ def test_an_unknown_record_type(case):
 
 
 def test_a_run_without_done_is_left_out_so_the_recomputed_tables_differ(case):
-    from cit.runs import load_run
-    from cit.tables import label
+    from study.runs import load_run
+    from study.tables import label
     path, rel = case.log()
     run = load_run(path, rel)
     seeds = len(list(path.parent.glob(f"{run.group}-s*.jsonl")))
@@ -366,7 +366,7 @@ def _scenario_value_line(lines, key):
 def test_a_fitted_value_edited_by_hand(case):
     """The build re-runs the calibration: a hand-tuned fitted input fails naming the
     input, its line and both values (the recorded one and the calibration's)."""
-    from cit.sim.scenario import load_scenario
+    from study.sim.scenario import load_scenario
     p = case.root / "data" / "sim" / "scenario.yaml"
     recorded = load_scenario(p).entries["module_budget"].value
     lines = p.read_text().splitlines()
@@ -397,8 +397,8 @@ def test_a_quoted_figure_the_paper_range_cannot_reach(case):
     """E's quoted time ten times over: only a module far slower than the paper's lowest
     budget gives it, so the calibration fails naming the figure and the paper's range."""
     from cit.fmt import fmt_sig
-    from cit.sim.quoted import load_quoted
-    from cit.sim.scenario import load_scenario
+    from study.sim.quoted import load_quoted
+    from study.sim.scenario import load_scenario
     p = case.root / "data" / "sim" / "quoted.yaml"
     q = load_quoted(p)
     old = q.figures["time.E"]

@@ -92,7 +92,7 @@ def test_transit_target_not_reached_by_all_its_seeds(case):
 def test_deck02_wan_slower_than_worker_links(case):
     """The scenario's default WAN raised above the worker links, then the simulator's
     fitted inputs and results regenerated in the copy by their own commands."""
-    from cit.sim.__main__ import main as sim_main
+    from study.sim.__main__ import main as sim_main
     from tests.conftest import run_in_process
 
     p = case.root / "data" / "sim" / "scenario.yaml"

@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from cit import resultsmd
+from study import resultsmd
 from tests.conftest import ROOT, give_caches, run_build, run_build_process, tree_digest
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cit.blocks.chain import chain_number_ids, load_chain, render_chain
+from study.blocks.chain import chain_number_ids, load_chain, render_chain
 from cit.errors import BuildError
 from cit.registry import Registry
 

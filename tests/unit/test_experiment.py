@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from cit.experiment import load_experiment
+from study.experiment import load_experiment
 from cit.registry import Registry
 from tests.conftest import ROOT
 
@@ -84,8 +84,8 @@ def test_a_curve_ends_exactly_at_its_groups_mean_final_loss_with_a_dozen_seeds()
 
     import pandas as pd
 
-    from cit.experiment import _curve
-    from cit.tables import stats
+    from study.experiment import _curve
+    from study.tables import stats
     losses = [1.866007, 1.834061, 1.760674, 1.817516, 1.876496, 1.869239, 1.801057,
               1.8178, 1.706905, 1.748548, 1.859481, 1.782863]
     runs = [SimpleNamespace(evals=[SimpleNamespace(step=10, val_loss=2.5),

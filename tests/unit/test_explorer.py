@@ -7,15 +7,15 @@ import re
 
 import pytest
 
-from cit.blocks import explorer_blocks
-from cit.blocks.explorer import explorer_data
+from study.blocks.explorer import explorer_blocks
+from study.blocks.explorer import explorer_data
 from cit.errors import BuildError
 from cit.markdown import PageContext
 from cit.registry import Registry
-from cit.runs import load_folder
-from cit.sim.compute import compute_from_paths
-from cit.sim.register import register_sim
-from cit.sim.report import RESULTS
+from study.runs import load_folder
+from study.sim.compute import compute_from_paths
+from study.sim.register import register_sim
+from study.sim.report import RESULTS
 from tests.conftest import ROOT
 
 HEADLINE = "results/tinystories-gpu"

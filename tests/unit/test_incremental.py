@@ -149,7 +149,7 @@ def test_a_cold_build_writes_no_records(project_copy, tmp_path):
 
 
 
-NOT_IMPORTED = {"cit.sim", "pydantic", "plotly", "pandas", "simpy", "numpy"}
+NOT_IMPORTED = {"study.sim", "pydantic", "plotly", "pandas", "simpy", "numpy"}
 
 
 # the notebook has no block; the hub, /optics and /transit have charts, the hub the chain

@@ -36,7 +36,7 @@ def test_a_planted_upward_import_is_reported_with_both_stages(tmp_path):
 
 def test_relative_imports_resolve_to_the_module_they_name(tmp_path):
     lay = _layering()
-    assert {"sim.closed", "sim.des", "runs"} <= lay.package_imports(ROOT / "cit" / "sim" / "compute.py")
+    assert {"registry", "errors"} <= lay.package_imports(ROOT / "cit" / "blocks" / "generic.py")
     assert "blocks.spec" in lay.package_imports(ROOT / "cit" / "blocks" / "charts.py")
 
 
@@ -44,6 +44,7 @@ def test_no_function_in_cit_is_longer_than_a_screen():
     spec = importlib.util.spec_from_file_location("fl", ROOT / "tools" / "function_lengths.py")
     fl = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(fl)
-    rows = list(fl.function_lengths(sorted((ROOT / "cit").rglob("*.py"))))
+    rows = list(fl.function_lengths(sorted([*(ROOT / "cit").rglob("*.py"),
+                                            *(ROOT / "study").rglob("*.py")])))
     assert len(rows) > 100
     assert [r for r in rows if r[0] > 80] == []

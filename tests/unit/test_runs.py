@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 from cit.errors import BuildError
-from cit.runs import load_folder, load_run
+from study.runs import load_folder, load_run
 
 HEADLINE = "results/tinystories-gpu"
 

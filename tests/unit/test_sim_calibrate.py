@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from cit.errors import BuildError
-from cit.runs import load_folder
-from cit.sim import calibrate
-from cit.sim.compute import build_params, variant_steps
-from cit.sim.inputs import load_inputs
-from cit.sim.quoted import load_quoted
-from cit.sim.scenario import load_scenario
+from study.runs import load_folder
+from study.sim import calibrate
+from study.sim.compute import build_params, variant_steps
+from study.sim.inputs import load_inputs
+from study.sim.quoted import load_quoted
+from study.sim.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADLINE = "results/tinystories-gpu"

@@ -10,8 +10,8 @@ import math
 import pytest
 import simpy
 
-from cit.sim import closed, des
-from cit.sim.closed import Params
+from study.sim import closed, des
+from study.sim.closed import Params
 
 REL = 1e-9
 

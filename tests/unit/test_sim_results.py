@@ -8,12 +8,12 @@ import pytest
 
 from cit.errors import BuildError
 from cit.registry import Ref, Registry
-from cit.runs import load_folder
-from cit.sim import closed
-from cit.sim.compute import BREAKEVENS, compute_from_paths
-from cit.sim.report import (RESULTS, build_doc, check_results, parse, render,
+from study.runs import load_folder
+from study.sim import closed
+from study.sim.compute import BREAKEVENS, compute_from_paths
+from study.sim.report import (RESULTS, build_doc, check_results, parse, render,
                             write_results)
-from cit.sim.register import register_sim
+from study.sim.register import register_sim
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADLINE = "results/tinystories-gpu"
@@ -55,7 +55,7 @@ def test_the_results_have_the_six_sections_of_the_spec_and_against_the_original(
 def test_every_quoted_transit_figure_reads_the_same_as_ours_at_its_precision(recorded):
     """The count of matches is pinned to the number of figures data/sim/quoted.yaml marks
     `against`, and each row's yes/no is re-derived here from the row's own cells."""
-    from cit.sim.quoted import against, load_quoted
+    from study.sim.quoted import against, load_quoted
     quoted = load_quoted(ROOT / "data" / "sim" / "quoted.yaml")
     keys = against(quoted)
     sec = next(s for s in parse(recorded).sections if s.title == "Against the original")
@@ -288,7 +288,7 @@ def test_the_sweep_series_carry_the_cells_they_draw(computed):
 
 
 def test_a_malformed_quoted_file_names_its_line(tmp_path):
-    from cit.sim.register import load_quoted
+    from study.sim.register import load_quoted
     text = (ROOT / "data" / "sim" / "quoted.yaml").read_text()
     bad = text.replace("    kind: below\n", "    kind: beneath\n", 1)
     p = tmp_path / "quoted.yaml"

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from cit.errors import BuildError
-from cit.sim.scenario import MEASURED, load_scenario
+from study.sim.scenario import MEASURED, load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "data" / "sim" / "scenario.yaml"

@@ -4,9 +4,9 @@ import re
 
 import pytest
 
-from cit import resultsmd, tables
+from study import resultsmd, tables
 from cit.errors import BuildError
-from cit.runs import load_folder
+from study.runs import load_folder
 from tests.conftest import edit_cell
 
 TS = "results/tinystories-gpu"

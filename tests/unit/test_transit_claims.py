@@ -6,11 +6,11 @@ import dataclasses
 import pytest
 
 from cit.registry import Registry
-from cit.runs import load_folder
-from cit.sim import closed, transit_claims
-from cit.sim.compute import compute_from_paths
-from cit.sim.register import register_sim
-from cit.sim.report import RESULTS
+from study.runs import load_folder
+from study.sim import closed, transit_claims
+from study.sim.compute import compute_from_paths
+from study.sim.register import register_sim
+from study.sim.report import RESULTS
 from tests.conftest import ROOT
 
 HEADLINE = "results/tinystories-gpu"

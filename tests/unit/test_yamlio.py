@@ -43,7 +43,8 @@ def test_the_safe_schema_still_refuses_python_objects():
 def test_every_yaml_read_in_the_package_goes_through_yamlio():
     """yamlio is where duplicate keys are refused: no module parses YAML on its own."""
     from tests.conftest import ROOT
-    offenders = [f"{p.relative_to(ROOT)}:{n}" for p in sorted((ROOT / "cit").rglob("*.py"))
+    offenders = [f"{p.relative_to(ROOT)}:{n}" for p in sorted([*(ROOT / "cit").rglob("*.py"),
+                                                                      *(ROOT / "study").rglob("*.py")])
                  if p.name != "yamlio.py"
                  for n, line in enumerate(p.read_text().splitlines(), 1)
                  if re.search(r"\byaml\.(safe_load|load|full_load|unsafe_load|compose)\(", line)]

@@ -23,11 +23,11 @@ from typing import Callable
 
 import yaml
 
-from .. import yamlio
-from ..errors import BuildError
-from ..markup import wrap_text
+from cit import yamlio
+from cit.errors import BuildError
+from cit.markup import wrap_text
 from .chainschema import TAGS as TAG_ORDER, Chain, Edge, parse_chain
-from .spec import BlockSpec
+from cit.blocks.spec import BlockSpec
 
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .fmt import fmt, fmt_general, fmt_int, fmt_pct, fmt_plain, fmt_ratio, fmt_sci
+from cit.fmt import fmt, fmt_general, fmt_int, fmt_pct, fmt_plain, fmt_ratio, fmt_sci
 from .runs import Folder, Run
 
 LETTER = {"adamw": "A", "topk": "B", "band": "C", "calib": "D", "optics": "E"}

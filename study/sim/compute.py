@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import BuildError
+from cit.errors import BuildError
 from ..runs import Folder, load_folder
 from . import calibrate, closed, des
 from .closed import VARIANTS, BreakEven, Params, Step
@@ -218,7 +218,7 @@ def compute(folder: Folder, scenario: Scenario, target_group: str,
 
 
 def _sources(root: Path, folder: Folder | None):
-    from .. import yamlio
+    from cit import yamlio
     study_path = root / "data" / "study.yaml"
     try:
         study = yamlio.load(study_path.read_text(), "data/study.yaml")

@@ -17,9 +17,9 @@ import math
 from html import escape as e
 from pathlib import Path
 
-from ..errors import BuildError
-from ..markup import json_for_script, scroll_region
-from .spec import BlockSpec, compute_now
+from cit.errors import BuildError
+from cit.markup import json_for_script, scroll_region
+from cit.blocks.spec import BlockSpec, compute_now
 
 
 

@@ -16,11 +16,11 @@ from typing import Literal
 
 import yaml
 
-from .. import yamlio
+from cit import yamlio
 from pydantic import (BaseModel, ConfigDict, Field, StrictBool, ValidationError,
                       field_validator, model_validator)
 
-from ..errors import BuildError
+from cit.errors import BuildError
 
 # Figures inputs.py measures in the run logs; an `experiment` entry must name one of them.
 MEASURED = ("workers", "n_params", "tokens_per_step", "value_bytes", "target_loss")

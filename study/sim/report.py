@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import BuildError
-from ..fmt import fmt, fmt_general, fmt_int, fmt_pct, fmt_sig
-from ..pipetable import is_separator, split_row
+from cit.errors import BuildError
+from cit.fmt import fmt, fmt_general, fmt_int, fmt_pct, fmt_sig
+from cit.pipetable import is_separator, split_row
 from . import closed
 from .closed import VARIANTS, BreakEven, Step
 from .compute import BREAKEVENS, Computed

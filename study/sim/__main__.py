@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import BuildError
+from cit.errors import BuildError
 from . import calibrate
 from .compute import compute_from_paths, fit_from_paths
 from .report import RESULTS, check_results, write_results

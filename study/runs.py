@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from .errors import BuildError
+from cit.errors import BuildError
 
 SEED_SUFFIX = re.compile(r"-s\d+$")
 

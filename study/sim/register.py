@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import BuildError
-from ..registry import Ref, Registry, Source
+from cit.errors import BuildError
+from cit.registry import Ref, Registry, Source
 from . import closed
 from .closed import VARIANTS
 from .compute import Computed
@@ -27,7 +27,7 @@ def _upstream(lock_path: Path | None) -> dict:
     """rel path -> Source with commit and blob SHA-1, from vendored/lock.yaml."""
     if lock_path is None or not Path(lock_path).exists():
         return {}
-    from ..vendor import read_lock
+    from cit.vendor import read_lock
     return {f.path: Source(f.path, f.commit, f.blob_sha1) for f in read_lock(lock_path).files}
 
 

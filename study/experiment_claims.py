@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from statistics import mean
 
-from .claims import Verdict
-from .fmt import fmt, fmt_int, fmt_pct, fmt_ratio
-from .registry import Registry
+from cit.claims import Verdict
+from cit.fmt import fmt, fmt_int, fmt_pct, fmt_ratio
+from cit.registry import Registry
 from .tables import Group, stats
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..errors import BuildError
-from ..fmt import fmt_general
+from cit.errors import BuildError
+from cit.fmt import fmt_general
 from ..runs import Folder, Run
 
 

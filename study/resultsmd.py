@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import BuildError
-from .pipetable import read_table
+from cit.errors import BuildError
+from cit.pipetable import read_table
 from .tables import ResultsDoc, NumbersOnly, Quantity
 
 DIGITS = re.compile(r"\d+")

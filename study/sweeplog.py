@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .errors import BuildError
+from cit.errors import BuildError
 
 STAGE = re.compile(r"^(\d+) runs for (\S+); (\d+) to do$")
 CHOSEN = re.compile(r"^learning rates chosen: (\{.*\})$")

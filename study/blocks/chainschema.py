@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..fieldcheck import FieldRule, check_fields
+from cit.fieldcheck import FieldRule, check_fields
 
 PATH_ID_RE = r"[A-Za-z][A-Za-z_]*"
 BLOCK_ID_RE = r"[a-z][a-z_\-]*"

@@ -9,9 +9,9 @@ after its figures are in the registry.
 
 from __future__ import annotations
 
-from ..claims import Verdict
-from ..fmt import fmt, fmt_int, fmt_pct
-from ..registry import Registry, Source
+from cit.claims import Verdict
+from cit.fmt import fmt, fmt_int, fmt_pct
+from cit.registry import Registry, Source
 from . import closed
 from .closed import BY_KEY, BreakEven
 from .report import f_be

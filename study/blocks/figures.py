@@ -31,13 +31,13 @@ import math
 import re
 from html import escape as e
 
-from .. import svgplot as sp
-from ..errors import BuildError
-from ..registry import Number, Registry
-from .charts import SPECS, ChartSpec, _markers, breakeven_label, fallback_html, select
-from .charts import Axis as ChartAxis
-from .generic import scroll_region
-from .spec import BlockSpec
+from cit import svgplot as sp
+from cit.errors import BuildError
+from cit.registry import Number, Registry
+from cit.blocks.charts import SPECS, ChartSpec, _markers, breakeven_label, fallback_html, select
+from cit.blocks.charts import Axis as ChartAxis
+from cit.blocks.generic import scroll_region
+from cit.blocks.spec import BlockSpec
 
 
 MARK_ID_RE = re.compile(r'<g class="fig-mark" data-id="([^"]+)"')

@@ -12,9 +12,9 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .. import yamlio
-from ..errors import BuildError
-from ..fmt import fmt
+from cit import yamlio
+from cit.errors import BuildError
+from cit.fmt import fmt
 
 QUOTED = "data/sim/quoted.yaml"
 

@@ -22,8 +22,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import BuildError
-from ..fmt import fmt_sig
+from cit.errors import BuildError
+from cit.fmt import fmt_sig
 from . import closed
 from .closed import Params
 from .quoted import QUOTED, QuotedFile

@@ -12,12 +12,12 @@ from pathlib import Path
 import pandas as pd
 
 from . import resultsmd, sweeplog, tables
-from .errors import BuildError
-from .fmt import fmt, fmt_int, fmt_pct, fmt_ratio, fmt_general, fmt_sci_sig
-from .registry import Ref, Registry, Source
+from cit.errors import BuildError
+from cit.fmt import fmt, fmt_int, fmt_pct, fmt_ratio, fmt_general, fmt_sci_sig
+from cit.registry import Ref, Registry, Source
 from .runs import Folder, Run, load_folder
 from .tables import Quantity
-from .vendor import VendoredFile
+from cit.vendor import VendoredFile
 
 
 @dataclass

@@ -1,0 +1,1 @@
+"""This study's blocks: the deck figures, the chain diagram, the explorer."""
