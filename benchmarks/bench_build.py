@@ -9,7 +9,7 @@ Measures, each as the median of --runs runs on this machine, in a copy of the pr
 - content-only rebuild: after appending a sentence to one page's Markdown; side by side,
   run for run, with `mkdocs build` of the same Markdown after the same edit, and the
   ratio of the two medians; then the same rebuild after editing each page in turn;
-- simulator regeneration: `python -m cit.sim --out <tmp>` (full sweep);
+- simulator regeneration: `python -m study.sim --out <tmp>` (full sweep);
 - page weights: per page, HTML + CSS + own JS, and the plotly bundle separately.
 Writes data/benchmarks.yaml (committed; the build reads it for /tested), keeping the
 `scaling:` record of benchmarks/bench_scale.py.

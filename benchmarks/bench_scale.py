@@ -3,7 +3,7 @@
     python benchmarks/bench_scale.py [--sizes 1 4 16] [--runs 3]
 
 For each size k it lays out a temporary project whose upstream mirror holds k times the
-study's run logs, in the same schema (cit/runs.py): every real log, plus k - 1 synthetic
+study's run logs, in the same schema (study/runs.py): every real log, plus k - 1 synthetic
 siblings of it, each a further seed of the same run (its name, file name and `seed`
 moved on, its losses nudged by a fixed small factor so no two seeds agree). The
 mirror's results.md files and the simulator's data/sim/results.md are rewritten from

@@ -8,7 +8,7 @@ Before anything is unpickled the header is checked: our format, the key this bui
 expects (a file from another version of the code or other inputs is refused even when
 renamed), and the SHA-256 of the body (a truncated or garbled file is refused). The
 body is then read by an unpickler that only builds the classes of the registry and the
-simulator (dataclasses and pydantic models of cit.registry and cit.sim), so even a
+simulator (dataclasses and pydantic models of cit.registry and study.sim), so even a
 well-formed pickle made elsewhere cannot run code. A refused cache is reported in one
 line and the build goes on cold, writing a fresh one.
 """

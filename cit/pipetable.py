@@ -1,5 +1,5 @@
 """The one reader of Markdown pipe tables, shared by the results.md check
-(cit/resultsmd.py) and the simulator's results file (cit/sim/report.py).
+(study/resultsmd.py) and the simulator's results file (study/sim/report.py).
 
 A row is a line that starts with `|`; its cells are the text between pipes, stripped.
 A separator row (`|---|:--:|`) has only dashes and colons in every cell.

@@ -2,7 +2,7 @@
 proposed system as data (lanes, blocks, edges, a provenance tag per block, the numbers
 each block shows by registry id, and which path, E or E′, each piece belongs to).
 
-This module validates that file (its schema: cit/blocks/chainschema.py) and renders it as an inline SVG diagram
+This module validates that file (its schema: study/blocks/chainschema.py) and renders it as an inline SVG diagram
 plus an HTML ordered list that says the same thing in words, with the numbers. The SVG
 never carries a digit: numbers reach the page only as `<data>` elements in the list and
 the per-path summaries, through the render stage's `num(id)`. `static/chain.js` adds the

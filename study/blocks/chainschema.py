@@ -2,7 +2,7 @@
 cit/fieldcheck.py (it was pydantic, whose import and model building cost a hub rebuild
 about 0.1 s; docs/architecture.md, "Rebuilding fast"), and the plain classes the chain
 block draws from. Cross-references (lanes, paths, block ids, routes) are checked by
-cit/blocks/chain.py."""
+study/blocks/chain.py."""
 
 from __future__ import annotations
 

@@ -177,7 +177,7 @@ def explorer_html(ctx, payload: dict, script: Path) -> str:
 
 
 def explorer_blocks(sim_values, script: Path, memo=compute_now) -> dict[str, BlockSpec]:
-    """`@[explorer]`, drawn from `sim_values()` (the simulator's cit.sim.Computed of this
+    """`@[explorer]`, drawn from `sim_values()` (the simulator's study.sim.Computed of this
     build, handed over by the build and loaded only when needed; the block never
     recomputes it), with `script` (templates/static/explorer.js) written inline. `memo`
     keeps the block's payload: the build's keys it by the data stages' inputs and code,

@@ -1,8 +1,8 @@
 """The training-across-data-centres simulator (docs/simulator.md).
 
-    python -m cit.sim            regenerate data/sim/results.md (explicit; never a side
+    python -m study.sim            regenerate data/sim/results.md (explicit; never a side
                                  effect of a build)
-    python -m cit.sim --check    recompute and compare, write nothing
+    python -m study.sim --check    recompute and compare, write nothing
 
 For the build (cit/build.py):
 

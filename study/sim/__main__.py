@@ -1,6 +1,6 @@
-"""`python -m cit.sim`: regenerate data/sim/results.md (the explicit command; a build
-only checks it). `python -m cit.sim --check` compares without writing.
-`python -m cit.sim calibrate` fits the scenario's `fitted` inputs to the original's quoted
+"""`python -m study.sim`: regenerate data/sim/results.md (the explicit command; a build
+only checks it). `python -m study.sim --check` compares without writing.
+`python -m study.sim calibrate` fits the scenario's `fitted` inputs to the original's quoted
 figures and records them in data/sim/scenario.yaml (then regenerate the results)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m cit.sim", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m study.sim", description=__doc__)
     ap.add_argument("command", nargs="?", choices=("calibrate",),
                     help="calibrate: fit the `fitted` inputs and record them in the scenario")
     ap.add_argument("--check", action="store_true",

@@ -1,7 +1,7 @@
 """The calibration: the scenario inputs the original study never states, fitted to its
 quoted figures by a recorded procedure.
 
-    python -m cit.sim calibrate     fit, and record the values in data/sim/scenario.yaml
+    python -m study.sim calibrate     fit, and record the values in data/sim/scenario.yaml
 
 An input tagged `fitted` in the scenario lists the quoted figures it is fitted to
 (`fit.figures`, keys of data/sim/quoted.yaml). All fitted inputs are fitted together,
@@ -263,14 +263,14 @@ def check_calibration(scenario, cal: Calibration | None) -> None:
         if e.value != f.value:
             raise BuildError(scenario.line_of(f.key), f"inputs.{f.key}: the recorded fitted "
                              f"value {e.value!r} differs from the calibration's {f.value!r}; "
-                             "rerun `python -m cit.sim calibrate` (never edit it by hand)")
+                             "rerun `python -m study.sim calibrate` (never edit it by hand)")
         if e.fit.residual != cal.rms or e.fit.procedure != PROCEDURE:
             what = "residual" if e.fit.residual != cal.rms else "procedure"
             got = e.fit.residual if what == "residual" else e.fit.procedure
             want = cal.rms if what == "residual" else PROCEDURE
             raise BuildError(scenario.line_of(f.key), f"inputs.{f.key}: the recorded fit "
                              f"{what} {got!r} differs from the calibration's {want!r}; rerun "
-                             "`python -m cit.sim calibrate`")
+                             "`python -m study.sim calibrate`")
 
 
 def _block(key: str, e, f: Fitted, cal: Calibration) -> list[str]:

@@ -122,7 +122,7 @@ def _agree(a: Step, b: Step, where: str) -> None:
     for name, ref in scale.items():
         x, y = getattr(a, name), getattr(b, name)
         if abs(x - y) > AGREE * max(abs(x), abs(y), ref):
-            raise BuildError("cit/sim/des.py", f"{where}: simulated {name} {x!r} differs "
+            raise BuildError("study/sim/des.py", f"{where}: simulated {name} {x!r} differs "
                              f"from the closed form {y!r} by more than {AGREE} relative")
 
 
@@ -187,7 +187,7 @@ def compute(folder: Folder, scenario: Scenario, target_group: str,
                    "bytes/s")
             out.append(st.total)
     if spread > AGREE:
-        raise BuildError("cit/sim/des.py", f"simulated steps are not steady: relative "
+        raise BuildError("study/sim/des.py", f"simulated steps are not steady: relative "
                          f"spread {spread!r} exceeds {AGREE}")
 
     iters = values.bisection_iterations

@@ -160,7 +160,7 @@ def _scenario_section(c: Computed) -> Section:
         "Every input of the simulation, with its unit and source: *paper* (the module's "
         "paper as the original study page gives it), *experiment* (read from the run logs "
         "at build time), *assumption* (ours), *fitted* (not stated by the original, fitted "
-        "to its quoted figures by `python -m cit.sim calibrate`: see the table of fitted "
+        "to its quoted figures by `python -m study.sim calibrate`: see the table of fitted "
         "inputs). Citations are in data/sim/scenario.yaml.")
     sec.blocks.append(
         "Scenario switch: the optical transform "
@@ -530,7 +530,7 @@ def _against_section(c: Computed) -> Section:
 
 def build_doc(c: Computed) -> SimResultsDoc:
     intro = [
-        "Written by `python -m cit.sim` from data/sim/scenario.yaml and the run logs in "
+        "Written by `python -m study.sim` from data/sim/scenario.yaml and the run logs in "
         "results/tinystories-gpu. Do not edit by hand: every build recomputes each cell "
         "and fails on any difference."]
     return SimResultsDoc(TITLE, intro, [_scenario_section(c), _steps_section(c),
@@ -696,7 +696,7 @@ def check_results(computed: Computed, path: Path, name: str = RESULTS) -> int:
         recorded = Path(path).read_text()
     except FileNotFoundError:
         raise BuildError(name, "recorded simulator results missing; generate them with "
-                         "`python -m cit.sim`") from None
+                         "`python -m study.sim`") from None
     return compare(recorded, render(build_doc(computed)), name)
 
 

@@ -3,7 +3,7 @@
 Every input has a value (or names a figure measured in the run logs, or copies another
 key), a unit, a source tag (paper | experiment | assumption | fitted) and a short
 citation. A `fitted` input also carries `fit:` (the quoted figures it was fitted to, the
-procedure and the residual), written by `python -m cit.sim calibrate` (calibrate.py),
+procedure and the residual), written by `python -m study.sim calibrate` (calibrate.py),
 which the build re-runs.
 A malformed file fails with a BuildError naming the file, the line and the key.
 """

@@ -4,7 +4,7 @@ cards and glossary tooltips, and clean pages (no console error, no outside reque
 
 They run against `CIT_SITE_DIR` when it is set, or a `built_site` fixture (a directory)
 when one is defined, and otherwise against a small demo site built here from
-templates/static and cit/blocks/chain.py. The demo carries no result numbers: its numbers use
+templates/static and study/blocks/chain.py. The demo carries no result numbers: its numbers use
 placeholder ids and placeholder values written to a JSON file that the pages are then
 built from. Tests that need a specific structure (a number inside a slide, a page with
 no provenance script) always use the demo site.

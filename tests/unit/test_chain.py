@@ -1,4 +1,4 @@
-"""cit/blocks/chain.py: content/chain.yaml is validated with clear errors (file, line, block),
+"""study/blocks/chain.py: content/chain.yaml is validated with clear errors (file, line, block),
 and renders to an SVG without digits plus a step list whose numbers come from the
 registry through `num`."""
 

@@ -1,4 +1,4 @@
-"""cit/experiment.py: the experiment stage registers the recomputed figures with the
+"""study/experiment.py: the experiment stage registers the recomputed figures with the
 upstream file, commit and blob SHA-1 they were read from. Expected values are read from
 the vendored logs here, independently of the stage's own code."""
 

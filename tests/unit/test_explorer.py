@@ -1,4 +1,4 @@
-"""cit/blocks/explorer.py: the @[explorer] block draws from the simulator's computation
+"""study/blocks/explorer.py: the @[explorer] block draws from the simulator's computation
 it is handed (no state kept anywhere), shows registered numbers before any control
 moves, and writes explorer.js inline."""
 

@@ -1,4 +1,4 @@
-"""The calibration (cit/sim/calibrate.py): the recorded fitted inputs are what the
+"""The calibration (study/sim/calibrate.py): the recorded fitted inputs are what the
 recorded procedure gives, they lie inside the paper's range, and every way of breaking
 that fails naming the input (or the figure) and the values."""
 

@@ -128,7 +128,7 @@ def test_checking_never_rewrites_the_results(computed):
 def test_a_missing_results_file_says_how_to_generate_it(computed, tmp_path):
     with pytest.raises(BuildError) as err:
         check_results(computed, tmp_path / "absent.md")
-    assert "python -m cit.sim" in str(err.value)
+    assert "python -m study.sim" in str(err.value)
 
 
 def test_generation_is_deterministic(computed, tmp_path):

@@ -1,4 +1,4 @@
-"""cit/sim/transit_claims.py: the flat-ring figures and the claim that the original's
+"""study/sim/transit_claims.py: the flat-ring figures and the claim that the original's
 figures rule that layout out."""
 
 import dataclasses
