@@ -13,7 +13,7 @@ from pathlib import Path
 
 from cit.errors import BuildError
 from ..runs import Folder, load_folder
-from . import calibrate, closed, des
+from . import calibrate, closed, des, interval
 from .closed import VARIANTS, BreakEven, Params, Step
 from .inputs import Inputs, OpticsRun, load_inputs
 from .quoted import QUOTED, QuotedFile, load_quoted
@@ -63,6 +63,13 @@ class Computed:
     calibration: object = None          # calibrate.Calibration of the fitted inputs
     sweep_flat_a: list = field(default_factory=list)  # A under the flat ring, per grid bw
     files: tuple = field(default_factory=tuple)
+    # the evaluation grid's interval (interval.py): variant key -> (fewest, most) steps or
+    # None; break-even id -> (BreakEven at the first variant's fewest, at its most); per
+    # ENOB row {end: interval.EnobEnd}; {end: the break-even ENOB there}
+    ends: dict = field(default_factory=dict)
+    breakeven_ends: dict = field(default_factory=dict)
+    enob_ends: list = field(default_factory=list)
+    enob_breakeven_ends: dict = field(default_factory=dict)
 
     def time(self, key: str, step_s: float) -> float | None:
         s = self.steps[key]
@@ -137,6 +144,21 @@ def breakeven_pair(p: Params, steps: dict, a: str, b: str, lo: float, hi: float,
     return closed.break_even(time_fn(p, steps, a), time_fn(p, steps, b), lo, hi, iters)
 
 
+def enob_pick(rows, e_planes: int):
+    """The break-even ENOB: (run, "E" or "E′") for the lowest ENOB among runs with E's
+    plane count that reaches the target and whose E, else E′, beats A somewhere; None
+    if none does. `rows`: (OpticsRun, E vs A, E′ vs A)."""
+    for run, e_vs_a, eprime_vs_a in sorted((r for r in rows if r[0].planes == e_planes),
+                                           key=lambda r: r[0].enob):
+        if run.steps.mean is None:
+            continue
+        if e_vs_a.kind != "none":
+            return run, "E"
+        if eprime_vs_a.kind != "none":
+            return run, "E′"
+    return None
+
+
 def compute(folder: Folder, scenario: Scenario, target_group: str,
             quoted: QuotedFile | None = None) -> Computed:
     """Run everything. `folder` is the headline folder of run logs (completed runs);
@@ -200,21 +222,22 @@ def compute(folder: Folder, scenario: Scenario, target_group: str,
         s["E"] = s["Eprime_Esteps"] = run.steps.mean
         enob_rows.append(EnobRow(run, breakeven_pair(p, s, "E", "A", lo, hi, iters),
                                  breakeven_pair(p, s, "Eprime_Esteps", "A", lo, hi, iters)))
-    enob_be = None
-    for row in sorted((r for r in enob_rows if r.run.planes == e_planes),
-                      key=lambda r: r.run.enob):
-        if row.run.steps.mean is None:
-            continue
-        if row.e_vs_a.kind != "none":
-            enob_be = (row.run, "E")
-            break
-        if row.eprime_vs_a.kind != "none":
-            enob_be = (row.run, "E′")
-            break
+    enob_be = enob_pick([(r.run, r.e_vs_a, r.eprime_vs_a) for r in enob_rows], e_planes)
 
-    return Computed(scenario, values, inputs, p, controls, steps, default, closed_default,
-                    spread, grid, sweep, bes, enob_rows, enob_be, quoted, cal, sweep_other,
-                    inputs.files)
+    c = Computed(scenario, values, inputs, p, controls, steps, default, closed_default,
+                 spread, grid, sweep, bes, enob_rows, enob_be, quoted, cal, sweep_other,
+                 inputs.files, ends=interval.variant_ends(inputs))
+    carry_interval(c, lo, hi, iters, e_planes)
+    return c
+
+
+def carry_interval(c: Computed, lo: float, hi: float, iters: int, e_planes: int) -> None:
+    """Every break-even and the ENOB table at both ends of the steps' interval."""
+    def pair(steps, a, b):
+        return breakeven_pair(c.params, steps, a, b, lo, hi, iters)
+    c.breakeven_ends = {bid: interval.breakeven_ends(c, pair, a, b)
+                        for bid, _, a, b in BREAKEVENS}
+    c.enob_ends, c.enob_breakeven_ends = interval.enob_ends(c, pair, e_planes, enob_pick)
 
 
 def _sources(root: Path, folder: Folder | None):

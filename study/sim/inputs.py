@@ -19,16 +19,29 @@ from ..runs import Folder, Run
 
 @dataclass(frozen=True)
 class Steps:
-    """Steps to target of one group of runs (one seed each)."""
+    """Steps to target of one group of runs (one seed each). `per_seed` is each seed's
+    first evaluated step at or below the target (the grid value); `above` the evaluated
+    step just before it, the last one above the target (0 when the first evaluation is
+    already at or below it). A seed's true crossing lies in above + 1 .. per_seed
+    (docs/simulator.md, "The evaluation grid's interval")."""
     group: str
     files: tuple[str, ...]
     per_seed: tuple[int | None, ...]
+    above: tuple[int | None, ...] = ()
 
     @property
     def mean(self) -> float | None:
         if any(s is None for s in self.per_seed):
             return None
         return math.fsum(self.per_seed) / len(self.per_seed)
+
+    @property
+    def fewest(self) -> float | None:
+        """The interval's low end: mean over seeds of the step after the last
+        evaluation above the target."""
+        if self.mean is None:
+            return None
+        return math.fsum(a + 1 for a in self.above) / len(self.above)
 
     @property
     def reached(self) -> int:
@@ -82,9 +95,18 @@ def _one(groups: dict[str, list[Run]], what: str, pred, where: str) -> list[Run]
     return groups[hits[0]]
 
 
+def _last_above(run: Run, first: int | None) -> int | None:
+    """The evaluated step just before `first` (0 if `first` is the first evaluation)."""
+    if first is None:
+        return None
+    before = [e.step for e in run.evals if e.step < first]
+    return before[-1] if before else 0
+
+
 def _steps(runs: list[Run], target: float) -> Steps:
-    return Steps(runs[0].group, tuple(r.rel for r in runs),
-                 tuple(r.first_step_at_or_below(target) for r in runs))
+    first = tuple(r.first_step_at_or_below(target) for r in runs)
+    return Steps(runs[0].group, tuple(r.rel for r in runs), first,
+                 tuple(_last_above(r, f) for r, f in zip(runs, first)))
 
 
 def _same(runs: list[Run], what: str, get) -> object:

@@ -14,7 +14,7 @@ from pathlib import Path
 from cit.errors import BuildError
 from cit.fmt import fmt, fmt_general, fmt_int, fmt_pct, fmt_sig
 from cit.pipetable import is_separator, split_row
-from . import closed
+from . import closed, interval
 from .closed import VARIANTS, BreakEven, Step
 from .compute import BREAKEVENS, Computed
 from .quoted import against, be_text
@@ -528,6 +528,178 @@ def _against_section(c: Computed) -> Section:
     return sec
 
 
+# ---- §8: the evaluation grid's interval (interval.py, docs/simulator.md) --------------
+
+END_LABEL = {"fewest": "first at its fewest steps", "most": "first at its most steps"}
+
+
+def _steps_ends_rows(c: Computed) -> list:
+    rows = []
+    for var in VARIANTS:
+        k, ends = var.key, c.ends[var.key]
+        src = c.inputs.steps.get(var.steps_from)
+        logs = src.files if src is not None else ()
+        above = None if ends is None else src.above
+        kind = _kind(var, "derived")
+        rows.append([
+            Cell(var.label), Cell(f_steps(c.steps[k])),
+            Cell("never" if above is None else ", ".join(fmt_int(a) for a in above),
+                 f"sim.steps.{k}.above", above, "steps", kind,
+                 "per seed, the evaluated step just before the first at or below the "
+                 "target (the last above it; 0 if the first evaluation is at or below it)",
+                 logs=logs),
+            Cell(f_steps(None if ends is None else ends[0]), f"sim.steps.{k}.fewest",
+                 None if ends is None else ends[0], "steps", kind,
+                 "mean over seeds of (the last evaluated step above the target + 1)",
+                 logs=logs),
+            Cell(f_steps(None if ends is None else ends[1]), f"sim.steps.{k}.most",
+                 None if ends is None else ends[1], "steps", kind,
+                 "mean over seeds of the first evaluated step at or below the target "
+                 "(the grid value)", logs=logs),
+            Cell(src.group if src is not None else "none"),
+        ])
+    return rows
+
+
+def _time_ends_rows(c: Computed) -> list:
+    rows = []
+    for var in VARIANTS:
+        k, ends, st = var.key, c.ends[var.key], c.default[var.mech]
+        kind = _kind(var)
+        row = [Cell(var.label)]
+        for what, f, per, unit in (("time", f_s, st.total, "s"),
+                                   ("energy", f_kj, st.energy, "kJ")):
+            grid = None if c.steps[k] is None else c.steps[k] * per
+            row.append(Cell(f(grid)))
+            for i, end in enumerate(("fewest", "most")):
+                x = None if ends is None else ends[i] * per
+                val = x if x is None or what == "time" else x / 1e3
+                row.append(Cell(f(x), f"sim.{what}.{k}.{end}", val, unit, kind,
+                                f"{end} steps to target x simulated {what} per step at the "
+                                "default WAN"))
+        rows.append(row)
+    return rows
+
+
+def _be_ends_rows(c: Computed) -> list:
+    rows = []
+    for bid, label, a, b in BREAKEVENS:
+        ends = c.breakeven_ends[bid]
+        hyp = closed.BY_KEY[a].hypothetical or closed.BY_KEY[b].hypothetical
+        other = "the same steps" if interval.shared(a, b) else "the second at the other end"
+        row = [Cell(label), Cell("shared" if interval.shared(a, b) else "separate"),
+               Cell(f_be(c.breakevens[bid]))]
+        for be, end in zip(ends, interval.ENDS):
+            row.append(Cell(f_be(be), f"sim.breakeven.{bid}.{end}", be_value(be), "GB/s",
+                            "hypothetical" if hyp else "simulated",
+                            f"bisection as in section 4, {closed.BY_KEY[a].label} at its "
+                            f"{end} steps to target, {closed.BY_KEY[b].label} at {other}"))
+        row.append(Cell("yes" if f_be(ends[0]) == f_be(ends[1]) else "no"))
+        rows.append(row)
+    return rows
+
+
+def _enob_ends_tabs(c: Computed) -> list:
+    rows = []
+    for r, ends in zip(c.enob, c.enob_ends):
+        sid = f"sim.enob.{r.run.slug}"
+        row = [Cell(r.run.slug), Cell(f_steps(r.run.steps.mean))]
+        fewest = ends["fewest"].steps
+        row.append(Cell(f_steps(fewest), f"{sid}.steps.fewest", fewest, "steps", "derived",
+                        "the last evaluated step above the target + 1",
+                        logs=r.run.steps.files))
+        for name, via, kind in (("e_vs_a", "E_vs_A", "simulated"),
+                                ("eprime_vs_a", "Eprime_vs_A", "hypothetical")):
+            for end in interval.ENDS:
+                be = getattr(ends[end], name)
+                row.append(Cell(f_be(be), f"{sid}.{via}.{end}", be_value(be), "GB/s", kind,
+                                f"bisection: {via.split('_')[0].replace('prime', '′')} at "
+                                f"this run's {end} steps against A at the other end"))
+        rows.append(row)
+    runs = Tab("Repaired optics runs at both ends",
+               ("Run", "Steps to target (grid)", "Fewest steps", "E vs A, fewest",
+                "E vs A, most", "E′ vs A, fewest", "E′ vs A, most"), rows)
+    pick = [Cell("Break-even ENOB"), Cell(_enob_text(c.enob_breakeven))]
+    via = [Cell("Beats A as"), Cell(c.enob_breakeven[1] if c.enob_breakeven else "neither")]
+    for end in interval.ENDS:
+        be = c.enob_breakeven_ends[end]
+        pick.append(Cell(_enob_text(be), f"sim.enob.breakeven.{end}",
+                         None if be is None else be[0].enob, "bits",
+                         "hypothetical" if be and be[1] == "E′" else "simulated",
+                         f"the break-even ENOB with every repaired run at its {end} steps "
+                         "and A at the other end"))
+        via.append(Cell(be[1] if be else "neither"))
+    return [runs, Tab("Break-even ENOB at both ends",
+                      ("Figure", "Grid", "E at its fewest steps", "E at its most steps"),
+                      [pick, via])]
+
+
+def _enob_text(be) -> str:
+    return "none" if be is None else fmt_general(be[0].enob)
+
+
+def _order_tab(c: Computed, what: str) -> tuple[Tab, int, int]:
+    f = f_s if what == "time" else f_kj
+    rows, kept = [], 0
+    for o in interval.orderings(c, what):
+        kept += o.survives
+        a, b = closed.BY_KEY[o.first].label, closed.BY_KEY[o.second].label
+        rows.append([Cell(f"{a}, {b}"), Cell(f"{f(o.grid[0])} against {f(o.grid[1])}"),
+                     Cell(f"{f(o.worst[0])} against {f(o.worst[1])}"),
+                     Cell("yes" if o.survives else "no",
+                          f"sim.order.{what}.{o.first}.{o.second}", o.survives, "", "derived",
+                          f"{a}'s {what} to target at its most steps below {b}'s at its "
+                          "fewest (the same steps when the two share them)")])
+    unit = "s" if what == "time" else "kJ"
+    name = "time to target" if what == "time" else "energy to target"
+    return Tab(f"Orderings of {name} at the default WAN",
+               ("Lower at the grid values, higher", f"At the grid values ({unit})",
+                f"Lower at its most steps, higher at its fewest ({unit})", "Survives"),
+               rows), kept, len(rows)
+
+
+def _interval_section(c: Computed) -> Section:
+    sec = Section(8, "The evaluation grid's interval")
+    sec.blocks.append(
+        "Runs were evaluated on a grid of steps, so a seed's steps to target are known only "
+        "to lie after its last evaluation above the target and at or before its first "
+        "evaluation at or below it. Sections 2 to 7 and the original page use the grid "
+        "value, the interval's high end (most steps); its low end (fewest steps) is the "
+        "mean over seeds of the step after each seed's last evaluation above the target. "
+        "Every figure that depends on steps is computed here at both ends.")
+    sec.blocks.append(
+        "A break-even depends on its two variants' steps only through their ratio, so its "
+        "extremes are two corners: the first variant at its fewest steps and the second at "
+        "its most (fewest), and the reverse (most). Variants that borrow the same steps "
+        "(C and C′, E and E′ on E's steps, C and E′ on C's) move together. An ordering of "
+        "two variants survives the interval when it holds at the corner that favours the "
+        "one that is higher at the grid values.")
+    sec.blocks.append(Tab("Steps to target within the evaluation grid",
+                          ("Variant", "Steps to target (grid)",
+                           "Last evaluation above the target, per seed", "Fewest steps",
+                           "Most steps", "Steps from"), _steps_ends_rows(c)))
+    sec.blocks.append(Tab("Time and energy to target at both ends",
+                          ("Variant", "Time to target (s), grid", "Time, fewest steps",
+                           "Time, most steps", "Energy to target (kJ), grid",
+                           "Energy, fewest steps", "Energy, most steps"), _time_ends_rows(c)))
+    sec.blocks.append(Tab("Break-evens at both ends",
+                          ("Comparison", "Steps", "Break-even (grid)",
+                           "First at its fewest steps", "First at its most steps",
+                           "Same at both ends"), _be_ends_rows(c)))
+    sec.blocks.extend(_enob_ends_tabs(c))
+    counts = []
+    for what in ("time", "energy"):
+        tab, kept, total = _order_tab(c, what)
+        sec.blocks.append(tab)
+        counts.append([Cell(f"Orderings of {what} to target that survive"),
+                       Cell(fmt_int(kept), f"sim.order.{what}.survive", kept, "pairs",
+                            "derived", f"rows of the {what} orderings table that survive"),
+                       Cell(fmt_int(total), f"sim.order.{what}.pairs", total, "pairs",
+                            "derived", "pairs of variants that reach the target")])
+    sec.blocks.append(Tab("Orderings that survive", ("Figure", "Survive", "Pairs"), counts))
+    return sec
+
+
 def build_doc(c: Computed) -> SimResultsDoc:
     intro = [
         "Written by `python -m study.sim` from data/sim/scenario.yaml and the run logs in "
@@ -536,7 +708,7 @@ def build_doc(c: Computed) -> SimResultsDoc:
     return SimResultsDoc(TITLE, intro, [_scenario_section(c), _steps_section(c),
                                         _time_section(c), _breakeven_section(c),
                                         _enob_section(c), _sweep_section(c),
-                                        _against_section(c)])
+                                        _against_section(c), _interval_section(c)])
 
 
 # ---- Markdown ---------------------------------------------------------------------------
