@@ -10,8 +10,8 @@ matches to 1e-9 relative). Each value is recorded to `fit.significant` significa
 figures with the root-mean-square relative residual at the recorded values. The build
 re-runs the fit (`check`) and fails if a recorded value, or its residual, differs.
 
-A fitted input with a range in the module's paper (the compute budget) must land inside
-it; if it does not, the quoted figures cannot be reached with a budget the paper allows,
+A fitted input with a range given by the original page (the compute budget) must land inside
+it; if it does not, the quoted figures cannot be reached with a budget the page allows,
 and the calibration fails naming the figure furthest off at the range's nearer end.
 """
 
@@ -36,16 +36,16 @@ SETTERS = {
     "module_budget": lambda p, x: p.with_(module_budget=x * 1e9),
 }
 INVERSE = {"intra_dc_latency_us": False, "module_budget": True}
-# where the fit starts: no latency; the geometric middle of the paper's budget range
+# where the fit starts: no latency; the geometric middle of the original page's budget range
 START = {"intra_dc_latency_us": lambda v: 0.0,
          "module_budget": lambda v: math.sqrt(v.module_budget_min * v.module_budget_max)}
-# the paper's range a fitted input must stay inside: (low key, high key)
+# the original page's range a fitted input must stay inside: (low key, high key)
 RANGES = {"module_budget": ("module_budget_min", "module_budget_max")}
 
 PROCEDURE = ("Gauss-Newton least squares on the relative residuals (ours / quoted - 1) of "
              "the named figures, computed with the closed form; latency in µs and the "
              "inverse of the budget as coordinates; central differences; started at no "
-             "latency and the geometric middle of the paper's budget range; stopped when "
+             "latency and the geometric middle of the original page's budget range; stopped when "
              "no coordinate moves by more than one part in 1e8, or the sum of squares stops "
              "falling")
 MAX_ITERATIONS = 50
@@ -184,7 +184,7 @@ def _at(p, keys, values, key, x):
 
 def _check_reach(p, steps, keys, values, figures, quoted, v) -> None:
     """Each figure, with the other fitted inputs where the fit put them, must lie between
-    ours at the two ends of every ranged input's paper range."""
+    ours at the two ends of every ranged input's range."""
     lo_bw, hi_bw, iters = v.sweep_min * 1e9, v.sweep_max * 1e9, v.bisection_iterations
     for key in keys:
         if key not in RANGES:
@@ -203,7 +203,7 @@ def _check_reach(p, steps, keys, values, figures, quoted, v) -> None:
             if not a <= q.value <= b:
                 raise BuildError(
                     quoted.where(fk), f"figures.{fk}: the quoted {q.text()} cannot be reached "
-                    f"with inputs.{key} inside the paper's range {fmt_sig(lo, 3)} to "
+                    f"with inputs.{key} inside the original page's range {fmt_sig(lo, 3)} to "
                     f"{fmt_sig(hi, 3)} (inputs.{lo_k} to inputs.{hi_k}): across that range "
                     f"ours runs from {fmt_sig(a, 4)} to {fmt_sig(b, 4)}")
 
@@ -225,7 +225,7 @@ def _check_range(p, steps, keys, values, figures, quoted, v) -> None:
         fk = figures[worst]
         raise BuildError(
             quoted.where(fk), f"figures.{fk}: the quoted {quoted.figures[fk].text()} "
-            f"cannot be reached with inputs.{key} inside the paper's range "
+            f"cannot be reached with inputs.{key} inside the original page's range "
             f"{fmt_sig(lo, 3)} to {fmt_sig(hi, 3)} (inputs.{lo_k} to inputs.{hi_k}): the "
             f"fit needs {fmt_sig(x, 4)}, and at {fmt_sig(edge, 3)} this figure is off by "
             f"{res[worst] * 100:+.1f}%")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from cit.errors import BuildError
 from ..runs import Folder, load_folder
-from . import calibrate, closed, des, interval
+from . import calibrate, closed, counterfactual, des, interval
 from .closed import VARIANTS, BreakEven, Params, Step
 from .inputs import Inputs, OpticsRun, load_inputs
 from .quoted import QUOTED, QuotedFile, load_quoted
@@ -70,6 +70,10 @@ class Computed:
     breakeven_ends: dict = field(default_factory=dict)
     enob_ends: list = field(default_factory=list)
     enob_breakeven_ends: dict = field(default_factory=dict)
+    # counterfactual.py: Outcome per case; variant key -> WAN bytes to target (grid,
+    # fewest, most) or None
+    counterfactuals: list = field(default_factory=list)
+    wan_to_target: dict = field(default_factory=dict)
 
     def time(self, key: str, step_s: float) -> float | None:
         s = self.steps[key]
@@ -228,6 +232,8 @@ def compute(folder: Folder, scenario: Scenario, target_group: str,
                  spread, grid, sweep, bes, enob_rows, enob_be, quoted, cal, sweep_other,
                  inputs.files, ends=interval.variant_ends(inputs))
     carry_interval(c, lo, hi, iters, e_planes)
+    c.counterfactuals = counterfactual.run(c, lo, hi, iters)
+    c.wan_to_target = counterfactual.wan_to_target(c)
     return c
 
 

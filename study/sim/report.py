@@ -135,7 +135,7 @@ def locator(section: Section | int, table: str, row: str, column: str) -> str:
     return f"{RESULTS} §{n}, table {table!r}, row {row!r}, column {column!r}"
 
 
-KIND_OF_TAG = {"paper": "quoted", "experiment": "measured", "assumption": "assumption",
+KIND_OF_TAG = {"paper": "quoted", "original": "quoted", "experiment": "measured", "assumption": "assumption",
                "fitted": "fitted"}
 
 # scenario keys that also carry a sim.* id (docs/numbers.md)
@@ -157,8 +157,9 @@ def _scenario_section(c: Computed) -> Section:
     v = c.values
     counts = v.transform_counts_against_budget
     sec.blocks.append(
-        "Every input of the simulation, with its unit and source: *paper* (the module's "
-        "paper as the original study page gives it), *experiment* (read from the run logs "
+        "Every input of the simulation, with its unit and source: *paper* (a paper we cite "
+        "and whose figure we have read there), *original* (the original study's page, which "
+        "gives the figure without its source), *experiment* (read from the run logs "
         "at build time), *assumption* (ours), *fitted* (not stated by the original, fitted "
         "to its quoted figures by `python -m study.sim calibrate`: see the table of fitted "
         "inputs). Citations are in data/sim/scenario.yaml.")
@@ -700,6 +701,69 @@ def _interval_section(c: Computed) -> Section:
     return sec
 
 
+# ---- §9: counterfactuals (counterfactual.py) --------------------------------------------
+
+CF_AT = (("lowest", "sweep_min"), ("default", "wan_bandwidth"), ("highest", "sweep_max"))
+
+
+def _cf_row(o) -> list:
+    case = o.case
+    a, b = closed.BY_KEY[case.variant], closed.BY_KEY[case.against]
+    kind = "hypothetical"
+    row = [Cell(f"{case.label}, against {b.label}")]
+    for (where, key), (tx, to) in zip(CF_AT, o.times):
+        row.append(Cell(f_s(tx), f"sim.cf.{case.key}.time.{where}", tx, "s", kind,
+                        f"{case.label}: its steps to target x its step time at the {where} "
+                        f"WAN bandwidth ({key})"))
+        row.append(Cell(f_s(to), f"sim.cf.{case.key}.other.{where}", to, "s", "simulated",
+                        f"{b.label}: steps to target x step time at the {where} WAN "
+                        f"bandwidth ({key}), unchanged"))
+    row.append(Cell(f_be(o.breakeven), f"sim.cf.{case.key}.breakeven", be_value(o.breakeven),
+                    "GB/s", kind, f"bisection: {case.label} against {b.label}"))
+    for be, end in zip(o.ends, interval.ENDS):
+        row.append(Cell(f_be(be), f"sim.cf.{case.key}.breakeven.{end}", be_value(be), "GB/s",
+                        kind, f"bisection: {case.label} at its {end} steps against "
+                        f"{b.label} at the other end (section 8)"))
+    return row
+
+
+def _wan_rows(c: Computed) -> list:
+    rows = []
+    for var in VARIANTS:
+        w = c.wan_to_target[var.key]
+        row = [Cell(var.label)]
+        for i, (suffix, what) in enumerate((("", "grid"), (".fewest", "fewest"),
+                                            (".most", "most"))):
+            x = None if w is None else w[i] / 1e9
+            row.append(Cell("never" if x is None else fmt(x, 2),
+                            f"sim.wan_to_target.{var.key}{suffix}", x, "GB", _kind(var),
+                            f"{what} steps to target x bytes crossing the WAN per step "
+                            "(both directions) / 1e9"))
+        rows.append(row)
+    return rows
+
+
+def _counterfactual_section(c: Computed) -> Section:
+    sec = Section(9, "Counterfactuals")
+    sec.blocks.append(
+        "A cause is checked by changing it: each row changes one thing in the model (the "
+        "module takes no time, or a variant takes another's steps), keeps everything else, "
+        "and compares the changed variant with another at the sweep's lowest and highest "
+        "WAN bandwidth, at the default, and by break-even, at the grid values and at both "
+        "ends of the interval of section 8. A module that takes no time also draws no "
+        "energy.")
+    sec.blocks.append(Tab("Counterfactual runs", (
+        "Changed, against", "Changed, lowest WAN (s)", "Against, lowest WAN (s)",
+        "Changed, default WAN (s)", "Against, default WAN (s)", "Changed, highest WAN (s)",
+        "Against, highest WAN (s)", "Break-even (grid)", "Break-even, first at its fewest "
+        "steps", "Break-even, first at its most steps"),
+        [_cf_row(o) for o in c.counterfactuals]))
+    sec.blocks.append(Tab("WAN bytes to target", (
+        "Variant", "WAN bytes to target (GB), grid", "Fewest steps", "Most steps"),
+        _wan_rows(c)))
+    return sec
+
+
 def build_doc(c: Computed) -> SimResultsDoc:
     intro = [
         "Written by `python -m study.sim` from data/sim/scenario.yaml and the run logs in "
@@ -708,7 +772,8 @@ def build_doc(c: Computed) -> SimResultsDoc:
     return SimResultsDoc(TITLE, intro, [_scenario_section(c), _steps_section(c),
                                         _time_section(c), _breakeven_section(c),
                                         _enob_section(c), _sweep_section(c),
-                                        _against_section(c), _interval_section(c)])
+                                        _against_section(c), _interval_section(c),
+                                        _counterfactual_section(c)])
 
 
 # ---- Markdown ---------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The simulator's scenario (data/sim/scenario.yaml), validated with pydantic.
 
 Every input has a value (or names a figure measured in the run logs, or copies another
-key), a unit, a source tag (paper | experiment | assumption | fitted) and a short
+key), a unit, a source tag (paper | original | experiment | assumption | fitted) and a short
 citation. A `fitted` input also carries `fit:` (the quoted figures it was fitted to, the
 procedure and the residual), written by `python -m study.sim calibrate` (calibrate.py),
 which the build re-runs.
@@ -44,7 +44,7 @@ class Entry(BaseModel):
     measured: str | None = None
     same_as: str | None = None
     unit: str = Field(min_length=1)
-    source: Literal["paper", "experiment", "assumption", "fitted"]
+    source: Literal["paper", "original", "experiment", "assumption", "fitted"]
     cite: str = Field(min_length=1)
     fit: Fit | None = None
 

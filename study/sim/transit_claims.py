@@ -173,11 +173,7 @@ def _bytes(s: _Sim, exp) -> None:
                               ("worker link", f"{fmt(nic, 1)} GB/s"))),
           "scenario wan_bandwidth < nic_bandwidth")
     d = c.default
-    wan = {k: c.steps[k] * d[BY_KEY[k].mech].wan_bytes for k in ("C", "E")}
-    for k in wan:
-        s.reg.add(f"sim.wan_to_target.{k}", wan[k] / 1e9, fmt(wan[k] / 1e9, 1), unit="GB",
-                  kind="simulated", sources=s.sources, locator=f"{s.sources[0].path} §2",
-                  computation="steps to target × WAN bytes per step ÷ 1e9")
+    wan = {k: c.wan_to_target[k][0] for k in ("C", "E")}
     s.add("sim.e_fewer_wan_bytes_yet_slower",
           "E sends fewer bytes across the WAN on its way to the target than C, yet takes longer",
           Verdict(wan["E"] < wan["C"] and s.time("E") > s.time("C"),

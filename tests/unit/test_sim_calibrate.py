@@ -96,13 +96,13 @@ def test_a_quoted_figure_out_of_the_papers_reach_fails_with_the_figure_and_range
     msg = str(err.value)
     assert "figures.time.E" in msg and "inputs.module_budget" in msg
     assert err.value.where == f"data/sim/quoted.yaml:{text[:i].count(chr(10)) + 1}"
-    assert "the paper's range" in msg
+    assert "the original page's range" in msg
 
 
-def test_the_direct_band_would_need_a_budget_above_the_papers_range(setup):
+def test_the_direct_band_would_need_a_budget_above_the_original_pages_range(setup):
     """Why the scenario's module uses a fast transform: with the direct band the same
-    time per step needs more than the paper's highest budget."""
+    time per step needs more than the original page's highest budget."""
     scenario, inputs = setup
     with pytest.raises(BuildError) as err:
         fit(scenario, inputs, module_uses_fft=False)
-    assert "inputs.module_budget inside the paper's range" in str(err.value)
+    assert "inputs.module_budget inside the original page's range" in str(err.value)

@@ -41,11 +41,24 @@ def test_the_recorded_scenario_is_valid_and_tags_every_input():
     s = load_scenario(SCENARIO)
     assert s.entries, "no inputs"
     for key, e in s.entries.items():
-        assert e.source in ("paper", "experiment", "assumption", "fitted")
+        assert e.source in ("paper", "original", "experiment", "assumption", "fitted")
         assert e.unit and e.cite and e.label
         assert (e.source == "fitted") == (e.fit is not None)
     measured = {e.measured for e in s.entries.values() if e.measured}
     assert measured == set(MEASURED)
+
+
+def test_the_module_figures_are_tagged_as_the_original_pages_not_the_papers():
+    """Issue 19 item 9: the port rate, the budget's range and the cost per value come
+    from the original study's page; none of them is a figure read in the module's paper,
+    and each cite says whose figure it is."""
+    s = load_scenario(SCENARIO)
+    keys = ("module_port_rate", "module_budget_min", "module_budget_max",
+            "band_direct_flops_per_value", "fft_flops_per_value")
+    for key in keys:
+        assert s.entries[key].source == "original", key
+        assert s.entries[key].cite.startswith("the original study page"), key
+    assert not [k for k, e in s.entries.items() if e.source == "paper"]
 
 
 def test_the_scenario_states_the_switch_for_the_optical_transform():
