@@ -414,10 +414,16 @@ def breakeven_label(nid: str) -> str:
     return f"{left_name} vs {name(right)}"
 
 
+def grid_breakeven(nid: str) -> bool:
+    """`sim.breakeven.X_vs_Y`, the grid value; not its interval's ends (`….fewest`,
+    `….most`: docs/simulator.md, "The evaluation grid's interval")."""
+    return nid.startswith("sim.breakeven.") and nid.count(".") == 2
+
+
 def _markers(registry: Registry) -> list[tuple[str, str, float]]:
     out = []
     for nid, n in sorted(registry.numbers.items()):
-        if nid.startswith("sim.breakeven.") and isinstance(n.value, float) and math.isfinite(n.value) \
+        if grid_breakeven(nid) and isinstance(n.value, float) and math.isfinite(n.value) \
                 and n.value > 0:
             out.append((nid, breakeven_label(nid), n.value))
     return out

@@ -113,9 +113,10 @@ def explorer_html(ctx, payload: dict, script: Path) -> str:
         _slider(ctx, "latency", "WAN latency, one way (µs)", "sim.wan_latency", lo=0.0,
                 hi=ctl["wan_latency_us"] * 200, step=1.0, value=ctl["wan_latency_us"],
                 hint="set by the length of fibre between the two data centres"),
-        _slider(ctx, "budget", "Module compute budget (GFLOP/s)", "scenario.module_budget",
-                lo=0.0, hi=budget_log * 2, step=0.01, value=budget_log,
-                hint="logarithmic; the paper's range is marked in the scenario table"),
+        _slider(ctx, "budget", "Module compute budget, fitted (GFLOP/s)",
+                "scenario.module_budget", lo=0.0, hi=budget_log * 2, step=0.01,
+                value=budget_log, hint="logarithmic; starts at the fitted value; the "
+                "original page's range is in the scenario table"),
         _slider(ctx, "utilisation", "GPU utilisation (fraction of peak)",
                 "scenario.utilisation", lo=0.05, hi=1.0, step=0.01,
                 value=ctl["utilisation"], hint="the share of peak FLOP/s the GPU sustains"),

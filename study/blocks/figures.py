@@ -34,7 +34,8 @@ from html import escape as e
 from cit import svgplot as sp
 from cit.errors import BuildError
 from cit.registry import Number, Registry
-from cit.blocks.charts import SPECS, ChartSpec, _markers, breakeven_label, fallback_html, select
+from cit.blocks.charts import (SPECS, ChartSpec, _markers, breakeven_label, fallback_html,
+                               grid_breakeven, select)
 from cit.blocks.charts import Axis as ChartAxis
 from cit.blocks.generic import scroll_region
 from cit.blocks.spec import BlockSpec
@@ -235,30 +236,51 @@ def sweep(ctx) -> str:
     return figure_html(ctx, uid, svg, caption, fallback_html(SPECS["sweep"], series))
 
 
+def _breakeven_end(reg, nid: str, end: str) -> float | None:
+    """A break-even's bandwidth at one end of the steps' interval, for the whisker: the
+    swept range's bottom where the first variant wins nowhere, its top where it wins
+    everywhere (docs/simulator.md, "The evaluation grid's interval")."""
+    n = reg.numbers.get(f"{nid}.{end}")
+    if n is None:
+        return None
+    if isinstance(n.value, float):
+        return n.value
+    return _num(reg, "breakevens", "sim.sweep_min" if n.text.startswith("none")
+                else "sim.sweep_max").value
+
+
 def breakevens(ctx) -> str:
     reg, uid = ctx.registry, "fig-breakevens"
-    found = sorted((nid, n) for nid, n in reg.numbers.items() if nid.startswith("sim.breakeven."))
+    found = sorted((nid, n) for nid, n in reg.numbers.items() if grid_breakeven(nid))
     if not found:
         raise BuildError("figure:breakevens", 'no numbers "sim.breakeven.*"')
     bars, rows = [], []
     for nid, n in found:
         label = breakeven_label(nid)
-        rows.append((label, [n]))
+        ends = [reg.numbers[f"{nid}.{end}"] for end in ("most", "fewest")
+                if f"{nid}.{end}" in reg.numbers]
+        rows.append((label, [n] + ends))
         if isinstance(n.value, float) and math.isfinite(n.value) and n.value > 0:
             colour = "Eprime" if label.startswith("E′") else "Cprime" if label.startswith("C′") else "muted"
-            bars.append(sp.Bar(label, n.value, n, colour))
+            bars.append(sp.Bar(label, n.value, n, colour, lo=_breakeven_end(reg, nid, "most"),
+                               hi=_breakeven_end(reg, nid, "fewest")))
     if not bars:
         raise BuildError("figure:breakevens", "no break-even bandwidth falls in the simulated range")
     svg = _draw("breakevens", sp.bar_chart, bars, sp.Axis("WAN bandwidth (GB/s, log scale)", log=True),
                 title="Break-even WAN bandwidths of the simulated comparisons",
                 desc="Horizontal bars on a log scale, one per comparison that has a break-even in "
                      "the simulated range: below its bandwidth the first variant named reaches the "
-                     "target sooner.",
+                     "target sooner. A whisker on each bar spans the break-even across the "
+                     "evaluation grid's interval of steps to target.",
                 uid=uid)
     caption = ("Below each bandwidth, the first variant named reaches the target loss sooner "
-               "than the second. The table also lists the comparisons with no break-even in the "
-               "simulated range.")
-    table = data_table(ctx, uid, "Break-even WAN bandwidths", ("Comparison", "Break-even"), rows)
+               "than the second, on the steps the evaluation grid gives. The whiskers run from "
+               "the first variant at its most steps and the second at its fewest to the reverse, "
+               "the two ends of the interval the grid leaves. The table also lists the "
+               "comparisons with no break-even in the simulated range.")
+    table = data_table(ctx, uid, "Break-even WAN bandwidths",
+                       ("Comparison", "Break-even (grid)", "First at its most steps",
+                        "First at its fewest steps"), rows)
     return figure_html(ctx, uid, svg, caption, table)
 
 
@@ -413,7 +435,7 @@ def module_rate(ctx) -> str:
                 desc="Two horizontal bars: the rate values leave the module, and the rate the "
                      "simulator lets it compute the band at.",
                 uid=uid)
-    caption = ("The port rate is the paper's figure; the band's rate is the simulator's, with the "
+    caption = ("The port rate is the original study page's figure; the band's rate is the simulator's, with the "
                "transform counted against the compute budget as its scenario sets.")
     rows = [("Port rate", [port]), ("Band computed within the budget", [rate]),
             ("Transform counts against the budget", [counts])]

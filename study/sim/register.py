@@ -16,7 +16,7 @@ from cit.errors import BuildError
 from cit.registry import Ref, Registry, Source
 from . import closed
 from .closed import VARIANTS
-from .compute import Computed
+from .compute import BREAKEVENS, Computed
 from .report import RESULTS, SimResultsDoc, Tab, against_rows, build_doc, locator
 from .quoted import QUOTED, QuotedFile, load_quoted
 
@@ -114,8 +114,12 @@ def register_tables(reg: Registry, c: Computed, quoted: QuotedFile | None,
                   ("Input", "Value", "Unit", "Source"), _rows(sc, [1, 2, 3, 4]),
                   source=f"{results_path} §1 and {SCENARIO}")
     st = doc.table(2, "Steps and bytes per variant")
-    reg.add_table("sim-steps", "Steps to target and bytes per worker per step, per variant",
-                  st.columns[:6], _rows(st, [0, 1, 2, 3, 4, 5]), source=f"{results_path} §2")
+    rows = [r[:3] + [Ref(f"sim.steps.{v.key}.fewest")] + r[3:]
+            for r, v in zip(_rows(st, [0, 1, 2, 3, 4, 5]), VARIANTS)]
+    reg.add_table("sim-steps", "Steps to target (the evaluation grid's value, the top of "
+                  "its interval, and the interval's bottom) and bytes per worker per step, "
+                  "per variant", st.columns[:3] + ("Fewest steps in the interval",)
+                  + st.columns[3:6], rows, source=f"{results_path} §2 and §8")
     tt = doc.table(3, "Step time and time to target")
     layout = closed.LAYOUT_LABEL[c.params.layout]
     reg.add_table("sim-time", "Step time by phase, time and energy to target at the default "
@@ -123,21 +127,42 @@ def register_tables(reg: Registry, c: Computed, quoted: QuotedFile | None,
                   _rows(tt, list(range(len(tt.columns)))),
                   source=f"{results_path} §3")
     be = doc.table(4, "Break-evens")
+    rows = [r[:2] + [Ref(f"sim.breakeven.{bid}.most"), Ref(f"sim.breakeven.{bid}.fewest")]
+            + r[2:] for r, (bid, *_) in zip(_rows(be, [0, 1, 2]), BREAKEVENS)]
     reg.add_table("breakeven", "Break-even WAN bandwidths: below it, the first variant is "
-                  "faster", be.columns, _rows(be, [0, 1, 2]), source=f"{results_path} §4")
+                  "faster; on the evaluation grid's steps, and at the two ends of their "
+                  "interval", (be.columns[0], "Break-even (grid)",
+                               "First at its most steps, second at its fewest",
+                               "First at its fewest steps, second at its most", be.columns[2]),
+                  rows, source=f"{results_path} §4 and §8")
     en = doc.table(5, "Repaired optics runs")
+    rows = []
+    for r, e in zip(_rows(en, list(range(1, len(en.columns)))), c.enob):
+        sid = f"sim.enob.{e.run.slug}"
+        rows.append(r[:4] + [Ref(f"{sid}.steps.fewest"), r[4], Ref(f"{sid}.E_vs_A.fewest"),
+                             r[5], Ref(f"{sid}.Eprime_vs_A.most"),
+                             Ref(f"{sid}.Eprime_vs_A.fewest")])
     reg.add_table("enob", "Repaired optics runs: steps to target and break-evens against "
-                  "AdamW", en.columns[1:], _rows(en, list(range(1, len(en.columns)))),
-                  source=f"{results_path} §5")
+                  "AdamW, on the evaluation grid's steps and at the ends of their interval "
+                  "(E at its fewest steps with AdamW at its most, or the reverse)",
+                  en.columns[1:5] + ("Fewest steps", "E vs A", "E vs A, E at its fewest",
+                                     "E′ vs A", "E′ vs A, E at its most",
+                                     "E′ vs A, E at its fewest"),
+                  rows, source=f"{results_path} §5 and §8")
     summary = []
     for var in VARIANTS:
-        summary.append([var.label, Ref(f"sim.steps.{var.key}"), Ref(f"sim.time.{var.key}"),
-                        Ref(f"sim.energy.{var.key}"),
+        k = var.key
+        summary.append([var.label, Ref(f"sim.steps.{k}"), Ref(f"sim.steps.{k}.fewest"),
+                        Ref(f"sim.time.{k}"), Ref(f"sim.time.{k}.fewest"),
+                        Ref(f"sim.energy.{k}"), Ref(f"sim.energy.{k}.fewest"),
                         "hypothetical" if var.hypothetical else "trained"])
     reg.add_table("sim-summary", "Time and energy to the target loss per variant at the "
-                  "default WAN (the original page gave no energy figures to compare with)", ("Variant", "Steps to target", "Time to target (s)",
-                                  "Energy to target (kJ)", "Steps"), summary,
-                  source=f"{results_path} §2 and §3")
+                  "default WAN, on the evaluation grid's steps (the top of their interval) "
+                  "and at the interval's bottom (the original page gave no energy figures "
+                  "to compare with)",
+                  ("Variant", "Steps to target", "Fewest steps", "Time to target (s)",
+                   "At fewest steps", "Energy to target (kJ)", "At fewest steps", "Steps"),
+                  summary, source=f"{results_path} §2, §3 and §8")
     if quoted is not None:
         same_at = {key: ok for key, *_, ok in against_rows(c)}
         rows = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 from cit.claims import Verdict
 from cit.fmt import fmt, fmt_int, fmt_pct
 from cit.registry import Registry, Source
-from . import closed
+from . import closed, interval
 from .closed import BY_KEY, BreakEven
 from .report import f_be
 from .compute import Computed
@@ -42,36 +42,42 @@ class _Sim:
     def time(self, key: str) -> float | None:
         return self.c.time(key, self.c.default[BY_KEY[key].mech].total)
 
+    def at(self, key: str, steps: float | None, what: str = "total") -> float | None:
+        """Variant `key`'s time (or energy, what="energy") to target at `steps`."""
+        st = self.c.default[BY_KEY[key].mech]
+        return None if steps is None else steps * getattr(st, what)
+
+    def be3(self, bid: str) -> tuple:
+        """A break-even at the grid values, at the first variant's fewest steps and at its
+        most (interval.py)."""
+        return (self.c.breakevens[bid],) + tuple(self.c.breakeven_ends[bid])
+
+    def cf(self, key: str):
+        return next(o for o in self.c.counterfactuals if o.case.key == key)
+
+
+def _three(bes) -> str:
+    """A break-even at the grid values and at both ends, for the evidence."""
+    return f"{f_be(bes[0])} (grid); {f_be(bes[1])} and {f_be(bes[2])} at the two ends"
+
 
 def register_transit_claims(reg: Registry, computed: Computed, experiment, results_path: str) -> None:
     s = _Sim(reg, computed, results_path)
-    for fn in (_breakevens, _target, _sweep, _bytes, _layout, _module):
+    for fn in (_breakevens, _enob, _intervals, _target, _sweep, _bytes, _causes, _layout,
+               _module):
         fn(s, experiment)
 
 
 def _breakevens(s: _Sim, exp) -> None:
     c = s.c
-    e_none = [r for r in c.enob if r.e_vs_a.kind == "none"]
+    e3 = s.be3("E_vs_A")
     s.add("sim.e_never_breaks_even",
-          "E breaks even with AdamW nowhere in the swept range, at its default ENOB or any other",
-          Verdict(c.breakevens["E_vs_A"].kind == "none" and len(e_none) == len(c.enob),
-                  (("E vs A", c.breakevens["E_vs_A"].kind),
-                   ("repaired runs where E never breaks even", f"{len(e_none)} of {len(c.enob)}"))),
-          "BreakEven.kind of E vs A, at the default and for every repaired run")
-    be = c.enob_breakeven
-    planes = s.v("scenario.e_planes")
-    reach = sorted((r for r in c.enob if r.run.planes == planes and r.run.steps.mean is not None),
-                   key=lambda r: r.run.enob)
-    ok = (be is not None and be[1] == "E′" and reach and reach[0].run.enob == be[0].enob
-          and reach[0].eprime_vs_a.kind != "none")
-    s.add("sim.enob_breakeven_is_eprime",
-          "at the break-even ENOB it is the switch variant E′ that beats AdamW, and no lower "
-          "ENOB with E's plane count reaches the target",
-          Verdict(bool(ok), (("break-even ENOB", fmt(be[0].enob, 0) if be else "none"),
-                             ("beats A as", be[1] if be else "neither"),
-                             ("lowest ENOB reaching the target",
-                              fmt(reach[0].run.enob, 0) if reach else "none"))),
-          "compute.enob_breakeven and the repaired runs' steps to target", one_seed=True)
+          "E, on the optics run that stands for it, breaks even with AdamW nowhere in the "
+          "swept range, at the grid values and at both ends of the steps' interval",
+          Verdict(all(b.kind == "none" for b in e3), (("E vs A", _three(e3)),),
+                  (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["A"].per_seed))),
+          "BreakEven.kind of E vs A is none at the grid values, with E at its fewest steps "
+          "and A at its most, and the reverse (bisection over sweep_min..sweep_max)")
     none = f_be(BreakEven("none", None))
     quoted = {k: s.reg.numbers[f"quoted.breakeven.{k}"].text for k in ("E_vs_A", "Eprime_vs_Cprime")}
     s.add("sim.quoted_e_and_eprime_never",
@@ -81,20 +87,136 @@ def _breakevens(s: _Sim, exp) -> None:
                   (("quoted E vs A", quoted["E_vs_A"]), ("quoted E′ vs C′", quoted["Eprime_vs_Cprime"]))),
           "text of the quoted break-evens against the text of 'none in the range'",
           extra=(Source("data/sim/quoted.yaml"),))
-    ours = {k: c.breakevens[k].kind for k in ("E_vs_A", "Eprime_vs_Cprime")}
+    ours = {k: s.be3(k) for k in ("E_vs_A", "Eprime_vs_Cprime")}
     s.add("sim.unfitted_comparisons_agree",
           "in ours as in the original's figures, E never beats AdamW and E′ never beats C′ on "
           "the exact band's steps",
-          Verdict(all(v == "none" for v in ours.values()) and all(t == none for t in quoted.values()),
-                  (("ours, E vs A", ours["E_vs_A"]), ("ours, E′ vs C′", ours["Eprime_vs_Cprime"]),
+          Verdict(all(b.kind == "none" for v in ours.values() for b in v)
+                  and all(t == none for t in quoted.values()),
+                  (("ours, E vs A", _three(ours["E_vs_A"])),
+                   ("ours, E′ vs C′", _three(ours["Eprime_vs_Cprime"])),
                    ("quoted, E vs A", quoted["E_vs_A"]), ("quoted, E′ vs C′", quoted["Eprime_vs_Cprime"]))),
-          "BreakEven.kind of ours and the quoted texts", extra=(Source("data/sim/quoted.yaml"),))
-    cp, ep = c.breakevens["Cprime_vs_A"], c.breakevens["Eprime_Esteps_vs_A"]
+          "ours: BreakEven.kind none at the grid values and at both ends of the interval; "
+          "quoted: the text 'none in range'", extra=(Source("data/sim/quoted.yaml"),))
+    _cprime_higher(s)
+
+
+def _cprime_higher(s: _Sim) -> None:
+    """C′'s break-even with A above E′'s (on E's steps) at every corner of the three
+    step intervals (C's, E's, A's: A's steps are the same in both comparisons)."""
+    from itertools import product
+    from .compute import breakeven_pair
+    c, v = s.c, s.c.values
+    lo, hi, it = v.sweep_min * 1e9, v.sweep_max * 1e9, v.bisection_iterations
+    worst = None
+    for sc, se, sa in product(c.ends["C"], c.ends["E"], c.ends["A"]):
+        st = dict(c.steps, Cprime=sc, Eprime_Esteps=se, A=sa)
+        cp = breakeven_pair(c.params, st, "Cprime", "A", lo, hi, it)
+        ep = breakeven_pair(c.params, st, "Eprime_Esteps", "A", lo, hi, it)
+        ok = cp.kind == "below" and ep.kind == "below" and cp.at > ep.at
+        margin = cp.at / ep.at if ok else 0.0
+        if worst is None or margin < worst[0]:
+            worst = (margin, cp, ep, sc, se, sa)
+    g = (c.breakevens["Cprime_vs_A"], c.breakevens["Eprime_Esteps_vs_A"])
+    _, cp, ep, sc, se, sa = worst
     s.add("sim.cprime_breaks_even_higher",
-          "C′ breaks even with AdamW at a higher WAN bandwidth than E′ on the optics' steps",
-          Verdict(cp.kind == "below" and ep.kind == "below" and cp.at > ep.at,
-                  (("C′ vs A", _gbps(cp.at)), ("E′ vs A", _gbps(ep.at)))),
-          "BreakEven.at of C′ vs A > that of E′ (E's steps) vs A")
+          "C′ breaks even with AdamW at a higher WAN bandwidth than E′ on the optics' steps, "
+          "at the grid values and at every end of the steps' intervals",
+          Verdict(g[0].kind == g[1].kind == "below" and g[0].at > g[1].at and worst[0] > 1,
+                  (("C′ vs A, grid", _gbps(g[0].at)), ("E′ vs A, grid", _gbps(g[1].at)),
+                   ("closest corner, C′ vs A", _gbps(cp.at)),
+                   ("closest corner, E′ vs A", _gbps(ep.at)),
+                   ("its steps, C′, E′, A", f"{fmt(sc, 0)}, {fmt(se, 0)}, {fmt(sa, 0)}"))),
+          "BreakEven.at of C′ vs A > that of E′ (E's steps) vs A at the grid values and at "
+          "all eight corners of C's, E's and A's step intervals (A's shared by both)")
+
+
+def _enob(s: _Sim, exp) -> None:
+    c = s.c
+    grid_none = [r for r in c.enob if r.e_vs_a.kind == "none"]
+    most_none = [r for r, e in zip(c.enob, c.enob_ends) if e["most"].e_vs_a.kind == "none"]
+    exceptions = [(r, e["fewest"]) for r, e in zip(c.enob, c.enob_ends)
+                  if e["fewest"].e_vs_a.kind != "none"]
+    n = len(c.enob)
+    for r, e in exceptions[:1]:       # the one exception the claim allows, for the page
+        loc = f"{s.sources[0].path} §8, table 'Repaired optics runs at both ends', row {r.run.slug!r}"
+        s.reg.add("sim.e_enob_exception.enob", r.run.enob, fmt(r.run.enob, 0), unit="bits",
+                  kind="measured", sources=s.sources, locator=loc,
+                  computation="ENOB of the one repaired run whose E breaks even with AdamW at "
+                              "the end of the interval that favours E")
+        at = None if e.e_vs_a.at is None else e.e_vs_a.at / 1e9
+        s.reg.add("sim.e_enob_exception.breakeven", at, f_be(e.e_vs_a),
+                  unit="GB/s", kind="simulated", sources=s.sources, locator=loc,
+                  computation="bisection: E at that run's fewest steps against A at its most")
+    s.add("sim.e_breaks_even_at_no_enob_on_the_grid",
+          "at the grid values E breaks even with AdamW at no ENOB, nor at the end of the "
+          "interval that favours AdamW; at the end that favours E, exactly one repaired run's "
+          "E does",
+          Verdict(len(grid_none) == n and len(most_none) == n and len(exceptions) == 1,
+                  (("runs where E never breaks even, grid", f"{len(grid_none)} of {n}"),
+                   ("same, E at its most steps and A at its fewest", f"{len(most_none)} of {n}"),)
+                  + tuple((f"{r.run.slug}, E at its fewest steps and A at its most",
+                           f"E vs A {f_be(e.e_vs_a)} at {fmt(e.steps, 0)} steps")
+                          for r, e in exceptions)),
+          "BreakEven.kind of E vs A with each repaired run's steps: none for every run at the "
+          "grid values and at E's most/A's fewest; not none for exactly one run at E's "
+          "fewest/A's most", one_seed=True)
+    be, ends = c.enob_breakeven, c.enob_breakeven_ends
+    planes = s.v("scenario.e_planes")
+    reach = sorted((r for r in c.enob if r.run.planes == planes and r.run.steps.mean is not None),
+                   key=lambda r: r.run.enob)
+    picks = [be, ends["fewest"], ends["most"]]
+    same = all(p is not None and p[1] == "E′" and p[0].enob == be[0].enob for p in picks)
+    ok = (be is not None and same and reach and reach[0].run.enob == be[0].enob)
+    text = lambda p: "none" if p is None else f"{fmt(p[0].enob, 0)} as {p[1]}"
+    s.add("sim.enob_breakeven_is_eprime",
+          "at the break-even ENOB it is the switch variant E′ that beats AdamW, and no lower "
+          "ENOB with E's plane count reaches the target; the same at both ends of the "
+          "steps' interval",
+          Verdict(bool(ok), (("break-even ENOB, grid", text(be)),
+                             ("at E's fewest steps", text(ends["fewest"])),
+                             ("at E's most steps", text(ends["most"])),
+                             ("lowest ENOB reaching the target",
+                              fmt(reach[0].run.enob, 0) if reach else "none"))),
+          "compute.enob_pick at the grid values and at both ends (section 8), and the repaired "
+          "runs' steps to target", one_seed=True)
+
+
+def _intervals(s: _Sim, exp) -> None:
+    """Which orderings and break-evens survive the evaluation grid's interval."""
+    c = s.c
+    b3 = s.be3("B_vs_A")
+    s.add("sim.b_beats_a_only_on_the_grid",
+          "at the grid values B beats AdamW across the whole range, but not at both ends of "
+          "the interval: with B at its most steps and AdamW at its fewest, only below a "
+          "bandwidth inside the range",
+          Verdict(b3[0].kind == "whole" and b3[1].kind == "whole" and b3[2].kind == "below",
+                  (("B vs A", _three(b3)),)),
+          "BreakEven.kind of B vs A: whole at the grid values and at B's fewest/A's most, "
+          "below at B's most/A's fewest")
+    lost = {}
+    for what in ("time", "energy"):
+        lost[what] = [(o.first, o.second) for o in interval.orderings(c, what) if not o.survives]
+    total = len(interval.orderings(c, "time"))
+    s.add("sim.orderings_survive_but_b_and_a",
+          "of the orderings of time to target at the default WAN, every one survives the "
+          "interval except B before AdamW; of energy to target, every one except AdamW "
+          "below B",
+          Verdict(lost["time"] == [("B", "A")] and lost["energy"] == [("A", "B")],
+                  (("pairs", fmt_int(total)),
+                   ("time orderings that do not survive", ", ".join(f"{a} before {b}" for a, b in lost["time"]) or "none"),
+                   ("energy orderings that do not survive", ", ".join(f"{a} below {b}" for a, b in lost["energy"]) or "none"))),
+          "interval.orderings: the lower at the grid values still lower at its most steps "
+          "against the other's fewest (the same steps when shared), every pair of variants")
+    ids = ("Eprime_Esteps_vs_A", "Eprime_Csteps_vs_A", "Cprime_vs_A")
+    bes = {k: s.be3(k) for k in ids}
+    s.add("sim.switch_and_cprime_beat_a_somewhere_at_both_ends",
+          "E′ on either steps and C′ each beat AdamW below some WAN bandwidth inside the "
+          "range, at the grid values and at both ends of the interval",
+          Verdict(all(b.kind == "below" for v in bes.values() for b in v),
+                  tuple((BY_KEY[k.split("_vs_")[0]].label, _three(v)) for k, v in bes.items())),
+          "BreakEven.kind below (a bandwidth inside sweep_min..sweep_max) for each of the "
+          "three comparisons at the grid values and at both corners of section 8")
 
 
 def _target(s: _Sim, exp) -> None:
@@ -156,12 +278,17 @@ def _sweep(s: _Sim, exp) -> None:
           Verdict(min(mod.values()) > 0.5, tuple((BY_KEY[k].label, fmt_pct(v, 0)) for k, v in mod.items())),
           "module compression ÷ simulated step time at the top of the sweep")
     cb, bb = c.default["C"], c.default["B"]
+    corner = interval.corner(c.steps, c.ends, "C", "B", "fewest")    # C fewest, B most
+    tc, tb = s.at("C", corner["C"]), s.at("B", corner["B"])
     s.add("sim.cheaper_steps_still_slower",
-          "C's step is shorter than B's, yet C takes longer to reach the target",
-          Verdict(cb.total < bb.total and s.time("C") > s.time("B"),
+          "C's step is shorter than B's, yet C takes longer to reach the target, at the grid "
+          "values and at both ends of the steps' interval",
+          Verdict(cb.total < bb.total and s.time("C") > s.time("B") and tc > tb,
                   (("C step", f"{fmt(cb.total * 1e3, 3)} ms"), ("B step", f"{fmt(bb.total * 1e3, 3)} ms"),
-                   ("C to target", f"{fmt(s.time('C'), 2)} s"), ("B to target", f"{fmt(s.time('B'), 2)} s"))),
-          "default-WAN step times and times to target")
+                   ("C to target", f"{fmt(s.time('C'), 2)} s"), ("B to target", f"{fmt(s.time('B'), 2)} s"),
+                   ("C at its fewest steps", f"{fmt(tc, 2)} s"), ("B at its most", f"{fmt(tb, 2)} s"))),
+          "default-WAN step times (C < B); times to target C > B at the grid values and with "
+          "C at its fewest steps and B at its most")
 
 
 def _bytes(s: _Sim, exp) -> None:
@@ -173,29 +300,105 @@ def _bytes(s: _Sim, exp) -> None:
                               ("worker link", f"{fmt(nic, 1)} GB/s"))),
           "scenario wan_bandwidth < nic_bandwidth")
     d = c.default
-    wan = {k: c.wan_to_target[k][0] for k in ("C", "E")}
+    wan = {k: c.wan_to_target[k] for k in ("C", "E")}           # (grid, fewest, most)
+    te = (s.time("E"), s.at("E", c.ends["E"][0]))
+    tc = (s.time("C"), s.at("C", c.ends["C"][1]))
     s.add("sim.e_fewer_wan_bytes_yet_slower",
-          "E sends fewer bytes across the WAN on its way to the target than C, yet takes longer",
-          Verdict(wan["E"] < wan["C"] and s.time("E") > s.time("C"),
-                  (("E, WAN bytes to target", f"{fmt(wan['E'] / 1e9, 1)} GB"),
-                   ("C, WAN bytes to target", f"{fmt(wan['C'] / 1e9, 1)} GB"),
-                   ("E to target", f"{fmt(s.time('E'), 2)} s"), ("C to target", f"{fmt(s.time('C'), 2)} s"))),
-          "steps × WAN bytes per step, and times to target at the default WAN")
+          "E sends fewer bytes across the WAN on its way to the target than C, yet takes "
+          "longer, at the grid values and at both ends of the steps' interval",
+          Verdict(wan["E"][0] < wan["C"][0] and wan["E"][2] < wan["C"][1]
+                  and te[0] > tc[0] and te[1] > tc[1],
+                  (("E, WAN bytes to target", f"{fmt(wan['E'][0] / 1e9, 2)} GB"),
+                   ("C, WAN bytes to target", f"{fmt(wan['C'][0] / 1e9, 2)} GB"),
+                   ("E at its most steps, C at its fewest",
+                    f"{fmt(wan['E'][2] / 1e9, 2)} against {fmt(wan['C'][1] / 1e9, 2)} GB"),
+                   ("E to target", f"{fmt(te[0], 2)} s"), ("C to target", f"{fmt(tc[0], 2)} s"),
+                   ("E at its fewest steps, C at its most", f"{fmt(te[1], 2)} against {fmt(tc[1], 2)} s"))),
+          "steps × WAN bytes per step, E < C, and times to target at the default WAN, E > C, "
+          "each at the grid values and at the corner that favours the other way")
     dense = s.v("sim.payload.A")
     ep, cc, cp = d["Eprime"], d["C"], d["Cprime"]
+    e3 = s.be3("Eprime_vs_Cprime")
     s.add("sim.eprime_saves_on_wan_only",
-          "under E′ each worker sends more bytes a step than under C, and only the WAN "
-          "carries fewer",
-          Verdict(ep.wire > cc.wire and ep.wan_bytes < cc.wan_bytes,
+          "under E′ each worker sends more bytes a step than under C or C′; E′ puts the same "
+          "bytes on the WAN as C′, fewer than C; and E′ never beats C′, at the grid values or "
+          "at either end of the steps' interval",
+          Verdict(ep.wire > cc.wire and ep.wire > cp.wire and ep.wan_bytes == cp.wan_bytes
+                  and ep.wan_bytes < cc.wan_bytes and all(b.kind == "none" for b in e3),
                   (("E′ bytes per worker", fmt_int(ep.wire)), ("C bytes per worker", fmt_int(cc.wire)),
-                   ("dense delta", fmt_int(dense)),
-                   ("E′ WAN bytes", fmt_int(ep.wan_bytes)), ("C WAN bytes", fmt_int(cc.wan_bytes)))),
-          "per-worker wire bytes and WAN bytes per step at the default WAN")
+                   ("C′ bytes per worker", fmt_int(cp.wire)), ("dense delta", fmt_int(dense)),
+                   ("E′ WAN bytes", fmt_int(ep.wan_bytes)), ("C′ WAN bytes", fmt_int(cp.wan_bytes)),
+                   ("C WAN bytes", fmt_int(cc.wan_bytes)), ("E′ vs C′", _three(e3)))),
+          "per-worker wire bytes E′ > C and E′ > C′; WAN bytes per step E′ = C′ < C; "
+          "BreakEven.kind of E′ vs C′ (C's steps, shared) none at the grid values and both ends")
     s.add("sim.cprime_fewer_wan_bytes",
           "summing the band on the GPUs (C′) sends fewer bytes across the WAN each step than "
           "gathering it (C)",
           Verdict(cp.wan_bytes < cc.wan_bytes, (("C′", fmt_int(cp.wan_bytes)), ("C", fmt_int(cc.wan_bytes)))),
           "WAN bytes per step at the default WAN")
+
+
+def _cf_evidence(o, label: str, other: str) -> tuple:
+    lo, dflt, hi = o.times
+    return ((f"{label}, lowest WAN", f"{fmt(lo[0], 2)} against {other}'s {fmt(lo[1], 2)} s"),
+            (f"{label}, default WAN", f"{fmt(dflt[0], 2)} against {other}'s {fmt(dflt[1], 2)} s"),
+            (f"{label}, highest WAN", f"{fmt(hi[0], 2)} against {other}'s {fmt(hi[1], 2)} s"),
+            (f"{label}, break-even", _three((o.breakeven,) + tuple(o.ends))))
+
+
+def _causes(s: _Sim, exp) -> None:
+    """Causes, each by a counterfactual run of the model (results.md §9)."""
+    c = s.c
+    free, asteps = s.cf("E_free_vs_A"), s.cf("E_Asteps_vs_A")
+    w = {k: c.wan_to_target[k] for k in ("E", "A")}
+    s.add("sim.e_slow_by_steps_not_module",
+          "E loses to AdamW because of its steps, not its module: with a module that takes no "
+          "time it still beats AdamW nowhere in the range, at the grid values or either end of "
+          "the interval, while on AdamW's steps, module and all, it beats AdamW below a "
+          "bandwidth inside the range; it also sends more bytes across the WAN on its way to "
+          "the target, at both ends",
+          Verdict(all(b.kind == "none" for b in (free.breakeven,) + tuple(free.ends))
+                  and asteps.breakeven.kind == "below"
+                  and w["E"][0] > w["A"][0] and w["E"][1] > w["A"][2],
+                  _cf_evidence(free, "E, module taking no time", "A")
+                  + _cf_evidence(asteps, "E on A's steps", "A")
+                  + (("WAN bytes to target, E against A",
+                      f"{fmt(w['E'][0] / 1e9, 2)} against {fmt(w['A'][0] / 1e9, 2)} GB"),
+                     ("E at its fewest steps, A at its most",
+                      f"{fmt(w['E'][1] / 1e9, 2)} against {fmt(w['A'][2] / 1e9, 2)} GB")),
+                  (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["A"].per_seed))),
+          "counterfactual.CASES E_free_vs_A (module time zero): BreakEven.kind none at the grid "
+          "values and both ends; E_Asteps_vs_A (E's step time, A's steps): kind below; WAN "
+          "bytes to target E > A at the grid values and at E's fewest/A's most")
+    vc = s.cf("E_free_vs_C")
+    e_c = interval.corner(c.steps, c.ends, "E", "C", "fewest")      # E fewest, C most
+    s.add("sim.module_makes_e_slower_than_c",
+          "E takes longer than C to reach the target because of its module's time: with a "
+          "module that takes no time E would reach it first across the whole range, at the "
+          "grid values and both ends of the interval",
+          Verdict(s.time("E") > s.time("C") and s.at("E", e_c["E"]) > s.at("C", e_c["C"])
+                  and all(b.kind == "whole" for b in (vc.breakeven,) + tuple(vc.ends)),
+                  (("E to target", f"{fmt(s.time('E'), 2)} s"), ("C to target", f"{fmt(s.time('C'), 2)} s"),
+                   ("E at its fewest steps, C at its most",
+                    f"{fmt(s.at('E', e_c['E']), 2)} against {fmt(s.at('C', e_c['C']), 2)} s"),
+                   ("module time per step", f"{fmt(c.default['E'].module * 1e3, 3)} ms"))
+                  + _cf_evidence(vc, "E, module taking no time", "C"),
+                  (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["C"].per_seed))),
+          "E's time to target > C's at the default WAN (grid values and E's fewest/C's most); "
+          "counterfactual E_free_vs_C: BreakEven.kind whole at the grid values and both ends")
+    pf = s.cf("Eprime_free_vs_Cprime")
+    ep, cp = c.default["Eprime"], c.default["Cprime"]
+    s.add("sim.eprime_free_never_beats_cprime",
+          "even with a module that takes no time, E′ never beats C′ anywhere in the range, at "
+          "the grid values or either end of the interval, though the two put the same bytes "
+          "on the WAN",
+          Verdict(ep.wan_bytes == cp.wan_bytes
+                  and all(b.kind == "none" for b in (pf.breakeven,) + tuple(pf.ends)),
+                  (("WAN bytes per step, E′ and C′", f"{fmt_int(ep.wan_bytes)} and {fmt_int(cp.wan_bytes)}"),
+                   ("bytes per worker per step, E′ and C′", f"{fmt_int(ep.wire)} and {fmt_int(cp.wire)}"))
+                  + _cf_evidence(pf, "E′, module taking no time", "C′")),
+          "counterfactual Eprime_free_vs_Cprime (E′ on C's steps, module time zero, against "
+          "C′): BreakEven.kind none at the grid values and both ends; WAN bytes per step equal")
 
 
 def _layout(s: _Sim, exp) -> None:
@@ -246,20 +449,29 @@ def _module(s: _Sim, exp) -> None:
           "against module_budget_max")
     fit, low = s.v("sim.fitted.module_budget"), s.v("scenario.module_budget_min")
     s.add("sim.fitted_budget_in_range",
-          "the fitted module budget lies inside the module paper's range",
+          "the fitted module budget lies inside the range the original page gives",
           Verdict(low <= fit <= top, (("fitted", f"{fmt(fit, 2)} GFLOP/s"),
                                       ("range", f"{fmt(low, 0)} to {fmt(top, 0)} GFLOP/s"))),
           "module_budget_min ≤ sim.fitted.module_budget ≤ module_budget_max")
     ratio = s.v("scenario.band_direct_flops_per_value") / s.v("scenario.fft_flops_per_value")
     s.add("sim.direct_needs_budget_above_range",
           "computing the band directly at the fitted time per step would need a budget above "
-          "the top of the paper's range",
+          "the top of the original page's range",
           Verdict(fit * ratio > top, (("budget needed", f"{fmt(fit * ratio, 1)} GFLOP/s"),
                                       ("budget, top", f"{fmt(top, 0)} GFLOP/s"))),
           "fitted budget × (direct ÷ fast-transform multiply-adds per value) > module_budget_max")
     rate = s.v("sim.module_rate")
+    p = s.c.params
+    fast_port = closed.module_rate(p.with_(module_port_rate=2 * p.module_port_rate)) / 1e9
+    big_budget = closed.module_rate(p.with_(module_budget=2 * p.module_budget)) / 1e9
     s.add("sim.module_budget_bound",
-          "the module processes values more slowly than its port rate: its budget binds",
-          Verdict(rate < port, (("module rate", f"{fmt(rate, 3)} billion values/s"),
-                                ("port rate", f"{fmt(port, 1)} billion values/s"))),
-          "sim.module_rate < scenario.module_port_rate")
+          "the budget, not the port, sets the module's pace: it processes values more slowly "
+          "than its port rate, doubling the port rate leaves its rate unchanged and doubling "
+          "the budget raises it",
+          Verdict(rate < port and fast_port == rate and big_budget > rate,
+                  (("module rate", f"{fmt(rate, 3)} billion values/s"),
+                   ("port rate", f"{fmt(port, 1)} billion values/s"),
+                   ("with the port rate doubled", f"{fmt(fast_port, 3)} billion values/s"),
+                   ("with the budget doubled", f"{fmt(big_budget, 3)} billion values/s"))),
+          "closed.module_rate at the scenario, with module_port_rate × 2 (equal) and with "
+          "module_budget × 2 (higher); sim.module_rate < scenario.module_port_rate")

@@ -395,7 +395,7 @@ def test_an_unknown_collective_layout(case):
 
 def test_a_quoted_figure_the_paper_range_cannot_reach(case):
     """E's quoted time ten times over: only a module far slower than the paper's lowest
-    budget gives it, so the calibration fails naming the figure and the paper's range."""
+    budget gives it, so the calibration fails naming the figure and the original page's range."""
     from cit.fmt import fmt_sig
     from study.sim.quoted import load_quoted
     from study.sim.scenario import load_scenario
@@ -411,7 +411,7 @@ def test_a_quoted_figure_the_paper_range_cannot_reach(case):
     err = case.run().stderr
     line = text[:i].count("\n") + 1
     assert f"build failed: data/sim/quoted.yaml:{line}: figures.time.E: the quoted" in err
-    assert (f"cannot be reached with inputs.module_budget inside the paper's range "
+    assert (f"cannot be reached with inputs.module_budget inside the original page's range "
             f"{fmt_sig(v.module_budget_min, 3)} to {fmt_sig(v.module_budget_max, 3)}") in err
 
 

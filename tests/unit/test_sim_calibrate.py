@@ -1,5 +1,5 @@
 """The calibration (study/sim/calibrate.py): the recorded fitted inputs are what the
-recorded procedure gives, they lie inside the paper's range, and every way of breaking
+recorded procedure gives, they lie inside the original page's range, and every way of breaking
 that fails naming the input (or the figure) and the values."""
 
 import shutil
