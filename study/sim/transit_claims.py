@@ -186,14 +186,23 @@ def _intervals(s: _Sim, exp) -> None:
     """Which orderings and break-evens survive the evaluation grid's interval."""
     c = s.c
     b3 = s.be3("B_vs_A")
+    sa, sb = c.inputs.steps["A"], c.inputs.steps["B"]
+    same = sorted(zip(sa.above, sa.per_seed)) == sorted(zip(sb.above, sb.per_seed))
     s.add("sim.b_beats_a_only_on_the_grid",
           "at the grid values B beats AdamW across the whole range, but not at both ends of "
           "the interval: with B at its most steps and AdamW at its fewest, only below a "
-          "bandwidth inside the range",
-          Verdict(b3[0].kind == "whole" and b3[1].kind == "whole" and b3[2].kind == "below",
-                  (("B vs A", _three(b3)),)),
+          "bandwidth inside the range; every seed of both crosses the target between the "
+          "same two evaluations",
+          Verdict(b3[0].kind == "whole" and b3[1].kind == "whole" and b3[2].kind == "below"
+                  and same,
+                  (("B vs A", _three(b3)),
+                   ("A's seeds, last eval above and first at or below",
+                    ", ".join(f"{a}-{f}" for a, f in zip(sa.above, sa.per_seed))),
+                   ("B's seeds, the same", ", ".join(f"{a}-{f}" for a, f in zip(sb.above, sb.per_seed)))),
+                  (len(sa.per_seed), len(sb.per_seed))),
           "BreakEven.kind of B vs A: whole at the grid values and at B's fewest/A's most, "
-          "below at B's most/A's fewest")
+          "below at B's most/A's fewest; the (last above, first at or below) eval steps of "
+          "A's seeds and of B's seeds are the same pairs")
     lost = {}
     for what in ("time", "energy"):
         lost[what] = [(o.first, o.second) for o in interval.orderings(c, what) if not o.survives]
@@ -229,7 +238,7 @@ def _target(s: _Sim, exp) -> None:
               locator="derived from the eval records of the target group's logs",
               computation="seeds of the target's own group with no eval at or below the target")
     s.add("sim.target_not_reached_by_all_its_seeds",
-          "some seeds of the group that defines the target never reach it",
+          "at least one seed of the group that defines the target has no evaluation at or below it",
           Verdict(len(missing) >= 1, (("target", fmt(target, 3)),
                                       ("seeds never reaching it", f"{len(missing)} of {len(two.runs)}")),
                   (len(two.runs),)),
@@ -441,7 +450,7 @@ def _module(s: _Sim, exp) -> None:
     top = s.v("scenario.module_budget_max")
     s.add("sim.band_at_port_rate_exceeds_budget",
           "computing the band at the module's port rate, directly or through a fast transform, "
-          "takes more FLOP/s than the top of the module's budget",
+          "takes more FLOP/s than the top of the budget range the original page gives",
           Verdict(min(direct, fast) > top, (("direct", f"{fmt(direct, 0)} GFLOP/s"),
                                             ("fast transform", f"{fmt(fast, 0)} GFLOP/s"),
                                             ("budget, top", f"{fmt(top, 0)} GFLOP/s"))),
