@@ -14,13 +14,13 @@ import pytest
 
 from cit.errors import BuildError
 from cit.registry import Registry
-from cit.runs import load_folder
-from cit.sim import closed, counterfactual, interval, transit_claims
-from cit.sim.report import RESULTS, build_doc, check_results, render
-from cit.sim.register import register_cells, register_sim
+from study.runs import load_folder
+from study.sim import closed, counterfactual, interval, transit_claims
+from study.sim.report import RESULTS, build_doc, check_results, render
+from study.sim.register import register_cells, register_sim
 
-compute_mod = importlib.import_module("cit.sim.compute")
-inputs_mod = importlib.import_module("cit.sim.inputs")
+compute_mod = importlib.import_module("study.sim.compute")
+inputs_mod = importlib.import_module("study.sim.inputs")
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADLINE = "results/tinystories-gpu"
