@@ -73,6 +73,9 @@ class ChartSpec:
     x: Axis
     y: Axis
     bands: bool = True  # draw lo/hi as a shaded band when the series has them
+    # what the fallback table's brackets are (the seeds' range, or another interval)
+    band_note: str = ("Values are means; where the seeds differ, the lowest and highest "
+                      "follow in brackets.")
     # the static preview's viewBox sizes, by variant: "wide" alone, or "wide" and
     # "narrow" (a phone shows the narrow one; its text stays legible at 390 px)
     preview: tuple = (("wide", 640, 400),)
@@ -92,10 +95,13 @@ SPECS = {
         "band-energy", "The band's share of the energy of the compressed delta, against step",
         Axis("Training step", "int"), Axis("Share of the delta's energy in the band", "sig3")),
     "sweep": ChartSpec(
-        "sweep", "Time to the target loss against WAN bandwidth, per variant, with the break-even "
-        "bandwidths marked",
+        "sweep", "Time to the target loss against WAN bandwidth, per variant, shaded across the "
+        "evaluation grid's interval of steps, with the break-even bandwidths marked",
         Axis("WAN bandwidth (GB/s, log scale)", "sig3", log=True),
-        Axis("Time to target (s, log scale)", "sig3", log=True), bands=False),
+        Axis("Time to target (s, log scale)", "sig3", log=True),
+        band_note="Values are on the evaluation grid's steps to target; the times at the two "
+                  "ends of the interval that grid leaves (the fewest steps, then the most) "
+                  "follow in brackets."),
 }
 
 
@@ -284,8 +290,7 @@ def fallback_html(spec: ChartSpec, series: list[Series]) -> str:
             cells = "".join(f"<td>{e(series_cell(s, i, spec.y.fmt, ranged))}</td>" for s in group)
             yield f'<tr><th scope="row">{e(series_text(x, spec.x.fmt))}</th>{cells}</tr>\n'
 
-    note = (" Values are means; where the seeds differ, the lowest and highest follow in brackets."
-            if ranged else "")
+    note = " " + spec.band_note if ranged else ""
     out = [f'<details class="chart-data"><summary>The data behind this chart</summary>'
            f'<p class="chart-note">Each value is read from the same registry series as the chart.{note}</p>']
     if all(s.x == series[0].x for s in series):

@@ -67,6 +67,13 @@ def register_quoted(reg: Registry, path: Path, display: str = QUOTED) -> QuotedF
 # ---- series and tables ------------------------------------------------------------------
 
 
+def _sweep_ends(c: Computed, key: str, step_times) -> tuple[tuple, tuple]:
+    """Time to target at each sweep point at the fewest and at the most steps of the
+    evaluation grid's interval (docs/simulator.md, "The evaluation grid's interval")."""
+    fewest, most = c.ends[key]
+    return (tuple(fewest * t for t in step_times), tuple(most * t for t in step_times))
+
+
 def register_series(reg: Registry, c: Computed, results_path: str = RESULTS) -> None:
     doc_tab = build_doc(c).table(6, "Time to target against WAN bandwidth")
     xs = tuple(bw / 1e9 for bw in c.grid)
@@ -76,14 +83,17 @@ def register_series(reg: Registry, c: Computed, results_path: str = RESULTS) -> 
             continue            # never reaches the target: nothing to draw
         ys = tuple(row[j].value for row in doc_tab.rows)
         y_ids = tuple(row[j].id for row in doc_tab.rows)
+        lo, hi = _sweep_ends(c, var.key, c.sweep[var.mech])
         reg.add_series(
             f"sim.sweep.{var.key}", xs, ys,
             kind="hypothetical" if var.hypothetical else "simulated",
             sources=(Source(results_path),),
             locator=f"{results_path} §6, table {doc_tab.name!r}, column {var.label!r}",
-            computation="steps to target x simulated step time at each WAN bandwidth",
+            computation="steps to target x simulated step time at each WAN bandwidth; the "
+            "band: the fewest and most steps of the evaluation grid's interval (§8) x the "
+            "same step times",
             label=var.label, variant=var.key[0], x_ids=x_ids, y_ids=y_ids,
-            x_unit="GB/s", y_unit="s")
+            x_unit="GB/s", y_unit="s", lo=lo, hi=hi)
     # A under the other collective layout: the same letter, so the chart draws it dashed
     j = len(doc_tab.columns) - 1
     if c.steps["A"] is not None:
@@ -93,9 +103,11 @@ def register_series(reg: Registry, c: Computed, results_path: str = RESULTS) -> 
             kind="simulated", sources=(Source(results_path),),
             locator=f"{results_path} §6, table {doc_tab.name!r}, column {label!r}",
             computation="A's steps to target x simulated step time under the other "
-            "collective layout at each WAN bandwidth",
+            "collective layout at each WAN bandwidth; the band: the fewest and most steps of "
+            "the evaluation grid's interval (§8) x the same step times",
             label=label, variant="A", x_ids=x_ids,
-            y_ids=tuple(row[j].id for row in doc_tab.rows), x_unit="GB/s", y_unit="s")
+            y_ids=tuple(row[j].id for row in doc_tab.rows), x_unit="GB/s", y_unit="s",
+            **dict(zip(("lo", "hi"), _sweep_ends(c, "A", c.sweep_flat_a))))
 
 
 def _rows(tab: Tab, keep: list[int]):
