@@ -19,6 +19,7 @@ from pathlib import Path
 
 from . import (benchfigures, buildrecord, cache, claims, incremental, links, naked, output,
                render, vendor, yamlio)
+from .progress import Progress, counted, silent, summary_lines
 from .aside import aside
 from .blocks import block_table, compute_now
 from .errors import BuildError
@@ -35,6 +36,7 @@ class BuildResult:
     seconds: float = 0.0
     records: dict = field(default_factory=dict)     # page records for the next build
     rendered: list = field(default_factory=list)    # pages rendered, not reused
+    reused: list = field(default_factory=list)      # stages taken from .cache/
 
 
 def data_stage_key(root: Path) -> str:
@@ -54,7 +56,8 @@ def _cached_shape(value) -> bool:
             and isinstance(value[3], bytes))
 
 
-def data_stages(root: Path, vendored, use_cache: bool, key: str | None = None):
+def data_stages(root: Path, vendored, use_cache: bool, key: str | None = None,
+                progress: Progress | None = None):
     """Experiment and simulator stages: load, recompute, check, register. Their result is
     cached under the hash of their inputs, so a content-only edit or a no-op rebuild skips
     them (and the pandas and simpy imports); a cold build always runs every check.
@@ -63,19 +66,29 @@ def data_stages(root: Path, vendored, use_cache: bool, key: str | None = None):
     From the cache, the Computed is unpickled only when that function is called: it
     imports the simulator's modules, which a page edit elsewhere does not need."""
     key = key or data_stage_key(root)
+    progress = progress or silent()
     cached = cache.read(root, key, _cached_shape) if use_cache else None
     if cached is not None:
         reg, verification, sim_cells, computed_pickle = cached
+        with progress.stage("experiment and simulator", "reading the verified cache"):
+            progress.reuse("experiment and simulator",
+                           "from the verified cache (their inputs are unchanged)")
         return reg, verification, sim_cells, _computed_loader(root, vendored, computed_pickle)
     # the simulator reads the headline logs itself: it is imported and run on the other
     # core while pandas is imported and the experiment's tables are recomputed and
     # checked here (docs/architecture.md, "A cold build on two cores")
     with aside(lambda: _simulator_values(root)) as sim_computed:
-        from study import experiment, sim
-        study = yamlio.load((root / "data" / "study.yaml").read_text(), "data/study.yaml")
-        reg = Registry()
-        exp = experiment.load_experiment(vendored, root, study, reg)
-        sim_cells, computed = sim.build_stage(reg, exp, root, sim_computed())
+        with progress.stage("experiment", "recomputing the tables from the run logs"):
+            from study import experiment, sim
+            study = yamlio.load((root / "data" / "study.yaml").read_text(), "data/study.yaml")
+            reg = Registry()
+            exp = experiment.load_experiment(vendored, root, study, reg)
+            progress.done(", ".join(
+                f"{c.verified:,} of {c.total:,} numbers of {name} results.md matched"
+                for name, c in exp.verification.items()))
+        with progress.stage("simulator", "running the model, checking data/sim/results.md"):
+            sim_cells, computed = sim.build_stage(reg, exp, root, sim_computed())
+            progress.done(f"{sim_cells:,} cells of data/sim/results.md recomputed and matched")
     # plain (verified, total) pairs: unpickling the checker's own objects would import
     # it, and with it pandas, on every cached rebuild
     verification = {k: (c.verified, c.total) for k, c in exp.verification.items()}
@@ -106,15 +119,20 @@ def _computed_loader(root: Path, vendored, computed_pickle: bytes):
 
 
 def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
-               previous: dict | None = None) -> BuildResult:
+               previous: dict | None = None, progress: Progress | None = None) -> BuildResult:
     """Run every stage in memory; nothing is written except verified vendored files
     (and the caches). `previous`: the page records of the last good build (--serve
     keeps them in memory); None: read from .cache/ when caches are used. A cold build
     (use_cache False) renders and checks every page."""
     t0 = time.perf_counter()
-    vendored = vendor.materialise(vendor_from, root)
+    progress = progress or silent()
+    with progress.stage("vendor", "verifying the upstream files against the lock"):
+        vendored = vendor.materialise(vendor_from, root)
+        progress.done(f"{counted(len(vendored), 'upstream file')} verified against "
+                      "vendored/lock.yaml (git blob SHA-1)")
     stage_key = data_stage_key(root)
-    reg, verification, sim_cells, sim_values = data_stages(root, vendored, use_cache, stage_key)
+    reg, verification, sim_cells, sim_values = data_stages(root, vendored, use_cache, stage_key,
+                                                           progress)
     benchfigures.register(reg, root)
     figures = buildrecord.build_figures(root, len(vendored), verification, sim_cells,
                                         reg.claims, len(reg))
@@ -128,19 +146,21 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     key_inputs = incremental.KeyInputs(
         site="", registry=reg, glossary={},
         content_other=incremental.block_inputs_digest(root))
-    site = render.render_site(reg, root / "content", root / "templates", blocks, build_info,
-                              key_inputs=key_inputs, previous=previous, memo=memo,
-                              bundle_root=root)
-    check_claims(reg)
-    # pages kept from the last good build were checked when they were made
-    check_naked_numbers({k: v for k, v in site.files.items() if k not in site.kept}, reg,
-                        root / "data" / "allowlist.yaml")
-    # links from the pages rendered; from every page when one of those lost or gained an
-    # element id (a link elsewhere may point at it) or the set of pages changed
-    moved = set(previous) != set(site.records) or any(
-        previous[o].anchors != site.records[o].anchors for o in site.rendered if o in previous)
-    links.require_intact(site.files, [k for k in site.files if k.endswith(".html") and (
-        moved or k in site.rendered)], site.sources, root)
+    with progress.stage("render", "rendering the pages"):
+        site = render.render_site(reg, root / "content", root / "templates", blocks,
+                                  build_info, key_inputs=key_inputs, previous=previous,
+                                  memo=memo, bundle_root=root)
+        kept = len(site.records) - len(site.rendered)
+        shown = (f" ({', '.join(site.rendered)})"
+                 if 0 < len(site.rendered) < len(site.records) else "")
+        progress.done(f"{len(site.rendered)} of {counted(len(site.records), 'page')} "
+                      f"rendered{shown}" + (f"; {kept} unchanged since the last good build"
+                                            if kept else ""))
+        if kept:
+            progress.reused.append(f"{counted(kept, 'page')} (kept from the last good build: "
+                                   "their inputs are unchanged; checked when they were made)")
+    with progress.stage("checks", "checking claims, naked numbers and links"):
+        progress.done(check_site(reg, site, previous, root))
     if site.unused_terms:
         print("glossary terms no page uses: " + ", ".join(site.unused_terms), file=sys.stderr)
     files = site.files | {"numbers.json": numbers_json(root, reg, site, figures, stamp,
@@ -148,7 +168,27 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     if use_cache:
         write_page_records(root, site.records, numbers_blob=files["numbers.json"])
     return BuildResult(reg, files, figures, time.perf_counter() - t0, site.records,
-                       site.rendered)
+                       site.rendered, list(progress.reused))
+
+
+def check_site(reg: Registry, site, previous: dict, root: Path) -> str:
+    """The checks over the rendered site: claims, naked numbers, links. Pages kept from
+    the last good build were checked when they were made. Returns what was checked."""
+    check_claims(reg)
+    fresh = {k: v for k, v in site.files.items() if k not in site.kept}
+    check_naked_numbers(fresh, reg, root / "data" / "allowlist.yaml")
+    # links from the pages rendered; from every page when one of those lost or gained an
+    # element id (a link elsewhere may point at it) or the set of pages changed
+    moved = set(previous) != set(site.records) or any(
+        previous[o].anchors != site.records[o].anchors for o in site.rendered if o in previous)
+    linked = [k for k in site.files if k.endswith(".html") and (moved or k in site.rendered)]
+    links.require_intact(site.files, linked, site.sources, root)
+    pages = sum(k.endswith(".html") for k in fresh)
+    claims_true = f"{counted(len(reg.claims), 'claim')} true"
+    if not pages:
+        return claims_true + "; no page rendered, so no page to scan again"
+    return (f"{claims_true}; {counted(pages, 'page')} free of naked numbers; the links "
+            f"of {counted(len(linked), 'page')} resolve")
 
 
 PAGE_RECORDS, PAGE_RECORDS_FORMAT = "pages", "page-records-2"   # each record has its own key
@@ -255,6 +295,58 @@ def serve_rebuilder(root: Path, vendor_from):
 
 
 def main(argv=None) -> int:
+    a = _arguments(argv)
+    if a.diff:
+        from . import numbersdiff
+        return numbersdiff.main(Path(a.root), a.diff, a.fail_on_change, a.vendor_from)
+    if a.serve:
+        from . import serve
+        return serve.serve(Path(a.root), a.port, serve_rebuilder(Path(a.root), a.vendor_from))
+    progress = Progress(quiet=a.quiet)
+    try:
+        use_cache = not (a.no_cache or os.environ.get("CIT_NO_CACHE"))
+        if not a.check:
+            output.check_target(Path(a.out))     # refuse a bad --out before the work
+        result = run_stages(Path(a.root), a.vendor_from, use_cache, progress=progress)
+        if not a.check:
+            with progress.stage("write", f"writing {_shown_path(Path(a.out))}"):
+                output.write_site(result.files, Path(a.out))
+                progress.done(f"{counted(len(result.files), 'file')} written to "
+                              f"{_shown_path(Path(a.out))}/ in one swap")
+    except BuildError as e:
+        print(f"build failed: {e}", file=sys.stderr)
+        return 1
+    if a.check:
+        unpinned = links.unpinned_links(result.files, [k for k in result.files
+                                                       if k.endswith(".html")])
+        print(f"external links to pages that can change (allowed): {len(unpinned)}"
+              + "".join(f"\n  {line}" for line in unpinned))
+    if not a.quiet:
+        print("\n".join(summary_lines(result.figures, _kinds(result.registry),
+                                       None if a.check else _shown_path(Path(a.out)),
+                                       result.reused)))
+        print(f"Done in {result.seconds:.2f} s.")
+    return 0
+
+
+def _kinds(reg: Registry) -> dict[str, int]:
+    """How many of the registry's numbers are of each kind (docs/numbers.md)."""
+    counts: dict[str, int] = {}
+    for n in reg.numbers.values():
+        counts[n.kind] = counts.get(n.kind, 0) + 1
+    return counts
+
+
+def _shown_path(out: Path) -> str:
+    """The output folder as a newcomer would type it: relative to the working folder
+    when it is inside it."""
+    try:
+        return out.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(out)
+
+
+def _arguments(argv):
     import argparse
     ap = argparse.ArgumentParser(prog="python build.py",
                                  description="Build the results site into site/.")
@@ -264,40 +356,15 @@ def main(argv=None) -> int:
     ap.add_argument("--vendor-from", help="folder holding the upstream files (a mirror)")
     ap.add_argument("--no-cache", action="store_true",
                     help="cold build: ignore and write no .cache/ (CI's clean clone has none)")
+    ap.add_argument("--quiet", action="store_true",
+                    help="print nothing but errors (for scripts)")
     ap.add_argument("--serve", action="store_true",
                     help="build, serve on 127.0.0.1 from memory, rebuild and reload on save")
     ap.add_argument("--port", type=int, default=8000, help="port for --serve (default 8000)")
+    ap.add_argument("--diff", metavar="OLD",
+                    help="compare this build's numbers and claims with OLD (a numbers.json, "
+                    "a built site folder or a git revision) and print the changes as Markdown")
+    ap.add_argument("--fail-on-change", action="store_true",
+                    help="with --diff: exit 1 when a number or claim changed")
     ap.add_argument("--root", default=str(ROOT), help=argparse.SUPPRESS)
-    a = ap.parse_args(argv)
-    if a.serve:
-        from . import serve
-        return serve.serve(Path(a.root), a.port, serve_rebuilder(Path(a.root), a.vendor_from))
-    try:
-        use_cache = not (a.no_cache or os.environ.get("CIT_NO_CACHE"))
-        if not a.check:
-            output.check_target(Path(a.out))     # refuse a bad --out before the work
-        result = run_stages(Path(a.root), a.vendor_from, use_cache)
-        if not a.check:
-            output.write_site(result.files, Path(a.out))
-    except BuildError as e:
-        print(f"build failed: {e}", file=sys.stderr)
-        return 1
-    f = result.figures
-    for key in sorted(k for k in f if k.startswith("results_md_numbers.")):
-        name = key.split(".", 1)[1]
-        print(f"{name} results.md: {f[key][0]} of {f[f'results_md_total.{name}'][0]} "
-              "numbers verified")
-    print(f"data/sim/results.md: {f['sim_cells'][0]} cells verified")
-    print(f"{f['claims_verified'][0]} of {f['claims_total'][0]} claims verified")
-    if a.check:
-        unpinned = links.unpinned_links(result.files, [k for k in result.files
-                                                       if k.endswith(".html")])
-        print(f"external links to pages that can change (allowed): {len(unpinned)}"
-              + "".join(f"\n  {line}" for line in unpinned))
-    print(f"pages rendered: {len(result.rendered)} of {len(result.records)}"
-          + (f" ({', '.join(result.rendered)})"
-             if 0 < len(result.rendered) < len(result.records) else ""))
-    print(f"{len(result.registry)} numbers in the registry; "
-          f"{len(result.files)} files; {result.seconds:.2f} s"
-          + ("" if a.check else f" -> {a.out}"))
-    return 0
+    return ap.parse_args(argv)

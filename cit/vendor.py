@@ -169,7 +169,8 @@ def _download(lock: Lock, f: LockedFile) -> bytes:
             return r.read()
     except OSError as e:
         raise BuildError(f.path, f"not vendored, no mirror found, and the download of "
-                         f"{url} failed: {e}") from None
+                         f"{url} failed: {e}; give a copy of the upstream repository "
+                         "with --vendor-from DIR or CIT_VENDOR_MIRROR=DIR") from None
 
 
 def materialise(vendor_from: str | Path | None = None, root: Path = ROOT,

@@ -147,7 +147,7 @@ def test_a_rebuild_from_the_data_stage_cache_is_byte_identical_to_a_cold_build(
     give_caches(warm_copy, project_copy)
     r = run_build(tmp_path / "second", root=project_copy, cold=False)
     assert r.returncode == 0, r.stderr
-    assert "pages rendered: 0 of " in r.stdout      # the cached build reused them all
+    assert "render: 0 of " in r.stdout      # the cached build reused them all
     assert tree_digest(tmp_path / "second") == tree_digest(warm_copy[1])
 
 

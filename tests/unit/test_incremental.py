@@ -3,6 +3,7 @@ and the others keep their bytes; the output is byte-identical to a cold build, a
 page records are verified before use."""
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -15,7 +16,10 @@ from tests.conftest import tree_digest
 
 
 def _rendered(stdout: str) -> str:
-    return next(line for line in stdout.splitlines() if line.startswith("pages rendered:"))
+    """The build's render line, as 'pages rendered: N of M (pages)' (cit/build.py)."""
+    line = next(line for line in stdout.splitlines() if line.startswith("render: "))
+    m = re.match(r"render: (\d+) of (\d+) pages? rendered( \([^)]*\.html\))?", line)
+    return f"pages rendered: {m[1]} of {m[2]}{m[3] or ''}"
 
 
 def _cold_equals_incremental(project, tmp_path, name):

@@ -1,0 +1,181 @@
+"""`python build.py --diff OLD`: which published numbers and claims a change moves
+(docs/architecture.md, "Comparing two builds").
+
+This build's numbers.json is compared with another build's: OLD is a numbers.json, a
+built site folder holding one, or a git revision, which is checked out in a temporary
+worktree and built there cold by its own code, from the same upstream files. The report
+is Markdown (a pull request's job summary shows it as tables): every number whose text
+changed, every claim whose verdict or evidence changed, numbers and claims added and
+removed, and the verified counts on both sides.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from .errors import BuildError
+from .progress import counted
+
+# the build figures that say what was verified, in the order the report lists them
+VERIFIED = ("upstream_files", "results_md_numbers.*", "sim_cells", "claims_verified",
+            "claims_total", "site_numbers", "naked_numbers")
+
+
+def main(root: Path, old: str, fail_on_change: bool, vendor_from=None) -> int:
+    """Print the Markdown report; exit 1 on a build failure, or on a change when asked."""
+    try:
+        before = old_numbers(root, old, vendor_from)
+        after = this_numbers(root, vendor_from)
+    except BuildError as e:
+        print(f"diff failed: {e}", file=sys.stderr)
+        return 1
+    changes = compare(before, after)
+    print(report(changes, before, after, old))
+    moved = any(changes[k] for k in ("numbers", "claims", "added", "removed",
+                                     "claims_added", "claims_removed"))
+    return 1 if fail_on_change and moved else 0
+
+
+def this_numbers(root: Path, vendor_from=None) -> dict:
+    """This project's numbers.json, built in memory (nothing is written but caches)."""
+    from .build import run_stages
+    return json.loads(run_stages(root, vendor_from).files["numbers.json"])
+
+
+def old_numbers(root: Path, old: str, vendor_from=None) -> dict:
+    """The other side: a numbers.json, a site folder, or a git revision's cold build."""
+    path = Path(old)
+    if path.is_dir() and (path / "numbers.json").is_file():
+        path = path / "numbers.json"
+    if path.is_file():
+        return _read_json(path)
+    return _revision_numbers(root, old, vendor_from)
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise BuildError(str(path), f"not a readable numbers.json: {e}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("numbers"), list):
+        raise BuildError(str(path), "not a numbers.json (no list under 'numbers')")
+    return data
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+
+
+def _revision_numbers(root: Path, rev: str, vendor_from=None) -> dict:
+    """Build revision `rev` cold in a temporary worktree, with its own code, from the
+    upstream files this build uses (its vendored/ folder, verified against the old lock
+    by the old build itself)."""
+    from . import vendor
+    commit = _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").stdout.strip()
+    if not commit:
+        raise BuildError(rev, "neither a numbers.json, a built site folder, nor a git "
+                         "revision of this repository")
+    vendor.materialise(vendor_from, root)     # this side's files, verified, as the mirror
+    mirror = vendor.mirror_dir(vendor_from, root) or root / "vendored"
+    with tempfile.TemporaryDirectory(prefix="cit-diff-") as tmp:
+        tree = Path(tmp) / "tree"
+        made = _git(root, "worktree", "add", "--detach", str(tree), commit)
+        if made.returncode:
+            raise BuildError(rev, f"cannot check it out: {made.stderr.strip()}")
+        try:
+            out = Path(tmp) / "site"
+            built = subprocess.run([sys.executable, "build.py", "--no-cache", "--out", str(out),
+                                    "--vendor-from", str(mirror)],
+                                   cwd=tree, capture_output=True, text=True)
+            if built.returncode:
+                last = (built.stderr.strip().splitlines() or ["no message"])[-1]
+                raise BuildError(rev, f"its build failed: {last}")
+            return _read_json(out / "numbers.json")
+        finally:
+            _git(root, "worktree", "remove", "--force", str(tree))
+
+
+def compare(before: dict, after: dict) -> dict:
+    """What moved between two numbers.json: lists of rows for the report."""
+    old_n = {n["id"]: n for n in before.get("numbers", [])}
+    new_n = {n["id"]: n for n in after.get("numbers", [])}
+    old_c = {c["id"]: c for c in before.get("claims", [])}
+    new_c = {c["id"]: c for c in after.get("claims", [])}
+    return {
+        "numbers": [(old_n[i], new_n[i]) for i in sorted(old_n.keys() & new_n.keys())
+                    if old_n[i]["text"] != new_n[i]["text"]],
+        "added": [new_n[i] for i in sorted(new_n.keys() - old_n.keys())],
+        "removed": [old_n[i] for i in sorted(old_n.keys() - new_n.keys())],
+        "claims": [(old_c[i], new_c[i]) for i in sorted(old_c.keys() & new_c.keys())
+                   if _claim_state(old_c[i]) != _claim_state(new_c[i])],
+        "claims_added": [new_c[i] for i in sorted(new_c.keys() - old_c.keys())],
+        "claims_removed": [old_c[i] for i in sorted(old_c.keys() - new_c.keys())],
+    }
+
+
+def _claim_state(claim: dict):
+    return claim.get("verdict"), _evidence(claim)
+
+
+def _evidence(claim: dict) -> str:
+    return "; ".join(f"{e.get('label')} {e.get('text')}" for e in claim.get("evidence", []))
+
+
+def _cell(text) -> str:
+    """A Markdown table cell: pipes escaped, newlines folded, code-quoted when empty."""
+    s = str(text).replace("|", "\\|").replace("\n", " ")
+    return s if s.strip() else "(empty)"
+
+
+def _source(number: dict) -> str:
+    paths = [s.get("path", "") for s in number.get("provenance", {}).get("sources", [])]
+    return ", ".join(paths[:2]) + (f" and {len(paths) - 2} more" if len(paths) > 2 else "")
+
+
+def _verified(build: dict) -> list[tuple[str, object]]:
+    rows = []
+    for key in VERIFIED:
+        if key.endswith("*"):
+            rows += [(k, build[k]) for k in sorted(build) if k.startswith(key[:-1])]
+        elif key in build:
+            rows.append((key, build[key]))
+    return rows
+
+
+def report(changes: dict, before: dict, after: dict, old: str) -> str:
+    """The Markdown report."""
+    b_old, b_new = before.get("build", {}), after.get("build", {})
+    out = [f"## Numbers and claims: `{_cell(old)}` → this build", "",
+           f"{counted(len(changes['numbers']), 'number')} changed, {len(changes['added'])} "
+           f"added, {len(changes['removed'])} removed; "
+           f"{counted(len(changes['claims']), 'claim')} changed, "
+           f"{len(changes['claims_added'])} added, {len(changes['claims_removed'])} removed.",
+           "", "| verified | before | after |", "|---|---:|---:|"]
+    keys = dict.fromkeys([k for k, _ in _verified(b_old)] + [k for k, _ in _verified(b_new)])
+    out += [f"| {k} | {_cell(b_old.get(k, '—'))} | {_cell(b_new.get(k, '—'))} |" for k in keys]
+    if changes["numbers"]:
+        out += ["", "### Numbers whose text changed", "",
+                "| id | before | after | kind | source |", "|---|---:|---:|---|---|"]
+        out += [f"| `{o['id']}` | {_cell(o['text'])} | {_cell(n['text'])} | {n['kind']} | "
+                f"{_cell(_source(n))} |" for o, n in changes["numbers"]]
+    for title, rows in (("Numbers added", changes["added"]), ("Numbers removed", changes["removed"])):
+        if rows:
+            out += ["", f"### {title}", "", "| id | text | kind | source |", "|---|---:|---|---|"]
+            out += [f"| `{n['id']}` | {_cell(n['text'])} | {n['kind']} | {_cell(_source(n))} |"
+                    for n in rows]
+    if changes["claims"]:
+        out += ["", "### Claims whose verdict or evidence changed", "",
+                "| claim | before | after |", "|---|---|---|"]
+        out += [f"| `{o['id']}` | {o.get('verdict')}: {_cell(_evidence(o))} | "
+                f"{n.get('verdict')}: {_cell(_evidence(n))} |" for o, n in changes["claims"]]
+    for title, rows in (("Claims added", changes["claims_added"]),
+                        ("Claims removed", changes["claims_removed"])):
+        if rows:
+            out += ["", f"### {title}", "", "| claim | verdict | what it checks |", "|---|---|---|"]
+            out += [f"| `{c['id']}` | {c.get('verdict')} | {_cell(c.get('checked', ''))} |"
+                    for c in rows]
+    return "\n".join(out) + "\n"
