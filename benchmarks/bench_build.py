@@ -188,12 +188,12 @@ def main() -> int:
         "page_weights": weights,
         "content_rebuild_by_page_s": by_page,
     }
-    if old and "scaling" in old:
-        record["scaling"] = old["scaling"]
+    # the other scripts' records (scaling: bench_scale.py, serve: bench_serve.py, ...)
+    record |= {k: v for k, v in (old or {}).items() if k not in record}
     print(yaml.safe_dump(record, sort_keys=False))
     if not a.no_write:
         record_path.write_text(
-            "# Written by benchmarks/bench_build.py (and, under scaling:, bench_scale.py); "
+            "# Written by benchmarks/bench_build.py (scaling: bench_scale.py; serve: bench_serve.py); "
             "medians on the machine named below.\n" + yaml.safe_dump(record, sort_keys=False))
     shutil.rmtree(out, ignore_errors=True)
     return 0

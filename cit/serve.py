@@ -38,7 +38,7 @@ RELOAD_PATH = "/__cit/reload.js"
 WAIT_PATH = "/__cit/wait"
 RELOAD_TAG = '<script src="/__cit/reload.js" data-token="{token}"></script>'
 POLL_SECONDS = 25
-DEBOUNCE_SECONDS = 0.03
+DEBOUNCE_SECONDS = 0.05
 WATCHED_DIRS = ("content", "templates", "data", "vendored/plotly", "cit", "study")
 WATCHED_FILES = ("vendored/lock.yaml", "build.py")
 CODE = ("cit/", "study/", "build.py")
@@ -217,11 +217,17 @@ def relevant(root: Path, path: str) -> str | None:
 
 
 class Changes:
-    """Changed paths collected from watchdog's thread, handed out after a quiet spell."""
+    """Changed paths collected from watchdog's thread, handed out after a quiet spell.
+
+    A save can reach us as several events (an editor's truncate, write and close, or
+    `cp`'s), some after the spell: a path is handed out only when its bytes on disk
+    (size, modification time, inode) differ from when it was last handed out, so one
+    save makes one rebuild (docs/architecture.md, "Serving")."""
 
     def __init__(self, root: Path):
         self.root = root
         self.paths: set[str] = set()
+        self.seen: dict[str, tuple | None] = {}
         self.cond = threading.Condition()
 
     def add(self, path: str) -> None:
@@ -232,17 +238,33 @@ class Changes:
             self.paths.add(rel)
             self.cond.notify_all()
 
-    def take(self) -> set[str]:
-        """Block until something changed, then until DEBOUNCE_SECONDS pass without more."""
-        with self.cond:
-            self.cond.wait_for(lambda: self.paths)
-            while True:
-                n = len(self.paths)
-                self.cond.wait(DEBOUNCE_SECONDS)
-                if len(self.paths) == n:
-                    break
-            out, self.paths = self.paths, set()
-            return out
+    def _signature(self, rel: str) -> tuple | None:
+        try:
+            st = os.stat(self.root / rel)
+        except OSError:
+            return None
+        return st.st_size, st.st_mtime_ns, st.st_ino
+
+    def take(self, timeout: float | None = None) -> set[str]:
+        """Block until something changed on disk, then until DEBOUNCE_SECONDS pass
+        without more; the paths whose bytes differ from when last handed out. With a
+        timeout, an empty set when nothing did by then."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            with self.cond:
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                if not self.cond.wait_for(lambda: self.paths, left):
+                    return set()
+                while True:
+                    n = len(self.paths)
+                    self.cond.wait(DEBOUNCE_SECONDS)
+                    if len(self.paths) == n:
+                        break
+                taken, self.paths = self.paths, set()
+            moved = {p for p in taken if self._signature(p) != self.seen.get(p, ())}
+            self.seen.update((p, self._signature(p)) for p in moved)
+            if moved:
+                return moved
 
 
 def watch(root: Path, changes: Changes):

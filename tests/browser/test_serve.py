@@ -1,5 +1,5 @@
 """`python build.py --serve` in Chromium: saving a Markdown file reloads the open page
-with the change (timed: save to reloaded page, against data/budgets.yaml), and a failed
+with the change after one rebuild per save (its speed is benchmarks/bench_serve.py's), and a failed
 rebuild shows its error, with file and line, over the last good page and in the
 terminal; fixed, the page reloads.
 
@@ -8,8 +8,8 @@ it, on a free port of 127.0.0.1; both tests share one server."""
 
 from __future__ import annotations
 
+import shutil
 import socket
-import statistics
 import subprocess
 import sys
 import threading
@@ -17,9 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
-from tests.conftest import ROOT, _copy_project
+from tests.conftest import _copy_project
 
 
 PAGE = "content/pages/notebook.md"
@@ -89,29 +88,51 @@ def _save(path: Path, text: str) -> float:
     return t
 
 
-@pytest.mark.quiet
-def test_a_saved_markdown_file_reloads_the_open_page_within_budget(server, project_copy,
-                                                                   browser, measured):
-    budget = yaml.safe_load((ROOT / "data" / "budgets.yaml").read_text())["save_to_reload_s"]["value"]
+def _copy_in(path: Path, text: str, tmp: Path) -> float:
+    """Save as `cp` does: truncate the file, then write it (shutil.copyfile)."""
+    src = tmp / path.name
+    src.write_text(text)
+    t = time.perf_counter()
+    shutil.copyfile(src, path)
+    return t
+
+
+def reload_times(page, md: Path, saves: int, save=_save, tag: str = "w") -> list[float]:
+    """Save `md` `saves` times, each with a new marker word, and wait (generously: a
+    loaded machine is slow) for the open page to show it; seconds from save to reloaded
+    page. benchmarks/bench_serve.py times the same loop."""
+    original = md.read_text()
+    times = []
+    for k in range(saves):
+        word = f"Reloadmarker{tag}{'abcdefghij'[k]}"
+        t0 = save(md, original + f"\nA sentence ending in {word}.\n")
+        page.wait_for_function(f"() => document.body && document.body.textContent.includes({word!r})"
+                               " && document.readyState === 'complete'", timeout=60_000)
+        times.append(time.perf_counter() - t0)
+        page.wait_for_timeout(100)   # the page's script is polling again
+    return times
+
+
+def _rebuilds(server) -> int:
+    return sum(line.startswith("rebuilt after") for line in server.lines)
+
+
+def test_each_save_reloads_the_open_page_with_one_rebuild(server, project_copy, browser,
+                                                          tmp_path):
+    """Behaviour, not speed (the speed is benchmarks/bench_serve.py's): every save, an
+    editor's write or a `cp` (truncate, then write), reloads the page with the new text
+    after exactly one rebuild."""
     page = browser.new_page()
     try:
         page.goto(server.base + URL, wait_until="load")
         md = project_copy / PAGE
-        original = md.read_text()
-        times = []
-        for k in range(SAVES):
-            word = f"Reloadmarker{'abcdefghij'[k]}"
-            t0 = _save(md, original + f"\nA sentence ending in {word}.\n")
-            page.wait_for_function(f"() => document.body && document.body.textContent.includes({word!r})"
-                                   " && document.readyState === 'complete'", timeout=30_000)
-            times.append(time.perf_counter() - t0)
-            page.wait_for_timeout(100)   # the page's script is polling again
+        before = _rebuilds(server)
+        reload_times(page, md, SAVES)
+        reload_times(page, md, SAVES, save=lambda p, t: _copy_in(p, t, tmp_path), tag="cp")
+        page.wait_for_timeout(500)     # a late second rebuild would have started by now
     finally:
         page.close()
-    median = statistics.median(times)
-    measured(f"save to reloaded page under --serve: median {median:.3f} s of {SAVES} "
-             f"({', '.join(f'{t:.3f}' for t in times)}); budget {budget} s")
-    assert median <= budget, f"median {median:.3f} s over the budget {budget} s: {times}"
+    assert _rebuilds(server) - before == 2 * SAVES, "\n".join(server.lines)
 
 
 def test_a_failed_rebuild_shows_its_error_and_keeps_the_last_good_page(server, project_copy,

@@ -109,3 +109,35 @@ def test_an_error_that_is_not_a_build_error_names_our_file_and_line():
     except KeyError as e:
         text = serve.describe_error(e)
     assert text.startswith(f"{__file__}:") and "KeyError" in text
+
+
+def test_one_save_seen_as_several_events_is_handed_out_once(tmp_path):
+    """`cp` truncates, writes and closes: its events may straddle the quiet spell; the
+    late ones find the bytes already handed out and make no second rebuild."""
+    from cit.serve import Changes
+    page = tmp_path / "content" / "pages" / "p.md"
+    page.parent.mkdir(parents=True)
+    page.write_text("first\n")
+    changes = Changes(tmp_path)
+    changes.add(str(page))                        # the truncate and write
+    assert changes.take(timeout=5) == {"content/pages/p.md"}
+    changes.add(str(page))                        # its close, after the spell
+    assert changes.take(timeout=0.3) == set()
+    page.write_text("second, longer\n")           # a real second save
+    changes.add(str(page))
+    assert changes.take(timeout=5) == {"content/pages/p.md"}
+
+
+def test_a_deleted_file_is_handed_out_once(tmp_path):
+    from cit.serve import Changes
+    page = tmp_path / "content" / "p.md"
+    page.parent.mkdir(parents=True)
+    page.write_text("x\n")
+    changes = Changes(tmp_path)
+    changes.add(str(page))
+    assert changes.take(timeout=5) == {"content/p.md"}
+    page.unlink()
+    changes.add(str(page))
+    assert changes.take(timeout=5) == {"content/p.md"}
+    changes.add(str(page))
+    assert changes.take(timeout=0.3) == set()
