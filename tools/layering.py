@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "cit"
 
 LAYERS = (
-    ("foundation", ("errors", "yamlio", "fieldcheck", "htmlscan", "aside", "fmt", "markup",
+    ("foundation", ("errors", "yamlio", "fieldcheck", "htmlscan", "aside", "fmt", "markup", "progress",
                     "pipetable")),
     ("registry and vendoring", ("registry", "claims", "vendor", "plotlybundle")),
     ("reading the data", ("runs", "sweeplog", "tables", "resultsmd")),
@@ -26,7 +26,7 @@ LAYERS = (
     ("render", ("assets", "incremental", "render")),
     ("checks and record", ("naked", "links", "buildrecord")),
     ("cache and output", ("cache", "output")),
-    ("build", ("build", "serve", "__init__")),
+    ("build", ("build", "serve", "numbersdiff", "__init__")),
 )
 
 
