@@ -44,7 +44,7 @@ class Server:
         for line in self.proc.stdout:
             self.lines.append(line.rstrip("\n"))
 
-    def wait_for(self, text: str, timeout: float = 60) -> str:
+    def wait_for(self, text: str, timeout: float = 180) -> str:
         t0 = time.monotonic()
         while time.monotonic() - t0 < timeout:
             for line in self.lines:
@@ -75,7 +75,8 @@ def server(project_copy):
     """One `--serve` process for both tests (starting one builds the site)."""
     s = Server(project_copy)
     try:
-        s.wait_for("serving http://127.0.0.1:")
+        # the first build is a cold one: minutes on a loaded machine
+        s.wait_for("serving http://127.0.0.1:", timeout=600)
         yield s
     finally:
         s.stop()
@@ -107,7 +108,7 @@ def reload_times(page, md: Path, saves: int, save=_save, tag: str = "w") -> list
         word = f"Reloadmarker{tag}{'abcdefghij'[k]}"
         t0 = save(md, original + f"\nA sentence ending in {word}.\n")
         page.wait_for_function(f"() => document.body && document.body.textContent.includes({word!r})"
-                               " && document.readyState === 'complete'", timeout=60_000)
+                               " && document.readyState === 'complete'", timeout=180_000)
         times.append(time.perf_counter() - t0)
         page.wait_for_timeout(100)   # the page's script is polling again
     return times
@@ -147,7 +148,7 @@ def test_a_failed_rebuild_shows_its_error_and_keeps_the_last_good_page(server, p
         md.write_text(bad)
         where = f"{PAGE}:{line}"
         box = page.locator("#cit-build-error")
-        box.wait_for(timeout=30_000)
+        box.wait_for(timeout=180_000)
         assert where in box.text_content() and "no.such.number" in box.text_content()
         assert "no.such.number" not in page.locator("main").text_content()
         assert server.wait_for("build failed:").count(where) == 1
@@ -155,12 +156,12 @@ def test_a_failed_rebuild_shows_its_error_and_keeps_the_last_good_page(server, p
         other = browser.new_page()
         other.goto(server.base + URL, wait_until="load")
         assert other.locator("main h1, main h2").count() > 0
-        other.locator("#cit-build-error").wait_for(timeout=30_000)
+        other.locator("#cit-build-error").wait_for(timeout=180_000)
         other.close()
         # fixed: the page reloads, without the error
         md.write_text(text + "\nFixed again.\n")
         page.wait_for_function("() => document.body.textContent.includes('Fixed again.')",
-                               timeout=30_000)
+                               timeout=180_000)
         assert page.locator("#cit-build-error").count() == 0
     finally:
         page.close()
