@@ -14,11 +14,10 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 
-QUIET_LOCK_ENV = "CIT_TEST_QUIET_LOCK"
 GROUPS_ENV = "CIT_TEST_LOADGROUP"
 
 
-# ---- the test run: two workers, quiet tests, measured lines ------------------------
+# ---- the test run: two workers, measured lines ------------------------
 # How a run is spread over the machine's two cores is described in docs/testing.md.
 
 @pytest.hookimpl(tryfirst=True)
@@ -43,58 +42,6 @@ def _names_test_files(config) -> bool:
     """Whether the command line names test files or tests (not only folders)."""
     return any("::" in a or a.endswith(".py") for a in config.invocation_params.args
                if not a.startswith("-"))
-
-
-def pytest_configure(config):
-    """On the controller of a run with workers: one lock file for the quiet tests
-    (`quiet_lock`), handed to the workers through the environment."""
-    import os
-    import tempfile
-    if getattr(config.option, "numprocesses", None) and "PYTEST_XDIST_WORKER" not in os.environ:
-        fd, path = tempfile.mkstemp(prefix="cit-quiet-", suffix=".lock")
-        os.close(fd)
-        os.environ[QUIET_LOCK_ENV] = path
-        config.cit_quiet_lock = path
-
-
-def pytest_unconfigure(config):
-    import os
-    path = getattr(config, "cit_quiet_lock", None)
-    if path:
-        os.environ.pop(QUIET_LOCK_ENV, None)
-        Path(path).unlink(missing_ok=True)
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item, nextitem):
-    """With workers, a test marked `quiet` runs alone: it closes a gate that keeps the
-    other worker from starting a test, then waits for the one running to end. Every
-    other test passes the gate and holds the run lock shared while it runs."""
-    import os
-    path = os.environ.get(QUIET_LOCK_ENV)
-    if not path:
-        return (yield)
-    with quiet_lock(path, exclusive=item.get_closest_marker("quiet") is not None):
-        return (yield)
-
-
-@contextlib.contextmanager
-def quiet_lock(path: str, exclusive: bool):
-    """Hold the run lock (byte 1 of `path`) shared, or exclusive for a quiet test, taken
-    through the gate (byte 0) so that a waiting quiet test is not starved."""
-    import fcntl
-    mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
-    with open(path, "r+b") as f:
-        fcntl.lockf(f, mode, 1, 0)
-        try:
-            fcntl.lockf(f, mode, 1, 1)
-        finally:
-            if not exclusive:
-                fcntl.lockf(f, fcntl.LOCK_UN, 1, 0)
-        try:
-            yield
-        finally:
-            fcntl.lockf(f, fcntl.LOCK_UN)
 
 
 @pytest.fixture
