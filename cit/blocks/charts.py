@@ -99,9 +99,8 @@ SPECS = {
         "evaluation grid's interval of steps, with the break-even bandwidths marked",
         Axis("WAN bandwidth (GB/s, log scale)", "sig3", log=True),
         Axis("Time to target (s, log scale)", "sig3", log=True),
-        band_note="Values are on the evaluation grid's steps to target; the times at the two "
-                  "ends of the interval that grid leaves (the fewest steps, then the most) "
-                  "follow in brackets."),
+        band_note="Values are on the evaluation grid's steps to target; the times at the "
+                  "bottom and the top of the interval that grid leaves follow in brackets."),
 }
 
 

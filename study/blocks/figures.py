@@ -274,13 +274,13 @@ def breakevens(ctx) -> str:
                      "evaluation grid's interval of steps to target.",
                 uid=uid)
     caption = ("Below each bandwidth, the first variant named reaches the target loss sooner "
-               "than the second, on the steps the evaluation grid gives. The whiskers run from "
-               "the first variant at its most steps and the second at its fewest to the reverse, "
-               "the two ends of the interval the grid leaves. The table also lists the "
-               "comparisons with no break-even in the simulated range.")
+               "than the second, on the steps the evaluation grid gives. Each whisker runs from "
+               "the first variant at the top of its interval of steps and the second at the "
+               "bottom, to the reverse. The table also lists the comparisons with no break-even "
+               "in the simulated range.")
     table = data_table(ctx, uid, "Break-even WAN bandwidths",
-                       ("Comparison", "Break-even (grid)", "First at its most steps",
-                        "First at its fewest steps"), rows)
+                       ("Comparison", "Break-even (grid)", "First at the top of its interval",
+                        "First at the bottom"), rows)
     return figure_html(ctx, uid, svg, caption, table)
 
 

@@ -130,7 +130,7 @@ def register_tables(reg: Registry, c: Computed, quoted: QuotedFile | None,
             for r, v in zip(_rows(st, [0, 1, 2, 3, 4, 5]), VARIANTS)]
     reg.add_table("sim-steps", "Steps to target (the evaluation grid's value, the top of "
                   "its interval, and the interval's bottom) and bytes per worker per step, "
-                  "per variant", st.columns[:3] + ("Fewest steps in the interval",)
+                  "per variant", st.columns[:3] + ("Bottom of the interval",)
                   + st.columns[3:6], rows, source=f"{results_path} §2 and §8")
     tt = doc.table(3, "Step time and time to target")
     layout = closed.LAYOUT_LABEL[c.params.layout]
@@ -144,8 +144,9 @@ def register_tables(reg: Registry, c: Computed, quoted: QuotedFile | None,
     reg.add_table("breakeven", "Break-even WAN bandwidths: below it, the first variant is "
                   "faster; on the evaluation grid's steps, and at the two ends of their "
                   "interval", (be.columns[0], "Break-even (grid)",
-                               "First at its most steps, second at its fewest",
-                               "First at its fewest steps, second at its most", be.columns[2]),
+                               "First at the top of its interval, second at the bottom",
+                               "First at the bottom of its interval, second at the top",
+                               be.columns[2]),
                   rows, source=f"{results_path} §4 and §8")
     en = doc.table(5, "Repaired optics runs")
     rows = []
@@ -156,10 +157,10 @@ def register_tables(reg: Registry, c: Computed, quoted: QuotedFile | None,
                              Ref(f"{sid}.Eprime_vs_A.fewest")])
     reg.add_table("enob", "Repaired optics runs: steps to target and break-evens against "
                   "AdamW, on the evaluation grid's steps and at the ends of their interval "
-                  "(E at its fewest steps with AdamW at its most, or the reverse)",
-                  en.columns[1:5] + ("Fewest steps", "E vs A", "E vs A, E at its fewest",
-                                     "E′ vs A", "E′ vs A, E at its most",
-                                     "E′ vs A, E at its fewest"),
+                  "(E at the bottom of its interval with AdamW at the top, or the reverse)",
+                  en.columns[1:5] + ("Bottom of the interval", "E vs A",
+                                     "E vs A, E at the bottom", "E′ vs A",
+                                     "E′ vs A, E at the top", "E′ vs A, E at the bottom"),
                   rows, source=f"{results_path} §5 and §8")
     summary = []
     for var in VARIANTS:
@@ -172,8 +173,8 @@ def register_tables(reg: Registry, c: Computed, quoted: QuotedFile | None,
                   "default WAN, on the evaluation grid's steps (the top of their interval) "
                   "and at the interval's bottom (the original page gave no energy figures "
                   "to compare with)",
-                  ("Variant", "Steps to target", "Fewest steps", "Time to target (s)",
-                   "At fewest steps", "Energy to target (kJ)", "At fewest steps", "Steps"),
+                  ("Variant", "Steps to target", "Bottom of the interval", "Time to target (s)",
+                   "At the bottom", "Energy to target (kJ)", "At the bottom", "Steps"),
                   summary, source=f"{results_path} §2, §3 and §8")
     if quoted is not None:
         same_at = {key: ok for key, *_, ok in against_rows(c)}
