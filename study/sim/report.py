@@ -531,8 +531,6 @@ def _against_section(c: Computed) -> Section:
 
 # ---- §8: the evaluation grid's interval (interval.py, docs/simulator.md) --------------
 
-END_LABEL = {"fewest": "first at its fewest steps", "most": "first at its most steps"}
-
 
 def _steps_ends_rows(c: Computed) -> list:
     rows = []
