@@ -222,17 +222,20 @@ def sweep(ctx) -> str:
         seen[v[0]] = k + 1
         colour = {"C": "Cprime", "E": "Eprime"}.get(v[0], v[0]) if s.kind == "hypothetical" else v[0]
         lines.append(sp.Line(s.id, s.extra["label"], s.x, s.y, colour=colour,
-                             dash=dashes[k % len(dashes)]))
+                             dash=dashes[k % len(dashes)], lo=s.extra.get("lo"),
+                             hi=s.extra.get("hi")))
     marks = [sp.VLine(v, lab, _num(reg, "sweep", nid)) for nid, lab, v in _markers(reg)]
     svg = _draw("sweep", sp.line_chart, lines, sp.Axis("WAN bandwidth (GB/s, log scale)", log=True),
                 sp.Axis("Time to target (s, log scale)", log=True),
                 title="Simulated time to the target loss against WAN bandwidth",
-                desc="One line per variant on log scales, each named at its right end; dotted "
-                     "vertical lines mark the break-even bandwidths.",
+                desc="One line per variant on log scales, each named at its right end and shaded "
+                     "down to its time at the bottom of the evaluation grid's interval of steps; "
+                     "dotted vertical lines mark the break-even bandwidths.",
                 uid=uid, markers=marks, height=320)
     caption = ("Simulated time to the target loss against WAN bandwidth (hypothetical variants "
-               "in darker shades); dotted lines: break-even bandwidths, below which the first "
-               "variant named is faster.")
+               "in darker shades), on the evaluation grid's steps, each shaded down to its time "
+               "at the bottom of that grid's interval; dotted lines: break-even bandwidths, below "
+               "which the first variant named is faster.")
     return figure_html(ctx, uid, svg, caption, fallback_html(SPECS["sweep"], series))
 
 
