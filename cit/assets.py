@@ -27,6 +27,7 @@ from markupsafe import escape
 from . import plotlybundle
 from .blocks.spec import compute_now
 from .errors import BuildError
+from .reads import Reads, utf8
 from .registry import Registry
 
 PLOTLY = plotlybundle.SCRIPT
@@ -37,14 +38,13 @@ LAYOUT_SCRIPTS = {"hub": ("chain.js",), "page": (), "deck": ("deck.js",)}
 STYLESHEET_SLOT = "cit-stylesheet-slot"
 
 
-def static_files(templates_dir: Path) -> dict[str, bytes]:
+def static_files(templates_dir: Path, reads: Reads | None = None) -> dict[str, bytes]:
+    """Every file under templates/static/, read through `reads` (a link out of the
+    project, a FIFO or a link to a folder is refused, not shipped)."""
     sdir = templates_dir / "static"
-    out: dict[str, bytes] = {}
-    if sdir.is_dir():
-        for f in sorted(sdir.rglob("*")):
-            if f.is_file():
-                out["static/" + f.relative_to(sdir).as_posix()] = f.read_bytes()
-    return out
+    reads = reads or Reads(templates_dir.parent)
+    return {"static/" + f.relative_to(sdir).as_posix(): reads.bytes(f)
+            for f in reads.tree(sdir)}
 
 
 SHEET_WHEN_RE = re.compile(r"\A/\* when: ([^*]+?) \*/")
@@ -223,13 +223,14 @@ class StaticAssets:
 
 
 def static_assets(templates_dir: Path, needs_plotly: bool, memo=compute_now,
-                  bundle_root: Path | None = None) -> StaticAssets:
+                  bundle_root: Path | None = None, reads: Reads | None = None) -> StaticAssets:
     """Read, minify and list templates/static/ (and plotly.min.js when a chart needs it,
     from the project at `bundle_root`, default this code's). The minified texts are made
     by `memo(name, key, compute)` under a key of their sources and this module's code
     (the build's memo keeps them in .cache/)."""
-    files = static_files(templates_dir)
-    texts = {n: files[n].decode("utf-8") for n in sorted(files) if n.endswith((".css", ".js"))}
+    files = static_files(templates_dir, reads)
+    texts = {n: utf8(files[n], f"templates/{n}") for n in sorted(files)
+             if n.endswith((".css", ".js"))}
     key = hashlib.sha256(Path(__file__).read_bytes() + json.dumps(texts).encode()).hexdigest()
     made = memo("static-assets", key, lambda: {n: _minified(n, t) for n, t in texts.items()})
     sheets: dict[str, tuple[str, ...] | None] = {}

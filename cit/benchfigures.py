@@ -11,6 +11,7 @@ from pathlib import Path
 from . import yamlio
 from .errors import BuildError
 from .fmt import fmt, fmt_int
+from .reads import Reads
 from .registry import Ref, Registry, Source
 
 BENCH = "data/benchmarks.yaml"
@@ -23,11 +24,11 @@ TIMINGS = (("cold_build_s", "Cold build (no cache, every stage and check), media
            ("sim_regen_s", "Simulator regeneration, full sweep, median", 2))
 
 
-def _read(root: Path, rel: str) -> dict:
-    try:
-        data = yamlio.load((root / rel).read_text(), rel)
-    except FileNotFoundError:
-        raise BuildError(rel, "missing; run python benchmarks/bench_build.py") from None
+def _read(reads: Reads, rel: str) -> dict:
+    text = reads.maybe_text(rel)
+    if text is None:
+        raise BuildError(rel, "missing; run python benchmarks/bench_build.py")
+    data = yamlio.load(text, rel)
     if not isinstance(data, dict):
         raise BuildError(rel, "expected a mapping")
     return data
@@ -40,8 +41,9 @@ def _page_name(slug: str) -> str:
     return "Hub" if slug == "hub" else slug.capitalize()
 
 
-def register(reg: Registry, root: Path) -> None:
-    bench, budgets = _read(root, BENCH), _read(root, BUDGETS)
+def register(reg: Registry, root: Path, reads: Reads | None = None) -> None:
+    reads = reads or Reads(root)
+    bench, budgets = _read(reads, BENCH), _read(reads, BUDGETS)
     src_b, src_g = (Source(BENCH),), (Source(BUDGETS),)
     figs = bench.get("figures") or {}
     runs = bench.get("runs")

@@ -20,9 +20,9 @@ from pathlib import Path
 from . import (benchfigures, buildrecord, cache, claims, incremental, links, naked, output,
                render, vendor, yamlio)
 from .progress import Progress, counted, silent, summary_lines
-from .aside import aside
 from .blocks import block_table, compute_now
 from .errors import BuildError
+from .reads import Reads
 from .registry import Registry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,13 +39,13 @@ class BuildResult:
     reused: list = field(default_factory=list)      # stages taken from .cache/
 
 
-def data_stage_key(root: Path) -> str:
-    """Hash of everything the data stages read: the lock (which pins every vendored
-    byte, re-verified on each build), our data files, and the code itself."""
-    return incremental.paths_digest(root, [root / "vendored" / "lock.yaml",
-                                           *(root / "data").rglob("*"),
-                                           *(root / "cit").rglob("*.py"),
-                                           *(root / "study").rglob("*.py")])
+STAGE_READS = "data-stage-reads"      # .cache/<this>.json: what the stages read last
+
+
+def stage_key(code: str, recorded) -> str:
+    """The data stages' cache key: the code and every read the stages made (cit/reads.py
+    entries, recorded on their cold run), so nothing they open is left out."""
+    return incremental.text_key(code, recorded)
 
 
 def _cached_shape(value) -> bool:
@@ -56,55 +56,56 @@ def _cached_shape(value) -> bool:
             and isinstance(value[3], bytes))
 
 
-def data_stages(root: Path, vendored, use_cache: bool, key: str | None = None,
-                progress: Progress | None = None):
+def data_stages(root: Path, reads: Reads, vendored, vendor_reads, code: str,
+                use_cache: bool, progress: Progress | None = None):
     """Experiment and simulator stages: load, recompute, check, register. Their result is
-    cached under the hash of their inputs, so a content-only edit or a no-op rebuild skips
-    them (and the pandas and simpy imports); a cold build always runs every check.
+    cached under what they read (`vendor_reads`, the lock and the vendored files, and
+    every file the stages opened through `reads`) and the code; a content-only edit or
+    a no-op rebuild skips them (and the pandas and simpy imports) when every one of
+    those reads gives what it gave; a cold build always runs every check.
     Returns (registry, results.md name -> (verified, total), simulator cells checked,
-    a function returning the simulator's Computed, which the explorer block draws from).
-    From the cache, the Computed is unpickled only when that function is called: it
-    imports the simulator's modules, which a page edit elsewhere does not need."""
-    key = key or data_stage_key(root)
+    a function returning the simulator's Computed, which the explorer block draws from,
+    the stage key). From the cache, the Computed is unpickled only when that function
+    is called: it imports the simulator's modules, which a page edit elsewhere does not
+    need."""
     progress = progress or silent()
-    cached = cache.read(root, key, _cached_shape) if use_cache else None
-    if cached is not None:
-        reg, verification, sim_cells, computed_pickle = cached
-        with progress.stage("experiment and simulator", "reading the verified cache"):
-            progress.reuse("experiment and simulator",
-                           "from the verified cache (their inputs are unchanged)")
-        return reg, verification, sim_cells, _computed_loader(root, vendored, computed_pickle)
-    # the simulator reads the headline logs itself: it is imported and run on the other
-    # core while pandas is imported and the experiment's tables are recomputed and
-    # checked here (docs/architecture.md, "A cold build on two cores")
-    with aside(lambda: _simulator_values(root)) as sim_computed:
+    if use_cache:
+        recorded = cache.read_json(root, STAGE_READS, code)
+        if isinstance(recorded, dict) and reads.unchanged(recorded):
+            key = stage_key(code, recorded)
+            cached = cache.read(root, key, _cached_shape)
+            if cached is not None:
+                reg, verification, sim_cells, computed_pickle = cached
+                with progress.stage("experiment and simulator", "reading the verified cache"):
+                    progress.reuse("experiment and simulator",
+                                   "from the verified cache (the files they read are unchanged)")
+                return (reg, verification, sim_cells,
+                        _computed_loader(root, reads, vendored, computed_pickle), key)
+    with reads.scope() as got:
         with progress.stage("experiment", "recomputing the tables from the run logs"):
             from study import experiment, sim
-            study = yamlio.load((root / "data" / "study.yaml").read_text(), "data/study.yaml")
+            study = yamlio.load(reads.text(root / "data" / "study.yaml"), "data/study.yaml")
             reg = Registry()
-            exp = experiment.load_experiment(vendored, root, study, reg)
+            exp = experiment.load_experiment(vendored, root, study, reg, reads)
             progress.done(", ".join(
                 f"{c.verified:,} of {c.total:,} numbers of {name} results.md matched"
                 for name, c in exp.verification.items()))
         with progress.stage("simulator", "running the model, checking data/sim/results.md"):
-            sim_cells, computed = sim.build_stage(reg, exp, root, sim_computed())
+            sim_cells, computed = sim.build_stage(
+                reg, exp, root, sim.compute_from_paths(root, reads=reads), reads)
             progress.done(f"{sim_cells:,} cells of data/sim/results.md recomputed and matched")
+    recorded = dict(sorted((vendor_reads | got).items()))
+    key = stage_key(code, recorded)
     # plain (verified, total) pairs: unpickling the checker's own objects would import
     # it, and with it pandas, on every cached rebuild
     verification = {k: (c.verified, c.total) for k, c in exp.verification.items()}
     if use_cache:
         cache.write(root, key, (reg, verification, sim_cells, cache.pickled(computed)))
-    return reg, verification, sim_cells, lambda: computed
+        cache.write_json(root, STAGE_READS, code, recorded)
+    return reg, verification, sim_cells, lambda: computed, key
 
 
-def _simulator_values(root: Path):
-    """The simulator's Computed, from the project's files (data/study.yaml's headline
-    logs, the scenario, the quoted figures)."""
-    from study import sim
-    return sim.compute_from_paths(root)
-
-
-def _computed_loader(root: Path, vendored, computed_pickle: bytes):
+def _computed_loader(root: Path, reads: Reads, vendored, computed_pickle: bytes):
     """The cached Computed, unpickled (restricted, inside the verified cache body) on
     first use; if it cannot be, the cache is reported discarded and the data stages run
     cold for it."""
@@ -114,7 +115,7 @@ def _computed_loader(root: Path, vendored, computed_pickle: bytes):
         except Exception as e:     # noqa: BLE001 - any failure: compute it instead
             print(f"cache of the simulator's values discarded: cannot be loaded "
                   f"({type(e).__name__}: {e}); computing them", file=sys.stderr)
-            return data_stages(root, vendored, use_cache=False)[3]()
+            return data_stages(root, reads, vendored, {}, "", use_cache=False)[3]()
     return load
 
 
@@ -126,30 +127,30 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     (use_cache False) renders and checks every page."""
     t0 = time.perf_counter()
     progress = progress or silent()
+    reads = Reads(root)
     with progress.stage("vendor", "verifying the upstream files against the lock"):
-        vendored = vendor.materialise(vendor_from, root)
+        with reads.scope() as vendor_reads:
+            vendored = vendor.materialise(vendor_from, root, reads=reads)
         progress.done(f"{counted(len(vendored), 'upstream file')} verified against "
                       "vendored/lock.yaml (git blob SHA-1)")
-    stage_key = data_stage_key(root)
-    reg, verification, sim_cells, sim_values = data_stages(root, vendored, use_cache, stage_key,
-                                                           progress)
-    benchfigures.register(reg, root)
+    code = incremental.code_key(root)
+    reg, verification, sim_cells, sim_values, key = data_stages(
+        root, reads, vendored, vendor_reads, code, use_cache, progress)
+    benchfigures.register(reg, root, reads)
     figures = buildrecord.build_figures(root, len(vendored), verification, sim_cells,
-                                        reg.claims, len(reg))
+                                        reg.claims, len(reg), reads)
     stamp = buildrecord.git_stamp(root)
     build_info = dict(stamp, verification=buildrecord.register_build_figures(reg, figures))
+    allowlist = naked.load_allowlist(root / "data" / "allowlist.yaml", reads)
+    data_reads = incremental.text_key(code, reads.shared())     # all the registry is made of
     memo = cache.json_memo(root) if use_cache else compute_now
-    blocks = block_table(reg, root / "content", root / "templates", sim_values, memo,
-                         stage_key)
+    blocks = block_table(reg, root / "content", root / "templates", sim_values, memo, key)
     if previous is None:
         previous = read_page_records(root) if use_cache else {}
-    key_inputs = incremental.KeyInputs(
-        site="", registry=reg, glossary={},
-        content_other=incremental.block_inputs_digest(root))
     with progress.stage("render", "rendering the pages"):
         site = render.render_site(reg, root / "content", root / "templates", blocks,
-                                  build_info, key_inputs=key_inputs, previous=previous,
-                                  memo=memo, bundle_root=root)
+                                  build_info, code=code if use_cache else None,
+                                  previous=previous, memo=memo, bundle_root=root, reads=reads)
         kept = len(site.records) - len(site.rendered)
         shown = (f" ({', '.join(site.rendered)})"
                  if 0 < len(site.rendered) < len(site.records) else "")
@@ -158,25 +159,28 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                                             if kept else ""))
         if kept:
             progress.reused.append(f"{counted(kept, 'page')} (kept from the last good build: "
-                                   "their inputs are unchanged; checked when they were made)")
+                                   "the files read for them are unchanged; checked when "
+                                   "they were made)")
     with progress.stage("checks", "checking claims, naked numbers and links"):
-        progress.done(check_site(reg, site, previous, root))
+        progress.done(check_site(reg, site, previous, root, allowlist))
     if site.unused_terms:
         print("glossary terms no page uses: " + ", ".join(site.unused_terms), file=sys.stderr)
     files = site.files | {"numbers.json": numbers_json(root, reg, site, figures, stamp,
-                                                       key_inputs, use_cache)}
+                                                       data_reads, use_cache)}
     if use_cache:
         write_page_records(root, site.records, numbers_blob=files["numbers.json"])
     return BuildResult(reg, files, figures, time.perf_counter() - t0, site.records,
                        site.rendered, list(progress.reused))
 
 
-def check_site(reg: Registry, site, previous: dict, root: Path) -> str:
-    """The checks over the rendered site: claims, naked numbers, links. Pages kept from
-    the last good build were checked when they were made. Returns what was checked."""
+def check_site(reg: Registry, site, previous: dict, root: Path, allowlist) -> str:
+    """The checks over the rendered site: claims, naked numbers (under the allow-list
+    entries `allowlist`), links. Pages kept from the last good build were checked when
+    they were made, under the same allow-list and data (their records hold those
+    files' reads). Returns what was checked."""
     check_claims(reg)
     fresh = {k: v for k, v in site.files.items() if k not in site.kept}
-    check_naked_numbers(fresh, reg, root / "data" / "allowlist.yaml")
+    check_naked_numbers(fresh, reg, allowlist)
     # links from the pages rendered; from every page when one of those lost or gained an
     # element id (a link elsewhere may point at it) or the set of pages changed
     moved = set(previous) != set(site.records) or any(
@@ -216,13 +220,13 @@ def write_page_records(root: Path, records: dict, numbers_blob: bytes) -> None:
     cache.prune_blobs(root, names)
 
 
-def numbers_json(root: Path, reg: Registry, site, figures, stamp, key_inputs,
+def numbers_json(root: Path, reg: Registry, site, figures, stamp, data_reads: str,
                  use_cache: bool) -> bytes:
     """site/numbers.json (buildrecord.numbers_json), its text kept in .cache/ (a blob
-    named in `numbers-json`) under the hash of everything it holds (the registry, the
-    usage, the figures, the stamp) and reused when that matches (writing it out is a
-    third of a content rebuild)."""
-    key = incremental.text_key(key_inputs.registry_hash(), [
+    named in `numbers-json`) under the hash of everything it holds (the registry, by
+    the code and the reads it was made from; the usage, the figures, the stamp) and
+    reused when that matches (writing it out is a third of a content rebuild)."""
+    key = incremental.text_key(data_reads, [
         site.appears, site.claim_pages, {k: v[0] for k, v in figures.items()},
         stamp["commit"], stamp["commit_date"]])
     if use_cache:
@@ -244,41 +248,14 @@ def check_claims(reg: Registry) -> None:
                          "stand):\n  " + "\n  ".join(wrong))
 
 
-def check_naked_numbers(files: dict[str, bytes], reg: Registry, allowlist: Path) -> None:
-    """The no-naked-numbers check over every page (cit/naked.py); BuildError listing
-    the first twenty findings, in page order. With several pages, the largest ones
-    (about half the bytes: /method alone, in a cold build) are read by a forked child
-    while this process reads the rest (cit/aside.py; docs/architecture.md)."""
-    pages = sorted(p for p in files if p.endswith(".html"))
-    heavy = _heavier_half(pages, files)
-    entries = naked.load_allowlist(allowlist)
-
-    def scan(paths) -> dict[str, list[str]]:
-        return naked.scan_pages(files, paths, entries, numbers=reg.numbers, series=reg.series)
-    if heavy:
-        with aside(lambda: scan(heavy)) as heavy_found:
-            found = scan([p for p in pages if p not in heavy])
-            found |= heavy_found()
-    else:
-        found = scan(pages)
-    failures = [f for p in pages for f in found[p]]
+def check_naked_numbers(files: dict[str, bytes], reg: Registry, entries) -> None:
+    """The no-naked-numbers check over every page (cit/naked.py) under the allow-list
+    `entries`; BuildError listing the first twenty findings, in page order."""
+    failures = naked.check_pages(files, numbers=reg.numbers, series=reg.series,
+                                 allowlist=entries)
     if failures:
         raise BuildError("naked-number check", "digits outside number elements:\n  "
                          + "\n  ".join(failures[:20]))
-
-
-def _heavier_half(pages: list[str], files: dict[str, bytes]) -> set[str]:
-    """The largest pages, taken until they hold half the bytes of all; none when there
-    are fewer than two pages."""
-    if len(pages) < 2:
-        return set()
-    total, taken, out = sum(len(files[p]) for p in pages), 0, set()
-    for p in sorted(pages, key=lambda p: (-len(files[p]), p)):
-        if taken * 2 >= total:
-            break
-        out.add(p)
-        taken += len(files[p])
-    return out if len(out) < len(pages) else set()
 
 
 def serve_rebuilder(root: Path, vendor_from):

@@ -13,6 +13,7 @@ from typing import Mapping
 
 from .glossary import load_glossary
 from .naked import load_allowlist
+from .reads import Reads
 from .registry import Registry, Source
 
 
@@ -27,13 +28,15 @@ def git_stamp(root: Path) -> dict:
 
 
 def build_figures(root: Path, upstream_files: int, verification: Mapping[str, tuple[int, int]],
-                  sim_cells: int, claims: Mapping, registry_size: int) -> dict[str, tuple]:
+                  sim_cells: int, claims: Mapping, registry_size: int,
+                  reads: Reads | None = None) -> dict[str, tuple]:
     """key -> (value, label on /tested, computation) for what this build verified.
 
     `verification`: results.md name -> (numbers verified, numbers in it); `claims`: the
     registry's checked claims; `registry_size`: the registry's entries before these
     figures are added."""
-    glossary = load_glossary((root / "content" / "glossary.yaml").read_text(),
+    reads = reads or Reads(root)
+    glossary = load_glossary(reads.text(root / "content" / "glossary.yaml"),
                              "content/glossary.yaml")
     figures = {
         "upstream_files": (upstream_files, "Upstream files verified against the lock (git blob SHA-1)",
@@ -57,7 +60,7 @@ def build_figures(root: Path, upstream_files: int, verification: Mapping[str, tu
     figures["glossary_terms"] = (len(glossary), "Glossary terms",
                                  "terms defined in content/glossary.yaml")
     figures["allowlist_size"] = (
-        len(load_allowlist(root / "data" / "allowlist.yaml")),
+        len(load_allowlist(root / "data" / "allowlist.yaml", reads)),
         "Entries in the allow-list of structural numerals", "entries of data/allowlist.yaml")
     # The build fails unless the check finds nothing, so a published 0 is true.
     figures["naked_numbers"] = (0, "Naked numbers found on the site",

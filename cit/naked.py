@@ -39,6 +39,7 @@ import yaml
 from . import yamlio
 from .htmlscan import TagStream
 from .fieldcheck import FieldRule, check_fields
+from .reads import Reads
 
 from .errors import BuildError
 from .fmt import SERIES_FORMATS, series_cell, series_text
@@ -69,11 +70,14 @@ ALLOW_ENTRY_RULES = {"pattern": FieldRule(str), "reason": FieldRule(str),
                      "within": FieldRule(str, required=False, nullable=True)}
 
 
-def load_allowlist(path: Path | str = ALLOWLIST_PATH) -> list[AllowEntry]:
-    """Read and validate the allow-list; more than MAX_ENTRIES entries is an error."""
+def load_allowlist(path: Path | str = ALLOWLIST_PATH, reads: Reads | None = None
+                   ) -> list[AllowEntry]:
+    """Read (through `reads`, cit/reads.py) and validate the allow-list; more than
+    MAX_ENTRIES entries is an error."""
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
-    name = str(path)
+    reads = reads or Reads.beside(path)
+    text = reads.text(path)
+    name = reads.rel(path)
     try:
         node = yamlio.compose(text)
         data = yamlio.load(text, name)

@@ -34,6 +34,7 @@ from .errors import BuildError
 from .frontmatter import ContentFile, parse_content_file
 from .glossary import Term, load_glossary
 from .markdown import PageContext, make_markdown, plain_text, render_chunk, render_inline
+from .reads import Reads
 from .registry import Registry
 
 SITE_TITLE = "Compute in Transit"
@@ -59,6 +60,7 @@ class Page:
     body: str = ""
     slides: list = field(default_factory=list)
     has_h1: bool = False
+    reads: dict = field(default_factory=dict)     # what its blocks read (cit/reads.py)
 
     @property
     def title(self) -> str:
@@ -86,6 +88,7 @@ class SiteState:
     appears: dict[str, list[str]] = field(default_factory=dict)
     term_pages: dict[str, list[str]] = field(default_factory=dict)
     definitions: dict[str, str] = field(default_factory=dict)
+    reads: Reads | None = None      # every file a block opens goes through it
 
     def page(self, url: str) -> Page:
         for p in self.pages:
@@ -130,8 +133,8 @@ class Site:
 
 def render_site(registry: Registry, content_dir, templates_dir,
                 blocks: Mapping[str, BlockSpec], build_info: Mapping, *,
-                repo_root=None, key_inputs=None, previous: Mapping | None = None,
-                memo=compute_now, bundle_root=None) -> Site:
+                repo_root=None, code: str | None = None, previous: Mapping | None = None,
+                memo=compute_now, bundle_root=None, reads: Reads | None = None) -> Site:
     """Render the whole site in memory: discover -> bodies -> late pass -> templates.
 
     `blocks`: the block table (cit.blocks.block_table). `build_info` keys read here:
@@ -140,34 +143,36 @@ def render_site(registry: Registry, content_dir, templates_dir,
     names are relative to, in error messages and in the page records. `bundle_root`: the project whose vendored/plotly/ bundle
     is shipped (default: this code's).
 
-    Incremental (cit/incremental.py): with `key_inputs` every page gets a record
-    (`Site.records`); a page whose record in `previous` still matches its inputs is not
-    rendered again but keeps its bytes (`Site.kept`: its output files). `memo` keeps the
-    minified static files (cit/assets.py: static_assets)."""
+    Every file is read through `reads` (cit/reads.py; default: one for `repo_root`).
+    Incremental (cit/incremental.py): with `code` (incremental.code_key) every page gets
+    a record (`Site.records`) holding what the build read for it; a page whose record in
+    `previous` still matches its key and reads is not rendered again but keeps its bytes
+    (`Site.kept`: its output files). `memo` keeps the minified static files
+    (cit/assets.py: static_assets)."""
     content_dir, templates_dir = Path(content_dir), Path(templates_dir)
     root = Path(repo_root) if repo_root else content_dir.resolve().parent
+    reads = reads or Reads(root, templates_dir.parent)
     rel = _relative_names(root)
     for key in ("commit", "commit_date"):
         if not isinstance(build_info.get(key), str) or not build_info[key]:
             raise BuildError("build_info", f"missing {key!r}")
     gpath = content_dir / "glossary.yaml"
-    glossary = load_glossary(_read(gpath), rel(gpath)) if gpath.is_file() else {}
-    state = SiteState(registry, discover(content_dir, rel), glossary, make_markdown(),
-                      dict(blocks), build_info)
+    gtext = reads.maybe_text(gpath)
+    glossary = load_glossary(gtext, rel(gpath)) if gtext is not None else {}
+    state = SiteState(registry, discover(content_dir, rel, reads), glossary, make_markdown(),
+                      dict(blocks), build_info, reads=reads)
     state.definitions = _plain_definitions(state)
     previous = previous or {}
-    sources = {p.out: (root / p.doc.path).read_bytes() for p in state.pages} if key_inputs else {}
-    if key_inputs is not None:
-        key_inputs.glossary = glossary
-        key_inputs.site = incremental.site_key(root, build_info, [
-            (p.out, p.layout, p.title, p.doc.meta.description, getattr(p.doc.meta, "order", None))
-            for p in state.pages])
-    reused = _bodies(state, key_inputs, previous, sources)
+    sources = {p.out: reads.bytes(root / p.doc.path) for p in state.pages}
+    site_key = code and incremental.site_key(code, build_info, [
+        (p.out, p.layout, p.title, p.doc.meta.description, getattr(p.doc.meta, "order", None))
+        for p in state.pages])
+    reused = _bodies(state, site_key, previous, sources)
     _late_pass(state)
     _recheck_late_reuse(state, previous, reused)
     _check_glossary_page(state)
     needs_plotly = any((PLOTLY, False) in p.ctx.scripts for p in state.pages)
-    assets = static_assets(templates_dir, needs_plotly, memo, bundle_root)
+    assets = static_assets(templates_dir, needs_plotly, memo, bundle_root, reads)
     files = dict(assets.files)
     files.update(_render_templates(state, templates_dir, assets, reused))
     for o in reused:
@@ -181,7 +186,7 @@ def render_site(registry: Registry, content_dir, templates_dir,
     return Site(files=dict(sorted(files.items())), appears=state.appears,
                 unused_terms=unused, pages={p.url: p.title for p in state.pages},
                 sources={p.out: p.doc.path for p in state.pages}, claim_pages=claim_pages,
-                records=_records(state.pages, files, key_inputs, previous, reused, sources),
+                records=_records(state, files, site_key, previous, reused, sources),
                 rendered=[p.out for p in state.pages if p.out not in reused],
                 kept={k for o in reused for k in (o, previous[o].prov_path) if k})
 
@@ -195,40 +200,34 @@ def _relative_names(root: Path) -> Callable[[Path], str]:
     return rel
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise BuildError(str(path), f"not UTF-8: {e}") from None
-
-
-def discover(content_dir: Path, rel: Callable[[Path], str]) -> list[Page]:
+def discover(content_dir: Path, rel: Callable[[Path], str], reads: Reads) -> list[Page]:
     """The pages content/ defines, in site order, with their front matter checked."""
     pages: list[Page] = []
     hub = content_dir / "hub.md"
-    if not hub.is_file():
+    text = reads.maybe_text(hub)
+    if text is None:
         raise BuildError(rel(hub), "missing: the hub page")
-    doc = parse_content_file(_read(hub), rel(hub))
+    doc = parse_content_file(text, rel(hub))
     _expect_layout(doc, "hub")
     pages.append(Page("hub", "/", "index.html", "", doc))
     pdir = content_dir / "pages"
-    for f in sorted(pdir.glob("*.md")) if pdir.is_dir() else []:
+    for f in reads.glob(pdir, "*.md"):
         m = PAGE_FILE_RE.match(f.name)
         if not m or m.group(1) in RESERVED:
             raise BuildError(rel(f), "page file names are lower-case words with hyphens "
                                      "(and not decks, static or index)")
-        doc = parse_content_file(_read(f), rel(f))
+        doc = parse_content_file(reads.text(f), rel(f))
         _expect_layout(doc, "page")
         slug = m.group(1)
         pages.append(Page("page", f"/{slug}/", f"{slug}/index.html", "../", doc))
     ddir = content_dir / "decks"
     decks: list[Page] = []
     seen: dict[int, str] = {}
-    for f in sorted(ddir.glob("*.md")) if ddir.is_dir() else []:
+    for f in reads.glob(ddir, "*.md"):
         m = DECK_FILE_RE.match(f.name)
         if not m:
             raise BuildError(rel(f), "deck file names are `0N-name.md`")
-        doc = parse_content_file(_read(f), rel(f))
+        doc = parse_content_file(reads.text(f), rel(f))
         _expect_layout(doc, "deck")
         if doc.meta.order != int(m.group(1)):
             raise BuildError(f"{rel(f)}:1", f"front matter `order` is {doc.meta.order} but the "
@@ -343,9 +342,12 @@ def _late_pass(state: SiteState, pages: list[Page] | None = None) -> None:
 
 def _run_late(p: Page, name: str, spec: BlockSpec) -> str:
     try:
-        return spec.function(p.ctx)
+        with p.ctx.site.reads.scope(private=True) as got:
+            html_text = spec.function(p.ctx)
     except BuildError as e:
         raise BuildError(f"{p.doc.path} (@[{name}]) {e.where}", e.message) from None
+    p.reads.update(got)
+    return html_text
 
 
 def _fill_marker(p: Page, marker: str, html_text: str) -> None:
@@ -367,7 +369,7 @@ def _check_glossary_page(state: SiteState) -> None:
 def _render_templates(state: SiteState, templates_dir: Path,
                       assets: StaticAssets, reused=frozenset()) -> dict[str, bytes]:
     """Each page through its template, and its provenance script where it has one."""
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir)),
+    env = jinja2.Environment(loader=_template_loader(templates_dir, state.reads),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
     files: dict[str, bytes] = {}
@@ -386,6 +388,15 @@ def _render_templates(state: SiteState, templates_dir: Path,
         ctx = _template_context(state, p, scripts, has_prov)
         files[p.out] = _render_page(env, p, ctx, assets).encode("utf-8")
     return files
+
+
+def _template_loader(templates_dir: Path, reads: Reads) -> jinja2.BaseLoader:
+    """Jinja's templates, read through `reads` (never a link out of the project; UTF-8
+    errors name the template's line)."""
+    def load(name: str):
+        text = reads.maybe_text(Path(templates_dir, *jinja2.loaders.split_template_path(name)))
+        return None if text is None else (text, None, lambda: False)
+    return jinja2.FunctionLoader(load)
 
 
 def _template_context(state: SiteState, p: Page, scripts, has_prov: bool) -> dict:
@@ -440,7 +451,7 @@ def _late_names(p: Page) -> list[str]:
     return sorted(set(p.ctx.late_markers.values()))
 
 
-def _bodies(state: SiteState, key_inputs, previous, sources) -> set[str]:
+def _bodies(state: SiteState, site_key: str | None, previous, sources) -> set[str]:
     """Render each page's body, or reuse its record when its key still matches. A page
     with late blocks (which read every other page's usage) is decided last, under the
     usage of the pages without them; its reuse holds only if the late pages rendered
@@ -451,9 +462,12 @@ def _bodies(state: SiteState, key_inputs, previous, sources) -> set[str]:
 
     def matches(p: Page, others: str = "") -> bool:
         rec = previous.get(p.out)
-        if key_inputs is None or rec is None:
+        if not site_key or rec is None:
             return False
-        return incremental.page_key(key_inputs, sources[p.out], rec, others) == rec.key
+        if incremental.page_key(site_key, sources[p.out], others) != rec.key:
+            return False
+        with state.reads.scope(private=True):     # a check: not this build's own reads
+            return state.reads.unchanged(rec.reads)
 
     def reuse(p: Page) -> None:
         p.ctx = incremental.reused_context(previous[p.out])
@@ -475,7 +489,9 @@ def _bodies(state: SiteState, key_inputs, previous, sources) -> set[str]:
 def _render_fresh(state: SiteState, p: Page) -> None:
     p.ctx = PageContext(state.registry, p.url, p.root, p.doc.path, state.glossary,
                         state.blocks, state)
-    _render_body(state, p)
+    with state.reads.scope(private=True) as got:      # what its blocks read
+        _render_body(state, p)
+    p.reads = got
 
 
 def _recheck_late_reuse(state: SiteState, previous, reused: set[str]) -> None:
@@ -499,10 +515,16 @@ def _recheck_late_reuse(state: SiteState, previous, reused: set[str]) -> None:
     _late_pass(state, stale)
 
 
-def _records(pages: list[Page], files, key_inputs, previous, reused, sources) -> dict:
-    """Every page's record for the next build (reused ones as they were)."""
-    if key_inputs is None:
+def _records(state: SiteState, files, site_key, previous, reused, sources) -> dict:
+    """Every page's record for the next build (reused ones as they were). A page
+    rendered now records every read of the build outside the pages' own (the data, the
+    templates, the static files, the glossary, the allow-list; not the other pages'
+    Markdown) and the reads of its own blocks."""
+    if not site_key:
         return {}
+    pages = state.pages
+    page_files = {"f:" + p.doc.path for p in pages}
+    shared = {k: v for k, v in state.reads.shared().items() if k not in page_files}
     late = {p.out for p in pages if _late_names(p)}
     others = incremental.usage_of([p for p in pages if p.out not in late])
     out = {}
@@ -512,7 +534,7 @@ def _records(pages: list[Page], files, key_inputs, previous, reused, sources) ->
             continue
         prov = prov_path(p.url)
         out[p.out] = incremental.record_page(
-            key_inputs, sources[p.out], p.out, files[p.out].decode("utf-8"),
+            site_key, sources[p.out], p.out, files[p.out].decode("utf-8"),
             prov if prov in files else "", files[prov].decode("utf-8") if prov in files else "",
-            p.ctx, others if p.out in late else "")
+            p.ctx, shared | p.reads, others if p.out in late else "")
     return out

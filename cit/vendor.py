@@ -25,6 +25,7 @@ from . import yamlio
 
 from .errors import BuildError
 from .fieldcheck import FieldRule, check_fields, key_places
+from .reads import Reads
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "vendored" / "lock.yaml"
@@ -72,15 +73,17 @@ def git_blob_sha1(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def read_lock(path: Path = LOCK) -> Lock:
-    """The lock, checked: errors name the file and the line of the offending key."""
+def read_lock(path: Path = LOCK, reads: Reads | None = None) -> Lock:
+    """The lock, checked: errors name the file and the line of the offending key; every
+    path must stay inside vendored/ (materialise writes vendored/<path>)."""
+    reads = reads or Reads(path.parent.parent)
+    text, name = reads.maybe_text(path), reads.rel(path)
+    if text is None:
+        raise BuildError(name, "lock file missing; run `python -m cit.vendor lock`")
     try:
-        text = path.read_text()
-        raw = yamlio.load(text, str(path))
-    except FileNotFoundError:
-        raise BuildError(str(path), "lock file missing; run `python -m cit.vendor lock`") from None
+        raw = yamlio.load(text, name)
     except yaml.YAMLError as e:
-        raise BuildError(str(path), f"malformed lock file: {e}") from None
+        raise BuildError(name, f"malformed lock file: {e}") from None
 
     def where(entry: int | None = None):
         """Where a key of the lock (or of its files' entry `entry`) is: the node tree
@@ -89,13 +92,24 @@ def read_lock(path: Path = LOCK) -> Lock:
             node = yamlio.compose(text)
             if entry is not None:
                 node = next(v for k, v in node.value if k.value == "files").value[entry]
-            return key_places(str(path), node)(key)
+            return key_places(name, node)(key)
         return at
     check_fields(raw, LOCK_RULES, where(), "lock file")
     for i, item in enumerate(raw["files"]):
         check_fields(item, LOCKED_FILE_RULES, where(i), "lock file entry")
+        if not _inside_vendored(item["path"]):
+            raise BuildError(where(i)("path"), f"path {item['path']!r} leads outside "
+                             "vendored/; a pinned file lies under it, by a relative path")
     return Lock(raw["repository"], raw["commit"], raw["host"],
                 [LockedFile(**entry) for entry in raw["files"]])
+
+
+def _inside_vendored(rel: str) -> bool:
+    """Whether vendored/<rel> names a file inside vendored/: a relative path with no
+    empty, `.` or `..` part (and no backslash, which another system reads as a folder)."""
+    parts = rel.split("/")
+    return bool(rel) and "\\" not in rel and not rel.startswith("/") and all(
+        p not in ("", ".", "..") for p in parts)
 
 
 def default_mirror(root: Path = ROOT) -> Path:
@@ -137,6 +151,9 @@ def write_lock(mirror: Path, lock_path: Path = LOCK) -> Lock:
     commits = _manifest_commits(mirror)
     files = []
     for p in sorted((mirror / "results").rglob("*")):
+        if p.is_symlink():
+            raise BuildError(str(p), "a link in the mirror; the lock pins only the "
+                             "mirror's own files")
         if not p.is_file():
             continue
         rel = p.relative_to(mirror).as_posix()
@@ -174,20 +191,23 @@ def _download(lock: Lock, f: LockedFile) -> bytes:
 
 
 def materialise(vendor_from: str | Path | None = None, root: Path = ROOT,
-                lock_path: Path | None = None) -> dict[str, VendoredFile]:
+                lock_path: Path | None = None, reads: Reads | None = None
+                ) -> dict[str, VendoredFile]:
     """Make every locked file present under root/vendored/ and verified; returns rel -> file.
 
     A file already in vendored/ is re-hashed and kept when it matches; a mismatch there is
     an error (never silently replaced), so an edited vendored file fails the build.
     """
-    lock = read_lock(lock_path or root / "vendored" / "lock.yaml")
+    reads = reads or Reads(root)
+    lock = read_lock(lock_path or root / "vendored" / "lock.yaml", reads)
     vdir = root / "vendored"
     mirror = None
     out = {}
     for f in lock.files:
         local = vdir / f.path
-        if local.exists():
-            _verify(f, local.read_bytes(), f"vendored/{f.path}")
+        data = reads.maybe_bytes(local)
+        if data is not None:
+            _verify(f, data, f"vendored/{f.path}")
         else:
             if mirror is None:
                 mirror = mirror_dir(vendor_from, root) or False
@@ -204,6 +224,7 @@ def materialise(vendor_from: str | Path | None = None, root: Path = ROOT,
             tmp = local.with_suffix(local.suffix + ".part")
             tmp.write_bytes(data)
             tmp.replace(local)
+            reads.bytes(local)      # recorded as read, as the next build will read it
         out[f.path] = VendoredFile(f.path, local, f.commit, f.blob_sha1, f.size)
     return out
 

@@ -15,6 +15,7 @@ from . import resultsmd, sweeplog, tables
 from cit.errors import BuildError
 from cit.fmt import fmt, fmt_int, fmt_pct, fmt_ratio, fmt_general, fmt_sci_sig
 from cit.registry import Ref, Registry, Source
+from cit.reads import Reads
 from .runs import Folder, Run, load_folder
 from .tables import Quantity
 from cit.vendor import VendoredFile
@@ -31,8 +32,10 @@ class Experiment:
 
 
 class _Sources:
-    def __init__(self, vendored: dict[str, VendoredFile]):
+    """The pinned files' sources, and the reads (cit/reads.py) every file is opened by."""
+    def __init__(self, vendored: dict[str, VendoredFile], reads: Reads):
         self.vendored = vendored
+        self.reads = reads
 
     def __call__(self, rels) -> tuple[Source, ...]:
         out = []
@@ -60,11 +63,17 @@ def _table_rows(t: tables.ResultsTable, relabel=None):
     return rows
 
 
-def load_experiment(vendored: dict[str, VendoredFile], root: Path, study: dict, reg: Registry) -> Experiment:
-    src = _Sources(vendored)
+def load_experiment(vendored: dict[str, VendoredFile], root: Path, study: dict, reg: Registry,
+                    reads: Reads | None = None) -> Experiment:
+    src = _Sources(vendored, reads or Reads(root))
     vroot = root / "vendored"
     rels = [study["headline"], *study["learning_rate_runs"], study["shakespeare"]["folder"]]
-    folders = {rel: load_folder(vroot / rel, rel) for rel in rels}
+    folders = {rel: load_folder(vroot / rel, rel, src.reads) for rel in rels}
+    for folder in folders.values():
+        for run in folder.runs + folder.incomplete:
+            if run.rel not in vendored:     # a stray an older lock left, or a copied log
+                raise BuildError(f"vendored/{run.rel}", "a run log not in vendored/lock.yaml; "
+                                 "remove it, or pin it with `python -m cit.vendor lock`")
     head = folders[study["headline"]]
     shakes = folders[study["shakespeare"]["folder"]]
 
@@ -75,7 +84,7 @@ def load_experiment(vendored: dict[str, VendoredFile], root: Path, study: dict, 
     }
     checked = {}
     for key, doc in docs.items():
-        text = (vroot / doc.file).read_text()
+        text = src.reads.text(vroot / doc.file)
         checked[key] = resultsmd.check(doc, text, doc.file)
         for q in doc.quantities():
             loc = checked[key].locators.get(q.id, f"{doc.file} (recomputed)")
@@ -86,7 +95,8 @@ def load_experiment(vendored: dict[str, VendoredFile], root: Path, study: dict, 
     _register_derived(reg, src, head, groups, folders, md1, vroot, study)
     _register_series(reg, src, groups)
     _register_tables(reg, docs, groups, study)
-    sessions = sweeplog.parse_sweep_log((vroot / study["sweep_log"]).read_text(), study["sweep_log"])
+    sessions = sweeplog.parse_sweep_log(src.reads.text(vroot / study["sweep_log"]),
+                                        study["sweep_log"])
     _register_ledger(reg, src, folders, sessions, study["sweep_log"])
     from . import experiment_claims
     experiment_claims.register_experiment_claims(reg, src, groups)
@@ -106,7 +116,7 @@ def _register_derived(reg, src, head: Folder, groups, folders, md1, vroot, study
     by = {g.slug: g for g in groups}
     _register_bytes(add, by, groups)
     _register_optics(add, by, groups)
-    _register_config(add, by, groups, head, folders, vroot, study)
+    _register_config(add, by, groups, head, folders, vroot, study, src.reads)
     _register_runs(add, reg, head, groups, study)
     for g in groups:
         if len(g.runs) == 1:
@@ -206,7 +216,7 @@ def _register_optics(add, by, groups):
         "config calib_start + calib_steps: the step the full scale is fixed", "measured")
 
 
-def _register_config(add, by, groups, head: Folder, folders, vroot, study):
+def _register_config(add, by, groups, head: Folder, folders, vroot, study, reads: Reads):
     """Configuration values the pages quote (keep fraction, chunk, ENOB, planes, ...)."""
     optics, first, repaired = _optics_groups(groups)
     band = by["C.1d256"].first
@@ -241,7 +251,7 @@ def _register_config(add, by, groups, head: Folder, folders, vroot, study):
     add("exp.lr_runs", len(lr_folder.runs), str(len(lr_folder.runs)), "runs",
         tuple(r.rel for r in lr_folder.runs), f"completed run logs in {lr_folder.rel}/")
     choice_rel = f"{study['headline']}/lr_choice.json"
-    choice = json.loads((vroot / choice_rel).read_text())
+    choice = json.loads(reads.text(vroot / choice_rel))
     for key, name in (("demo", "exp.lr_demo"), ("adamw", "exp.lr_adamw")):
         add(name, choice[key], fmt_general(choice[key]), "", (choice_rel,),
             f"learning rate chosen for {key} (key {key!r} of lr_choice.json)", "measured",

@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from cit.errors import BuildError
+from cit.reads import Reads
 
 SEED_SUFFIX = re.compile(r"-s\d+$")
 
@@ -220,9 +221,10 @@ def parse_line(text: str, where: str, is_last: bool, ends_with_newline: bool):
         raise BuildError(where, f"bad {kind} record: {problems}") from None
 
 
-def load_run(path: Path, rel: str) -> Run:
-    """Read and validate one log. A missing `done` makes the run incomplete, not an error."""
-    data = path.read_text()
+def load_run(path: Path, rel: str, reads: Reads | None = None) -> Run:
+    """Read (through `reads`, cit/reads.py) and validate one log. A missing `done` makes
+    the run incomplete, not an error."""
+    data = (reads or Reads.beside(path)).text(path)
     lines = data.split("\n")
     ends_with_newline = data.endswith("\n")
     if ends_with_newline:
@@ -262,13 +264,15 @@ def load_run(path: Path, rel: str) -> Run:
     return run
 
 
-def load_folder(folder: Path, rel_prefix: str) -> Folder:
-    """Every `*.jsonl` directly in `folder`, in sorted file-name order."""
-    files = sorted(folder.glob("*.jsonl"), key=lambda p: p.name)
+def load_folder(folder: Path, rel_prefix: str, reads: Reads | None = None) -> Folder:
+    """Every `*.jsonl` directly in `folder`, in sorted file-name order (the listing and
+    each file recorded by `reads`)."""
+    reads = reads or Reads(folder)
+    files = sorted(reads.glob(folder, "*.jsonl"), key=lambda p: p.name)
     if not files:
         raise BuildError(str(folder), "no run logs (*.jsonl) found")
     runs, incomplete = [], []
     for p in files:
-        run = load_run(p, f"{rel_prefix}/{p.name}")
+        run = load_run(p, f"{rel_prefix}/{p.name}", reads)
         (runs if run.complete else incomplete).append(run)
     return Folder(rel_prefix, runs, incomplete)

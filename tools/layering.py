@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "cit"
 
 LAYERS = (
-    ("foundation", ("errors", "yamlio", "fieldcheck", "htmlscan", "aside", "fmt", "markup", "progress",
+    ("foundation", ("errors", "yamlio", "fieldcheck", "htmlscan", "reads", "fmt", "markup", "progress",
                     "pipetable")),
     ("registry and vendoring", ("registry", "claims", "vendor", "plotlybundle")),
     ("reading the data", ("runs", "sweeplog", "tables", "resultsmd")),

@@ -26,6 +26,7 @@ import yaml
 from cit import yamlio
 from cit.errors import BuildError
 from cit.markup import wrap_text
+from cit.reads import Reads
 from .chainschema import TAGS as TAG_ORDER, Chain, Edge, parse_chain
 from cit.blocks.spec import BlockSpec
 
@@ -126,19 +127,19 @@ def _check_text(ck: _Checker, loc, text: str, *, placeholders: bool):
         ck.fail(loc, f"{loc[-1]}: a malformed number placeholder in {text!r}")
 
 
-def load_chain(path: Path | str) -> Chain:
-    """Read and validate content/chain.yaml. Bad input raises BuildError naming the file,
-    the line and the block or edge."""
-    return _load_checked(path)[0]
+def load_chain(path: Path | str, reads: Reads | None = None) -> Chain:
+    """Read (through `reads`, cit/reads.py) and validate content/chain.yaml. Bad input
+    raises BuildError naming the file, the line and the block or edge."""
+    return _load_checked(path, reads)[0]
 
 
-def _load_checked(path: Path | str) -> tuple[Chain, _Checker]:
+def _load_checked(path: Path | str, reads: Reads | None = None) -> tuple[Chain, _Checker]:
     """The validated chain and the checker that still knows each node's line."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise BuildError(_display(path), f"cannot read the chain file: {e.strerror}") from None
+    reads = reads or Reads.beside(path)
+    text = reads.maybe_text(path)
+    if text is None:
+        raise BuildError(_display(path), "cannot read the chain file: it is missing")
     try:
         root = yamlio.compose(text)
         raw = yamlio.load(text, _display(path))
@@ -449,12 +450,13 @@ def _tag_svg(tag: str, cx: float, top: float) -> str:
             f'<text x="{cx:g}" y="{top + 13:g}" text-anchor="middle">{tag}</text></g>')
 
 
-def render_chain(registry, chain_yaml_path, num: Callable[[str], str]) -> str:
+def render_chain(registry, chain_yaml_path, num: Callable[[str], str],
+                 reads: Reads | None = None) -> str:
     """The `@[chain]` block: controls (shown by chain.js), the SVG, the tag legend, a
     summary per path and an ordered list of the steps with their numbers. `num(id)`
     returns a registered number's `<data>` HTML and records that the page shows it; an
     unknown id raises BuildError naming chain.yaml, the line and the block."""
-    chain, ck = _load_checked(chain_yaml_path)
+    chain, ck = _load_checked(chain_yaml_path, reads)
     where = ck.where
 
     names = {p.id: p.name for p in chain.paths}
@@ -518,6 +520,6 @@ def chain_blocks(registry, chain_yaml: Path) -> dict[str, BlockSpec]:
     (content/chain.yaml), which loads static/chain.js on its page."""
     def chain_block(ctx) -> str:
         ctx.add_script("chain.js")
-        return render_chain(registry, chain_yaml, ctx.num)
+        return render_chain(registry, chain_yaml, ctx.num, getattr(ctx.site, "reads", None))
 
     return {"chain": BlockSpec(chain_block)}

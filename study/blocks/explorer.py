@@ -20,6 +20,7 @@ from pathlib import Path
 from cit.errors import BuildError
 from cit.markup import json_for_script, scroll_region
 from cit.blocks.spec import BlockSpec, compute_now
+from cit.reads import Reads
 
 
 
@@ -56,12 +57,10 @@ def explorer_data(c) -> dict:
     }
 
 
-def _script_text(script: Path) -> str:
-    try:
-        js = Path(script).read_text()
-    except FileNotFoundError:
-        raise BuildError("templates/static/explorer.js", "the explorer's script is missing") \
-            from None
+def _script_text(script: Path, reads: Reads | None = None) -> str:
+    js = (reads or Reads.beside(script)).maybe_text(script)
+    if js is None:
+        raise BuildError("templates/static/explorer.js", "the explorer's script is missing")
     if "</script" in js.lower():
         raise BuildError("templates/static/explorer.js", "contains '</script', which would "
                          "end the inline script early")
@@ -173,7 +172,8 @@ def explorer_html(ctx, payload: dict, script: Path) -> str:
         f'</div>'
         f'<script type="application/json" class="explorer-data" id="explorer-data">'
         f'{json_for_script(data)}</script>'
-        f'<script type="module">\n{_script_text(script)}</script>'
+        f'<script type="module">\n{_script_text(script, getattr(ctx.site, "reads", None))}'
+        f'</script>'
         f'</div>')
 
 

@@ -18,21 +18,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cit.reads import Reads
 from .compute import Computed, compute, compute_from_paths
 from .register import register_sim
 from .report import RESULTS, check_results, write_results
 
 
-def build_stage(registry, experiment, root: Path,
-                computed: Computed | None = None) -> tuple[int, Computed]:
+def build_stage(registry, experiment, root: Path, computed: Computed | None = None,
+                reads: Reads | None = None) -> tuple[int, Computed]:
     """Recompute the simulator from the vendored logs and the scenario (or take
     `computed`, computed already from the same files), compare every cell of
     data/sim/results.md (BuildError on the first difference), enter its figures into
     the registry. Returns the number of cells compared and the computation."""
     root = Path(root)
+    reads = reads or Reads(root)
     if computed is None:
-        computed = compute_from_paths(root, getattr(experiment, "headline", None))
-    cells = check_results(computed, root / RESULTS)
+        computed = compute_from_paths(root, getattr(experiment, "headline", None), reads)
+    cells = check_results(computed, root / RESULTS, reads=reads)
     register_sim(registry, computed, RESULTS, root)
     from . import transit_claims
     transit_claims.register_transit_claims(registry, computed, experiment, RESULTS)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cit.errors import BuildError
+from cit.reads import Reads
 from ..runs import Folder, load_folder
 from . import calibrate, closed, counterfactual, des, interval
 from .closed import VARIANTS, BreakEven, Params, Step
@@ -246,40 +247,43 @@ def carry_interval(c: Computed, lo: float, hi: float, iters: int, e_planes: int)
     c.enob_ends, c.enob_breakeven_ends = interval.enob_ends(c, pair, e_planes, enob_pick)
 
 
-def _sources(root: Path, folder: Folder | None):
+def _sources(root: Path, folder: Folder | None, reads: Reads | None = None):
     from cit import yamlio
+    reads = reads or Reads(root)
     study_path = root / "data" / "study.yaml"
     try:
-        study = yamlio.load(study_path.read_text(), "data/study.yaml")
+        study = yamlio.load(reads.text(study_path), "data/study.yaml")
         target_group = study["sim_target_group"]
         headline = study["headline"]
     except (FileNotFoundError, KeyError, TypeError) as e:
         raise BuildError("data/study.yaml", f"needs `headline` and `sim_target_group` ({e})") \
             from None
-    scenario = load_scenario(root / "data" / "sim" / "scenario.yaml")
+    scenario = load_scenario(root / "data" / "sim" / "scenario.yaml", reads=reads)
     if folder is None:
         vdir = root / "vendored" / headline
         if not vdir.is_dir():
             raise BuildError(f"vendored/{headline}", "vendored logs missing; materialise "
                              "them first: python -m cit.vendor fetch")
-        folder = load_folder(vdir, headline)
-    return folder, scenario, target_group
+        folder = load_folder(vdir, headline, reads)
+    return folder, scenario, target_group, reads
 
 
 def fit_from_paths(root: Path, folder: Folder | None = None):
     """(scenario, Calibration) from the project's files, without checking the recorded
     fitted values (the calibrate command writes them)."""
-    folder, scenario, target_group = _sources(root, folder)
+    folder, scenario, target_group, reads = _sources(root, folder)
     inputs = load_inputs(folder, target_group, scenario.static.e_planes)
     values = scenario.resolve(inputs.measured)
     p, _ = build_params(values, inputs)
-    quoted = load_quoted(root / QUOTED)
+    quoted = load_quoted(root / QUOTED, reads=reads)
     return scenario, calibrate.calibrate(scenario, values, p, variant_steps(inputs), quoted)
 
 
-def compute_from_paths(root: Path, folder: Folder | None = None) -> Computed:
-    """Compute from the project's own files: data/study.yaml (the target group),
-    data/sim/scenario.yaml and the vendored headline logs (unless `folder` is given)."""
-    folder, scenario, target_group = _sources(root, folder)
-    return compute(folder, scenario, target_group, load_quoted(root / QUOTED))
+def compute_from_paths(root: Path, folder: Folder | None = None,
+                       reads: Reads | None = None) -> Computed:
+    """Compute from the project's own files, read through `reads` (cit/reads.py):
+    data/study.yaml (the target group), data/sim/scenario.yaml, data/sim/quoted.yaml
+    and the vendored headline logs (unless `folder` is given)."""
+    folder, scenario, target_group, reads = _sources(root, folder, reads)
+    return compute(folder, scenario, target_group, load_quoted(root / QUOTED, reads=reads))
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from cit import yamlio
 from cit.errors import BuildError
 from cit.fmt import fmt
+from cit.reads import Reads
 
 QUOTED = "data/sim/quoted.yaml"
 
@@ -65,11 +66,10 @@ class QuotedFile(BaseModel):
         return f"{display}:{self.lines.get(key, 1)}"
 
 
-def load_quoted(path: Path, display: str = QUOTED) -> QuotedFile:
-    try:
-        text = Path(path).read_text()
-    except FileNotFoundError:
-        raise BuildError(display, "quoted figures file missing") from None
+def load_quoted(path: Path, display: str = QUOTED, reads: Reads | None = None) -> QuotedFile:
+    text = (reads or Reads.beside(path)).maybe_text(path)
+    if text is None:
+        raise BuildError(display, "quoted figures file missing")
     try:
         data = QuotedFile.model_validate(yamlio.load(text, display))
     except (yaml.YAMLError, ValidationError) as e:

@@ -14,6 +14,7 @@ from pathlib import Path
 from cit.errors import BuildError
 from cit.fmt import fmt, fmt_general, fmt_int, fmt_pct, fmt_sig
 from cit.pipetable import is_separator, split_row
+from cit.reads import Reads
 from . import closed, interval
 from .closed import VARIANTS, BreakEven, Step
 from .compute import BREAKEVENS, Computed
@@ -924,12 +925,13 @@ def compare(recorded: str, recomputed: str, name: str = RESULTS) -> int:
     return cells
 
 
-def check_results(computed: Computed, path: Path, name: str = RESULTS) -> int:
+def check_results(computed: Computed, path: Path, name: str = RESULTS,
+                  reads: Reads | None = None) -> int:
     """Recompute data/sim/results.md from `computed` and compare it, cell by cell, with
-    the recorded file at `path`. Returns the number of cells compared. Never writes."""
-    try:
-        recorded = Path(path).read_text()
-    except FileNotFoundError:
+    the recorded file at `path` (read through `reads`). Returns the number of cells
+    compared. Never writes."""
+    recorded = (reads or Reads.beside(path)).maybe_text(path)
+    if recorded is None:
         raise BuildError(name, "recorded simulator results missing; generate them with "
                          "`python -m study.sim`") from None
     return compare(recorded, render(build_doc(computed)), name)

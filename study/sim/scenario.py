@@ -21,6 +21,7 @@ from pydantic import (BaseModel, ConfigDict, Field, StrictBool, ValidationError,
                       field_validator, model_validator)
 
 from cit.errors import BuildError
+from cit.reads import Reads
 
 # Figures inputs.py measures in the run logs; an `experiment` entry must name one of them.
 MEASURED = ("workers", "n_params", "tokens_per_step", "value_bytes", "target_loss")
@@ -209,12 +210,13 @@ def _key_lines(text: str, path: str) -> tuple[int, dict[str, int], dict[str, dic
     return inputs_line, keys, fields
 
 
-def load_scenario(path: Path, display: str = "data/sim/scenario.yaml") -> Scenario:
-    """Read and validate the scenario file; errors name `display`:line and the key."""
-    try:
-        text = Path(path).read_text()
-    except FileNotFoundError:
-        raise BuildError(display, "scenario file missing") from None
+def load_scenario(path: Path, display: str = "data/sim/scenario.yaml",
+                  reads: Reads | None = None) -> Scenario:
+    """Read (through `reads`, cit/reads.py) and validate the scenario file; errors name
+    `display`:line and the key."""
+    text = (reads or Reads.beside(path)).maybe_text(path)
+    if text is None:
+        raise BuildError(display, "scenario file missing")
     inputs_line, key_lines, field_lines = _key_lines(text, display)
     raw = yamlio.load(text, display)
     if set(raw) != {"inputs"}:

@@ -70,8 +70,9 @@ def test_cached_simulator_values_that_cannot_be_loaded_are_computed_instead(
         tmp_path, monkeypatch, capsys):
     from cit import build
     calls = []
-    monkeypatch.setattr(build, "data_stages", lambda root, vendored, use_cache: calls.append(
-        use_cache) or (None, None, None, lambda: "computed cold"))
-    load = build._computed_loader(tmp_path, [], b"not a pickle")
+    monkeypatch.setattr(build, "data_stages", lambda root, reads, vendored, vendor_reads, code,
+                        use_cache: calls.append(use_cache)
+                        or (None, None, None, lambda: "computed cold", ""))
+    load = build._computed_loader(tmp_path, None, [], b"not a pickle")
     assert load() == "computed cold" and calls == [False]
     assert "cache of the simulator's values discarded: cannot be loaded" in capsys.readouterr().err

@@ -99,4 +99,4 @@ def test_a_malformed_lock_names_the_line_of_the_key(tmp_path, old, new, owner):
     with pytest.raises(BuildError) as e:
         read_lock(path)
     line = next(i for i, s in enumerate(bad.splitlines(), 1) if s.startswith(new))
-    assert str(e.value).startswith(f"{path}:{line}: {owner}")
+    assert str(e.value).startswith(f"{path.parent.name}/lock.yaml:{line}: {owner}")

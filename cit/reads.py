@@ -1,0 +1,221 @@
+"""Every file the build reads is opened here (docs/output.md, "What the build reads").
+
+`Reads(root)` opens the files of the project at `root`, and nothing else:
+
+- a path that resolves outside the project (a symlink to /etc/passwd, `../x`) is
+  refused, naming the path inside the project and where it leads;
+- anything but a regular file (a folder, a FIFO, a device) is refused; a FIFO is opened
+  without blocking, so it cannot hang the build;
+- text is UTF-8, decoded here whatever the locale: a bad byte is reported as
+  `path:line: not UTF-8 (byte 0xe9 at column 3)`.
+
+Every read is recorded: a file's path and the SHA-256 of its bytes (or that it is
+missing), a listing's folder and pattern and the names it found. `scope()` collects
+the reads made inside it, so a cache can be keyed by what a computation actually read
+(`unchanged(recorded)` says whether those files and listings are still as recorded)
+rather than by inputs listed by hand (cit/cache.py, cit/incremental.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import stat
+from pathlib import Path
+from typing import Iterator, Mapping
+
+from .errors import BuildError
+
+MISSING = "missing"
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def utf8(data: bytes, where: str) -> str:
+    """`data` decoded as UTF-8; a bad byte is a BuildError naming `where`'s line and
+    column (a leading byte-order mark is dropped)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise BuildError(f"{where}:{line}", f"not UTF-8 (byte 0x{data[e.start]:02x} at "
+                         f"column {column}); save the file as UTF-8") from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+class Reads:
+    """The project's files, read and recorded (see the module docstring)."""
+
+    def __init__(self, root: Path, *more: Path):
+        """Files of the project at `root` (and of the folders `more`: a test renders its
+        own content with the project's templates)."""
+        self.root = Path(root).resolve()
+        # each place a path may name (paths may be built on the unresolved root too)
+        self._bases = [(Path(os.path.abspath(r)), Path(r).resolve()) for r in (root, *more)]
+        self._scopes: list[dict[str, str]] = [{}]     # [everything, inner scopes...]
+        self._private = 0                             # private scopes open
+        self._shared: dict[str, str] = {}             # reads outside private scopes
+        self._known: dict[str, str] = {}              # entry -> its value in this build
+
+    # ---- names
+
+    def rel(self, path: Path | str) -> str:
+        """The path relative to the project as the build names it (no link followed)."""
+        p = Path(path)
+        p = Path(os.path.normpath(p if p.is_absolute() else self.root / p))
+        for given, real in self._bases:
+            for base in (real, given):
+                if p == base or base in p.parents:
+                    return p.relative_to(base).as_posix()
+        raise BuildError(str(path), "outside the project; the build reads only the "
+                         "project's own files")
+
+    def _base(self, path: Path | str) -> Path:
+        """The resolved place `path` lies in."""
+        p = Path(path)
+        p = Path(os.path.normpath(p if p.is_absolute() else self.root / p))
+        return next(real for given, real in self._bases
+                    if any(p == b or b in p.parents for b in (real, given)))
+
+    def _inside(self, path: Path | str) -> tuple[str, Path]:
+        """(name, resolved path), refusing a path that leads outside the project."""
+        rel = self.rel(path)
+        base = self._base(path)
+        real = Path(os.path.realpath(base / rel))
+        if not any(real == r or r in real.parents for _, r in self._bases):
+            raise BuildError(rel, f"a link to {real}, outside the project; the build "
+                             "reads only the project's own files")
+        return rel, real
+
+    # ---- recording
+
+    def _note(self, entry: str, value: str) -> None:
+        self._known[entry] = value
+        for scope in self._scopes:
+            scope[entry] = value
+        if not self._private:
+            self._shared[entry] = value
+
+    @contextlib.contextmanager
+    def scope(self, private: bool = False) -> Iterator[dict[str, str]]:
+        """Collect the reads made inside the block (they are recorded outside it too;
+        those of a `private` scope, one page's own, are left out of `shared()`)."""
+        got: dict[str, str] = {}
+        self._scopes.append(got)
+        self._private += private
+        try:
+            yield got
+        finally:
+            self._private -= private
+            self._scopes.remove(got)
+
+    def recorded(self) -> dict[str, str]:
+        """Every read of this build so far: entry -> digest."""
+        return dict(self._scopes[0])
+
+    def shared(self) -> dict[str, str]:
+        """The reads of this build made outside any private scope."""
+        return dict(self._shared)
+
+    def unchanged(self, recorded: Mapping[str, str]) -> bool:
+        """Whether every recorded read gives what it gave then (files re-hashed once per
+        build, listings made again). The reads are recorded anew."""
+        for entry, value in recorded.items():
+            kind, _, name = entry.partition(":")
+            if kind == "f":
+                now = self._file_digest(name)
+            elif kind == "g":
+                folder, _, pattern = name.partition("|")
+                now = self._listing_digest(folder, pattern)
+            else:
+                return False
+            if now != value:
+                return False
+        return True
+
+    def _file_digest(self, rel: str) -> str:
+        known = self._known.get("f:" + rel)
+        if known is not None:
+            return known
+        data = self.maybe_bytes(rel)
+        return MISSING if data is None else _digest(data)
+
+    def _listing_digest(self, folder: str, pattern: str) -> str:
+        known = self._known.get(f"g:{folder}|{pattern}")
+        if known is not None:
+            return known
+        self.glob(folder, pattern)
+        return self._known[f"g:{folder}|{pattern}"]
+
+    # ---- reading
+
+    def maybe_bytes(self, path: Path | str) -> bytes | None:
+        """The file's bytes, or None when there is no file there (recorded as missing)."""
+        rel, real = self._inside(path)
+        try:
+            fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except FileNotFoundError:
+            self._note("f:" + rel, MISSING)
+            return None
+        except OSError as e:
+            raise BuildError(rel, f"cannot be read ({e.strerror})") from None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise BuildError(rel, "not a regular file (a folder, a FIFO or a device); "
+                                 "the build reads only files here")
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                data = f.read()
+        except OSError as e:
+            raise BuildError(rel, f"cannot be read ({e.strerror})") from None
+        finally:
+            os.close(fd)
+        self._note("f:" + rel, _digest(data))
+        return data
+
+    def bytes(self, path: Path | str) -> bytes:
+        data = self.maybe_bytes(path)
+        if data is None:
+            raise BuildError(self.rel(path), "missing")
+        return data
+
+    def maybe_text(self, path: Path | str) -> str | None:
+        data = self.maybe_bytes(path)
+        return None if data is None else utf8(data, self.rel(path))
+
+    def text(self, path: Path | str) -> str:
+        """The file as UTF-8 text (a bad byte: BuildError naming its line)."""
+        return utf8(self.bytes(path), self.rel(path))
+
+    def glob(self, folder: Path | str, pattern: str) -> list[Path]:
+        """The entries of `folder` matching `pattern` (pathlib's glob; `**/*` for a
+        tree), sorted, the folder's own links not followed out of the project; [] when
+        the folder does not exist. The names found are recorded."""
+        rel, real = self._inside(folder)
+        base = self._base(folder) / rel
+        found = sorted(base.glob(pattern)) if real.is_dir() else []
+        names = [p.relative_to(base).as_posix() for p in found]
+        self._note(f"g:{rel}|{pattern}", _digest("\0".join(names).encode()))
+        return found
+
+    def tree(self, folder: Path | str) -> list[Path]:
+        """Every entry under `folder` but its subfolders, sorted (recorded as a
+        listing); a link in it that leads out of the project is refused."""
+        found = []
+        for p in self.glob(folder, "**/*"):
+            self._inside(p)
+            if not (p.is_dir() and not p.is_symlink()):
+                found.append(p)
+        return found
+
+    @classmethod
+    def beside(cls, path: Path | str) -> "Reads":
+        """Reads confined to the folder holding `path` (for a tool reading one file)."""
+        return cls(Path(path).absolute().parent)
+
+    def is_file(self, path: Path | str) -> bool:
+        """Whether there is a file there (recorded: the file is read)."""
+        return self.maybe_bytes(path) is not None

@@ -1,0 +1,151 @@
+"""A cached build equals a cold one, byte for byte, after each kind of input edit.
+
+Each case gives a project copy the untouched project's caches (data stages, page
+records, memos), edits one kind of input, then builds with the caches and with
+`--no-cache`: the two sites are the same file for file, or both builds fail with the
+same exit status and the same error line. The caches are keyed by what the last build
+read (cit/reads.py), so no edit can slip past them (docs/output.md, "Caches").
+"""
+
+import json
+import shutil
+
+import pytest
+import yaml
+
+from cit.vendor import git_blob_sha1
+from tests.conftest import give_caches, run_build, run_build_process, tree_digest
+
+HEADLINE = "results/tinystories-gpu"
+
+
+def _append(root, rel, text):
+    p = root / rel
+    p.write_text(p.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+def _replace(root, rel, old, new):
+    p = root / rel
+    text = p.read_text(encoding="utf-8")
+    assert old in text, (rel, old)
+    p.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _content(root):
+    _append(root, "content/pages/notebook.md", "\nA sentence the test adds, in words only.\n")
+
+
+def _glossary(root):
+    text = (root / "content" / "glossary.yaml").read_text()
+    at = text.index("definition:")
+    eol = text.index("\n", at)
+    line = text[:eol].rstrip()
+    edited = line[:-1] + ' Edited."' if line.endswith('"') else line + " Edited."
+    (root / "content" / "glossary.yaml").write_text(edited + text[eol:])
+
+
+def _chain(root):
+    _replace(root, "content/chain.yaml", 'label: "an optical module at each worker"',
+             'label: "an optical module beside each worker"')
+
+
+def _templates(root):
+    _replace(root, "templates/page.html", "{{ body }}", "{{ body }}\n<p>Edited template.</p>")
+
+
+def _static(root):
+    _append(root, "templates/static/site.css", "\n.added-by-the-test { color: inherit; }\n")
+
+
+def _data_yaml(root):
+    _replace(root, "data/budgets.yaml", "sim_regen_s: {value: 10,", "sim_regen_s: {value: 11,")
+
+
+def _allowlist(root):
+    """A new allow-list entry: the count /tested shows changes; no page's findings do."""
+    _append(root, "data/allowlist.yaml",
+            "  - pattern: '\\bQ\\d+ of the test\\b'\n    reason: an entry the test adds\n")
+
+
+def _scenario(root):
+    _append(root, "data/sim/scenario.yaml", "# a comment the test adds\n")
+
+
+def _stray_log(root):
+    """An unpinned complete log left in a vendored folder (what an older lock leaves)."""
+    src = sorted((root / "vendored" / HEADLINE).glob("*-s0.jsonl"))[0]
+    lines = src.read_text().splitlines()
+    first = json.loads(lines[0])
+    name = first["name"].rsplit("-s", 1)[0] + "-s9"
+    first.update(name=name, seed=9)
+    lines[0] = json.dumps(first)
+    (src.parent / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def _lock(root):
+    """A re-pinned log whose text changed without changing its records (a blank line)."""
+    rel = f"{HEADLINE}/" + sorted((root / "vendored" / HEADLINE).glob("*.jsonl"))[0].name
+    data = (root / "vendored" / rel).read_bytes() + b"\n"
+    (root / "vendored" / rel).write_bytes(data)
+    lock_path = root / "vendored" / "lock.yaml"
+    lock = yaml.safe_load(lock_path.read_text())
+    for f in lock["files"]:
+        if f["path"] == rel:
+            f["size"], f["blob_sha1"] = len(data), git_blob_sha1(data)
+    lock_path.write_text(yaml.safe_dump(lock, sort_keys=False))
+
+
+def _code(root):
+    _append(root, "cit/fmt.py", "\n# a comment the test adds\n")
+
+
+EDITS = {"content page": _content, "glossary": _glossary, "chain": _chain,
+         "templates": _templates, "static": _static, "data yaml": _data_yaml,
+         "allow-list": _allowlist, "sim scenario": _scenario,
+         "vendored unpinned file": _stray_log, "lock": _lock, "code": _code}
+
+
+def _same_outcome(root, tmp_path, process=False):
+    """Build cached, then cold; the outcomes must be the same. Returns the cached run."""
+    run = run_build_process if process else run_build
+    cached = run(tmp_path / "cached", root=root, cold=False)
+    cold = run(tmp_path / "cold", root=root)
+    assert cached.returncode == cold.returncode, (cached.stderr, cold.stderr)
+    if cold.returncode:
+        assert cached.stderr == cold.stderr
+    else:
+        assert tree_digest(tmp_path / "cached") == tree_digest(tmp_path / "cold")
+    return cached
+
+
+@pytest.mark.parametrize("kind", sorted(EDITS))
+def test_a_cached_build_equals_a_cold_one_after_each_kind_of_edit(
+        project_copy, warm_copy, tmp_path, kind):
+    give_caches(warm_copy, project_copy)
+    EDITS[kind](project_copy)
+    cached = _same_outcome(project_copy, tmp_path, process=kind == "code")
+    if kind == "vendored unpinned file":
+        assert cached.returncode == 1 and "not in vendored/lock.yaml" in cached.stderr
+    else:
+        assert cached.returncode == 0, cached.stderr
+
+
+def test_a_prose_only_page_kept_from_the_cache_is_refused_after_an_allow_list_edit(
+        project_copy, warm_copy, tmp_path):
+    """The hole the allow-list left: a page with no block, relying on an allow-list
+    entry, was kept unchecked after that entry went. Now its record holds the
+    allow-list's read, so the cached build re-checks it and fails as a cold one does."""
+    give_caches(warm_copy, project_copy)
+    _allowlist(project_copy)
+    (project_copy / "content" / "pages" / "prose.md").write_text(
+        "---\ntitle: Prose\ndescription: Words only.\nlayout: page\n---\n\n"
+        "## Prose\n\nIt ran as Q7 of the test.\n")
+    first = run_build(tmp_path / "first", root=project_copy, cold=False)
+    assert first.returncode == 0, first.stderr
+    _replace(project_copy, "data/allowlist.yaml",
+             "  - pattern: '\\bQ\\d+ of the test\\b'\n    reason: an entry the test adds\n", "")
+    cached = _same_outcome(project_copy, tmp_path)
+    assert cached.returncode == 1
+    assert cached.stderr == ("build failed: naked-number check: digits outside number "
+                             "elements:\n  prose/index.html: naked number '7' in “Prose Prose "
+                             "It ran as Q7 of the test.”\n")
