@@ -24,7 +24,7 @@ from typing import Mapping
 
 from markupsafe import escape
 
-from . import plotlybundle
+from . import htmlscan, plotlybundle
 from .blocks.spec import compute_now
 from .errors import BuildError
 from .reads import Reads, utf8
@@ -124,14 +124,6 @@ def sheet_needs(css: str) -> tuple[str, ...] | None:
     to hold before it is linked: tag names and .classes; None for a sheet on every page."""
     m = SHEET_WHEN_RE.match(css)
     return tuple(m.group(1).split()) if m else None
-
-
-def page_features(html_text: str) -> set[str]:
-    """The tag names and the .classes used on a rendered page."""
-    found = {t.lower() for t in re.findall(r"<([A-Za-z][A-Za-z0-9-]*)", html_text)}
-    for classes in re.findall(r'\sclass="([^"]*)"', html_text):
-        found.update("." + c for c in classes.split())
-    return found
 
 
 def plotly_js(root: Path | None = None) -> bytes:
@@ -278,7 +270,7 @@ def link_stylesheets(html_text: str, sheets: Mapping[str, tuple[str, ...] | None
     and the line is repeated for each sheet the page needs (none: it goes)."""
     lines = html_text.split("\n")
     at = next(i for i, line in enumerate(lines) if STYLESHEET_SLOT in line)
-    features = page_features("\n".join(lines[:at] + lines[at + 1:]))
+    features = htmlscan.features("\n".join(lines[:at] + lines[at + 1:]))
     links = [lines[at].replace(STYLESHEET_SLOT, str(escape(f"{root}static/{n}")))
              for n in page_sheets(sheets, features)]
     return "\n".join(lines[:at] + links + lines[at + 1:])

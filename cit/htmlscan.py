@@ -1,96 +1,75 @@
-"""A fast reader of the HTML the build writes, with html.parser.HTMLParser's callbacks.
+"""The one reader of the HTML the build writes: lexbor's HTML5 parser, through
+selectolax (pinned in pyproject.toml). The naked-number check (`walk`), the link check
+(`link_attributes`), the stylesheets' feature scan (`features`) and the page records'
+anchors (`element_ids`) all read a page through it, so they see the same document a
+browser builds, entities resolved, comments and the raw text of <script> and <style>
+told apart from page text.
 
-The naked-number check reads every rendered page; /method alone is about a megabyte
-and 24,000 tags, and the standard library's parser spent a quarter of a second on it,
-a Python call or several per tag. `TagStream` finds tags, comments and declarations
-with one regular expression over the whole text and calls the same handlers
-(`handle_starttag(tag, attrs)`, `handle_startendtag`, `handle_endtag(tag)`,
-`handle_data(text)`), with what HTMLParser(convert_charrefs=True) gives them: tag and
-attribute names lower-cased, attribute values and text with character references
-resolved, the text of <script> and <style> as written, comments and declarations
-skipped. Text between two tags is one call. See docs/architecture.md, "Rebuilding fast".
+`walk(text, handler)` calls html.parser.HTMLParser's handlers on the tree, in document
+order: `handle_starttag(tag, attrs)` (tag and attribute names lower-cased, values with
+character references resolved, a bare attribute's value None), `handle_data(text)` for
+each text node (the text of <script> and <style> as written), `handle_endtag(tag)` for
+every element, void ones included; comments are skipped. See docs/architecture.md,
+"Rebuilding fast", for what it costs.
 """
 
 from __future__ import annotations
 
-import html
-import re
+from selectolax.lexbor import LexborHTMLParser
 
-TOKEN_RE = re.compile(
-    r"<!--.*?-->"                                   # a comment
-    r"|<![^>]*>|<\?[^>]*>"                           # a declaration, a processing instruction
-    r"|</([a-zA-Z][^\s/>]*)[^>]*>"                   # 1: an end tag's name
-    r"|<([a-zA-Z][^\s/>]*)"                          # 2: a start tag's name,
-    r"((?:\s*[^\s\"'>/=]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'>]+))?)*)"   # 3: attributes
-    r"\s*(/?)>",                                     # 4: "/" of a self-closing tag
-    re.S)
-ATTR_RE = re.compile(r"([^\s\"'>/=]+)(?:\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'>]+)))?")
-RAW_TEXT = ("script", "style")
+# the attributes the link check reads (links.scan picks what it needs from them)
+LINKING = ("id", "name", "href", "src", "action", "data", "for", "aria-labelledby",
+           "aria-describedby", "aria-controls", "data-figure-id")
+LINKING_SELECTOR = ", ".join(f"[{a}]" for a in LINKING)
 
 
-def _unescape(text: str) -> str:
-    return html.unescape(text) if "&" in text else text
+def parse(text: str) -> LexborHTMLParser:
+    return LexborHTMLParser(text)
 
 
-def parse_attrs(text: str) -> list[tuple[str, str | None]]:
-    """[(name, value)] of a start tag's attribute text; a bare attribute's value is None."""
-    out = []
-    for m in ATTR_RE.finditer(text):
-        name, v1, v2, v3 = m.groups()
-        value = v1 if v1 is not None else v2 if v2 is not None else v3
-        out.append((name.lower(), _unescape(value) if value is not None else None))
+def walk(text: str, handler) -> None:
+    """Call `handler`'s start, data and end handlers over the document (see above)."""
+    node = parse(text).root
+    stack = []
+    while node is not None:
+        tag = node.tag
+        if tag == "-text":
+            handler.handle_data(node.text_content)
+        elif not tag.startswith("-"):          # -comment, -doctype
+            tag = tag.lower()
+            handler.handle_starttag(tag, [(k.lower(), v) for k, v in node.attributes.items()])
+            child = node.child
+            if child is not None:
+                stack.append(tag)
+                node = child
+                continue
+            handler.handle_endtag(tag)
+        while node.next is None and stack:
+            node = node.parent
+            handler.handle_endtag(stack.pop())
+        node = node.next
+
+
+def link_attributes(text: str) -> list[tuple[str, dict]]:
+    """(tag, attributes) of every element carrying an attribute the link check reads,
+    in document order."""
+    out, seen = [], set()
+    for n in parse(text).css(LINKING_SELECTOR):   # a node matching two selectors comes twice
+        if n.mem_id not in seen:
+            seen.add(n.mem_id)
+            out.append((n.tag.lower(), {k.lower(): v for k, v in n.attributes.items()}))
     return out
 
 
-class TagStream:
-    """Subclass and override the handlers; `feed(text)` reads one whole document."""
+def element_ids(text: str) -> list[str]:
+    """Every element id of the page, in document order."""
+    return [n.attributes["id"] for n in parse(text).css("[id]") if n.attributes["id"]]
 
-    def handle_starttag(self, tag: str, attrs: list) -> None:
-        pass
 
-    def handle_startendtag(self, tag: str, attrs: list) -> None:
-        self.handle_starttag(tag, attrs)
-        self.handle_endtag(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        pass
-
-    def handle_data(self, data: str) -> None:
-        pass
-
-    def feed(self, text: str) -> None:
-        pos, n = 0, len(text)
-        while pos < n:
-            m = TOKEN_RE.search(text, pos)
-            end = m.start() if m else n
-            if end > pos:
-                self.handle_data(_unescape(text[pos:end]))
-            if m is None:
-                return
-            pos = m.end()
-            if m.group(1) is not None:
-                self.handle_endtag(m.group(1).lower())
-            elif m.group(2) is not None:
-                pos = self._start_tag(text, m, pos)
-
-    def _start_tag(self, text: str, m, pos: int) -> int:
-        """Dispatch a start tag; the raw text of a script or style follows it up to its
-        end tag. Returns where reading goes on."""
-        tag, attrs = m.group(2).lower(), parse_attrs(m.group(3))
-        if m.group(4):
-            self.handle_startendtag(tag, attrs)
-            return pos
-        self.handle_starttag(tag, attrs)
-        if tag not in RAW_TEXT:
-            return pos
-        close = re.compile(rf"</{tag}\s*>", re.I).search(text, pos)
-        end = close.start() if close else len(text)
-        if end > pos:
-            self.handle_data(text[pos:end])
-        if close:
-            self.handle_endtag(tag)
-            return close.end()
-        return end
-
-    def close(self) -> None:
-        """Nothing is held back between feeds (kept for HTMLParser's interface)."""
+def features(text: str) -> set[str]:
+    """The tag names and the .classes used on the page."""
+    tree = parse(text)
+    found = {n.tag.lower() for n in tree.root.traverse()}
+    for n in tree.css("[class]"):
+        found.update("." + c for c in (n.attributes["class"] or "").split())
+    return found

@@ -25,17 +25,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
+
+from . import htmlscan
 
 
 CODE_FOLDERS = ("cit", "study")
 # the packages whose output a page carries (their release is part of the code key)
 PACKAGES = ("jinja2", "markdown-it-py", "plotly", "pandas", "numpy", "pyyaml", "pydantic",
             "simpy")
-ID_RE = re.compile(r'\sid="([^"]+)"')
 
 
 @dataclass
@@ -123,7 +123,7 @@ def page_key(site: str, source: bytes, others_usage: str = "") -> str:
 
 def anchors_of(html: str) -> str:
     """Hash of the element ids of a page (what links into it can point at)."""
-    return _h(*sorted(ID_RE.findall(html)))
+    return _h(*sorted(htmlscan.element_ids(html)))
 
 
 def record_page(site: str, source: bytes, out: str, html: str, prov_path: str,

@@ -19,14 +19,12 @@ from any static host, with no request leaving the page:
 - ids named by aria-labelledby, aria-describedby, aria-controls, label[for] and
   data-figure-id (+ "-json") must exist on the same page; an id used twice is a problem.
 
-Pages are scanned with regular expressions rather than html.parser (several times
-faster on the method page's many rows); comments and the text of script, style,
-textarea and title elements are skipped as a parser would.
+Pages are read by cit/htmlscan.py, the build's one HTML reader (lexbor's parser):
+comments and the text of script, style, textarea and title elements are not markup.
 """
 
 from __future__ import annotations
 
-import html
 import posixpath
 import re
 from collections.abc import Iterable, Mapping
@@ -35,18 +33,13 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from .errors import BuildError
+from .htmlscan import link_attributes
 
 LINK_ATTRS = {"a": "href", "area": "href", "link": "href", "script": "src", "img": "src",
               "source": "src", "iframe": "src", "use": "href", "form": "action",
               "video": "src", "audio": "src", "embed": "src", "object": "data"}
 NAVIGATION = {"a", "area"}
 IDREF_ATTRS = ("aria-labelledby", "aria-describedby", "aria-controls")
-_SKIP = re.compile(r"<!--.*?-->|(<(script|style|textarea|title)\b(?:[^>\"']++|\"[^\"]*+\"|"
-                   r"'[^']*+')*+>).*?</\2\s*>", re.S | re.I)
-_TAG = re.compile(r"<([a-zA-Z][^\s/>]*+)((?:[^>\"']++|\"[^\"]*+\"|'[^']*+')*+)>")
-_ATTR = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
-_WANTED = re.compile(r"(?:^|\s)(?:id|name|href|src|action|data|for|aria-[a-z]+|data-figure-id)"
-                     r"\s*=", re.I)
 _PINNED = re.compile(r"/[0-9a-f]{40}(?:[/?#]|$)|^https?://web\.archive\.org/web/\d{14}/"
                      r"|^https?://(?:dx\.)?doi\.org/|^https?://arxiv\.org/abs/[\d.]+v\d+$")
 
@@ -75,28 +68,18 @@ class Broken:
 
 
 def scan(text: str) -> PageLinks:
-    """The ids, links and id references of one HTML page."""
+    """The ids, links and id references of one HTML page (read by cit/htmlscan.py)."""
     out = PageLinks()
-    text = _SKIP.sub(lambda m: m.group(1) or "", text)
-    for m in _TAG.finditer(text):
-        attrs = m.group(2)
-        if not _WANTED.search(attrs):
-            continue            # most tags (rows, cells) carry nothing the check reads
-        tag = m.group(1).lower()
-        a: dict[str, str] = {}
-        for name, v1, v2, v3 in _ATTR.findall(attrs):
-            v = v1 or v2 or v3
-            a.setdefault(name.lower(), html.unescape(v) if "&" in v else v)
+    for tag, a in link_attributes(text):
         if a.get("id"):
             out.ids.append(a["id"])
         if tag == "a" and a.get("name"):
             out.ids.append(a["name"])
         attr = LINK_ATTRS.get(tag)
         if attr and attr in a:
-            out.links.append((tag, a[attr]))
-        if "aria-" in attrs:
-            for name in IDREF_ATTRS:
-                out.idrefs.extend((name, ref) for ref in a.get(name, "").split())
+            out.links.append((tag, a[attr] or ""))
+        for name in IDREF_ATTRS:
+            out.idrefs.extend((name, ref) for ref in (a.get(name) or "").split())
         if tag == "label" and a.get("for"):
             out.idrefs.append(("label for", a["for"]))
         if a.get("data-figure-id"):

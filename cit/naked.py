@@ -37,7 +37,7 @@ from typing import Mapping
 import yaml
 
 from . import yamlio
-from .htmlscan import TagStream
+from .htmlscan import walk
 from .fieldcheck import FieldRule, check_fields
 from .reads import Reads
 
@@ -115,7 +115,7 @@ class _ChartTable:
     cell: list | None = None  # text of the open cell
 
 
-class _Scanner(TagStream):
+class _Scanner:
     """Collects a page's visible text as parts: (text, selectors in force), SEP or HOLE."""
 
     def __init__(self, page: str, numbers, series):
@@ -180,11 +180,6 @@ class _Scanner(TagStream):
             self.exempt = len(self.stack)
             self.exempt_text = []
             self.exempt_attrs = dict(a, **{"cit-mark": tag != "data"})
-
-    def handle_startendtag(self, tag, attrs):
-        self.handle_starttag(tag, attrs)
-        if tag not in VOID:
-            self.handle_endtag(tag)
 
     def handle_endtag(self, tag):
         if tag in VOID:
@@ -371,8 +366,7 @@ def scan_page(page: str, html_text: str, allowlist: list[AllowEntry], *,
               numbers: Mapping | None = None, series: Mapping | None = None) -> list[str]:
     """Failures for one page (see the module docstring)."""
     sc = _Scanner(page, numbers, series)
-    sc.feed(html_text)
-    sc.close()
+    walk(html_text, sc)
     text_parts: list[str] = []
     allowed: list[tuple[int, int]] = []     # spans of the text an entry allows
     offset = 0

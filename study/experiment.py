@@ -68,12 +68,13 @@ def load_experiment(vendored: dict[str, VendoredFile], root: Path, study: dict, 
     src = _Sources(vendored, reads or Reads(root))
     vroot = root / "vendored"
     rels = [study["headline"], *study["learning_rate_runs"], study["shakespeare"]["folder"]]
+    for rel in rels:
+        for p in src.reads.glob(vroot / rel, "*.jsonl"):
+            if f"{rel}/{p.name}" not in vendored:    # a stray an older lock left, a copy
+                raise BuildError(f"vendored/{rel}/{p.name}", "a run log not in "
+                                 "vendored/lock.yaml; remove it, or pin it with "
+                                 "`python -m cit.vendor lock`")
     folders = {rel: load_folder(vroot / rel, rel, src.reads) for rel in rels}
-    for folder in folders.values():
-        for run in folder.runs + folder.incomplete:
-            if run.rel not in vendored:     # a stray an older lock left, or a copied log
-                raise BuildError(f"vendored/{run.rel}", "a run log not in vendored/lock.yaml; "
-                                 "remove it, or pin it with `python -m cit.vendor lock`")
     head = folders[study["headline"]]
     shakes = folders[study["shakespeare"]["folder"]]
 

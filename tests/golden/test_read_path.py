@@ -104,14 +104,11 @@ def test_a_lock_path_outside_vendored(case, path):
 # ---- W1: an unpinned file in vendored/ fails cached and cold alike ---------------------
 
 def _stray(root):
+    """A pinned log copied under a name the lock does not pin (an older lock's leftover)."""
     src = sorted((root / "vendored" / HEADLINE).glob("*-s0.jsonl"))[0]
-    lines = src.read_text().splitlines()
-    first = json.loads(lines[0])
-    name = first["name"].rsplit("-s", 1)[0] + "-s9"
-    first.update(name=name, seed=9)
-    lines[0] = json.dumps(first)
-    (src.parent / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
-    return f"{HEADLINE}/{name}.jsonl"
+    name = src.name.replace("-s0.jsonl", "-s9.jsonl")
+    shutil.copy(src, src.parent / name)
+    return f"{HEADLINE}/{name}"
 
 
 @pytest.mark.parametrize("complete", [True, False])
@@ -139,6 +136,10 @@ NOT_UTF8 = [
 ]
 
 
+BLOCK_READS = {"content/chain.yaml": ("content/hub.md", "chain"),
+               "templates/static/explorer.js": ("content/pages/transit.md", "explorer")}
+
+
 @pytest.mark.parametrize("rel", NOT_UTF8)
 def test_a_byte_that_is_not_utf8(case, rel):
     p = case.root / rel
@@ -146,8 +147,14 @@ def test_a_byte_that_is_not_utf8(case, rel):
     cut = data.index(b"\n", len(data) // 2) + 1      # the start of a line mid-file
     line = data.count(b"\n", 0, cut) + 1
     p.write_bytes(data[:cut] + b"caf\xe9 " + data[cut:])
-    _fails_with(case, f"build failed: {rel}:{line}: not UTF-8 (byte 0xe9 at column 4); "
-                      "save the file as UTF-8")
+    block = BLOCK_READS.get(rel)      # read by a block: the error names its page line too
+    where = ""
+    if block:
+        page, name = block
+        at = (case.root / page).read_text().splitlines().index(f"@[{name}]") + 1
+        where = f"{page}:{at} (@[{name}]) "
+    _fails_with(case, f"build failed: {where}{rel}:{line}: not UTF-8 (byte 0xe9 at column "
+                      "4); save the file as UTF-8")
 
 
 def test_a_run_log_byte_that_is_not_utf8(case):

@@ -82,7 +82,8 @@ def test_provenance_scripts_name_every_string_once(site):
 
 
 def test_each_page_links_the_base_sheet_and_only_the_feature_sheets_it_uses(site):
-    from cit.assets import page_features, sheet_needs
+    from cit.assets import sheet_needs
+    from cit.htmlscan import features as page_features
     static = Path(__file__).resolve().parents[2] / "templates" / "static"
     needs = {p.name: sheet_needs(p.read_text()) for p in static.glob("*.css")}
     assert needs["site.css"] is None and all(needs[n] for n in needs if n != "site.css")

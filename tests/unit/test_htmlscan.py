@@ -1,50 +1,91 @@
-"""cit/htmlscan.py gives the naked-number check what html.parser.HTMLParser gave it."""
+"""cit/htmlscan.py: the one HTML reader gives the naked-number check the callbacks
+html.parser.HTMLParser gives on the pages the build writes, and the link check, the
+stylesheet scan and the page records what those pages hold."""
 
 from html.parser import HTMLParser
 
 import pytest
 
-from cit.htmlscan import TagStream
+from cit import htmlscan
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+        "source", "track", "wbr"}
 
 
-def _events(base, text: str) -> list:
-    """Every callback, consecutive text joined (HTMLParser may split text at a stray
-    '<'; what the check reads is the same)."""
-    out: list = []
+class _Recorder:
+    """Every callback, consecutive text joined; an element that closes itself (`<br>`,
+    `<path/>`) is a start and an end, as walk gives it."""
 
-    class Recorder(base):
+    def __init__(self):
+        self.out: list = []
+
+    def handle_starttag(self, tag, attrs):
+        self.out.append(("start", tag, list(attrs)))
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        self.handle_endtag(tag)
+
+    def handle_endtag(self, tag):
+        self.out.append(("end", tag))
+
+    def handle_data(self, data):
+        if self.out and self.out[-1][0] == "data":
+            self.out[-1] = ("data", self.out[-1][1] + data)
+        else:
+            self.out.append(("data", data))
+
+
+def _standard(text: str) -> list:
+    rec = _Recorder()
+
+    class Parser(HTMLParser):
         def handle_starttag(self, tag, attrs):
-            out.append(("start", tag, list(attrs)))
-
-        def handle_startendtag(self, tag, attrs):
-            out.append(("startend", tag, list(attrs)))
-
-        def handle_endtag(self, tag):
-            out.append(("end", tag))
-
-        def handle_data(self, data):
-            if out and out[-1][0] == "data":
-                out[-1] = ("data", out[-1][1] + data)
-            else:
-                out.append(("data", data))
-
-    r = Recorder(convert_charrefs=True) if base is HTMLParser else Recorder()
-    r.feed(text)
-    r.close()
-    return out
+            rec.handle_starttag(tag, attrs)
+            if tag in VOID:
+                rec.handle_endtag(tag)
+        handle_startendtag = rec.handle_startendtag
+        handle_endtag = rec.handle_endtag
+        handle_data = rec.handle_data
+    p = Parser(convert_charrefs=True)
+    p.feed(text)
+    p.close()
+    return rec.out
 
 
-@pytest.mark.parametrize("text", [
-    '<!DOCTYPE html><html lang="en"><head><meta name="description" content="A &amp; B 3"></head>',
-    '<P Class="x  y" data-id=\'a.b\' hidden>Text &lt;5&gt; &#8212; &nbsp;done</P>',
+def _walked(text: str) -> list:
+    rec = _Recorder()
+    htmlscan.walk(text, rec)
+    return rec.out
+
+
+FRAME = {"html", "head", "body"}
+
+
+def _framed(events: list) -> list:
+    """The events without white space beside the document's frame (<html>, <head>,
+    <body>), which an HTML5 parser places inside it and html.parser outside."""
+    def frame(k):
+        return 0 <= k < len(events) and events[k][0] != "data" and events[k][1] in FRAME
+    return [e for k, e in enumerate(events)
+            if not (e[0] == "data" and not e[1].strip() and (frame(k - 1) or frame(k + 1)))]
+
+
+DOC = ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta name="description" content="A &amp; B 3">'
+       '\n<title>T</title>\n</head>\n<body>\n{}\n</body>\n</html>\n')
+
+
+@pytest.mark.parametrize("body", [
+    '<p class="x  y" data-id=\'a.b\' hidden>Text &lt;5&gt; &#8212; &nbsp;done</p>',
     '<script type="module">if (a < b && "</p>") { x(); }</script><p>after 7</p>',
-    "<style>p > a { color: red }</style><br/><img alt='two 2' src=x.png><input disabled>",
-    "<!-- a comment with 5 digits --><p>kept 6</p><?xml version='1.0'?>",
-    '<a href="../x/index.html#frag" title="T &quot;9&quot;">link</a> tail 1 < 2 and 3 > 2',
+    "<style>p > a { color: red }</style><p><br><img alt='two 2' src=x.png><input disabled></p>",
+    "<!-- a comment with 5 digits --><p>kept 6</p>",
+    '<p><a href="../x/index.html#frag" title="T &quot;9&quot;">link</a> tail 1 &lt; 2</p>',
     '<svg viewBox="0 0 10 10"><path d="M0 0L1 1"/><text x="1">4</text></svg>',
 ])
-def test_the_same_callbacks_as_the_standard_parser(text):
-    assert _events(TagStream, text) == _events(HTMLParser, text)
+def test_the_same_callbacks_as_the_standard_parser(body):
+    text = DOC.format(body)
+    assert _framed(_walked(text)) == _framed(_standard(text))
 
 
 def test_the_same_callbacks_on_the_built_site(built_site):
@@ -52,4 +93,16 @@ def test_the_same_callbacks_on_the_built_site(built_site):
     assert len(pages) > 10
     for page in pages:
         text = page.read_text()
-        assert _events(TagStream, text) == _events(HTMLParser, text), page
+        assert _framed(_walked(text)) == _framed(_standard(text)), page
+
+
+def test_ids_links_and_features_are_those_of_the_page():
+    text = DOC.format('<main id="main" class="page wide"><a href="x.html#y" id="a1">x</a>'
+                      '<label for="q">Q</label><input id="q"><!-- <a href="no.html"> -->'
+                      '<script>var s = "<a href=\'nor.html\'>";</script></main>')
+    assert htmlscan.element_ids(text) == ["main", "a1", "q"]
+    assert [(t, a.get("href"), a.get("for")) for t, a in htmlscan.link_attributes(text)
+            if t != "meta"] == [
+        ("main", None, None), ("a", "x.html#y", None), ("label", None, "q"), ("input", None, None)]
+    assert {"main", "a", "label", "input", ".page", ".wide"} <= htmlscan.features(text)
+    assert ".nor" not in htmlscan.features(text) and "no" not in htmlscan.features(text)
