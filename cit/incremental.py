@@ -35,7 +35,7 @@ from . import htmlscan
 CODE_FOLDERS = ("cit", "study")
 # the packages whose output a page carries (their release is part of the code key)
 PACKAGES = ("jinja2", "markdown-it-py", "plotly", "pandas", "numpy", "pyyaml", "pydantic",
-            "simpy")
+            "simpy", "selectolax")
 
 
 @dataclass
