@@ -56,7 +56,7 @@ class Reads:
         self.root = Path(root).resolve()
         # each place a path may name (paths may be built on the unresolved root too)
         self._bases = [(Path(os.path.abspath(r)), Path(r).resolve()) for r in (root, *more)]
-        self._scopes: list[dict[str, str]] = [{}]     # [everything, inner scopes...]
+        self._scopes: list[dict[str, str]] = []       # the scopes open, outermost first
         self._private = 0                             # private scopes open
         self._shared: dict[str, str] = {}             # reads outside private scopes
         self._known: dict[str, str] = {}              # entry -> its value in this build
@@ -112,10 +112,6 @@ class Reads:
         finally:
             self._private -= private
             self._scopes.remove(got)
-
-    def recorded(self) -> dict[str, str]:
-        """Every read of this build so far: entry -> digest."""
-        return dict(self._scopes[0])
 
     def shared(self) -> dict[str, str]:
         """The reads of this build made outside any private scope."""
@@ -215,7 +211,3 @@ class Reads:
     def beside(cls, path: Path | str) -> "Reads":
         """Reads confined to the folder holding `path` (for a tool reading one file)."""
         return cls(Path(path).absolute().parent)
-
-    def is_file(self, path: Path | str) -> bool:
-        """Whether there is a file there (recorded: the file is read)."""
-        return self.maybe_bytes(path) is not None
