@@ -98,7 +98,7 @@ def mkdocs_project(tmp: Path) -> Path:
 
 def project_copy(tmp: Path) -> Path:
     proj = tmp / "proj"
-    for name in ("cit", "content", "data", "templates", "vendored"):
+    for name in ("cit", "study", "content", "data", "templates", "vendored"):
         shutil.copytree(ROOT / name, proj / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "build.py", proj / "build.py")
     # the copy's /tested shows the record; a figure this benchmark adds is provisional
@@ -175,7 +175,7 @@ def main() -> int:
     figures["mkdocs_build_s"] = round(mkdocs, 3)
     figures["ratio_to_mkdocs"] = round(content / mkdocs, 2)
     by_page = rebuild_by_page(proj, site, a.runs)
-    if (ROOT / "cit" / "sim" / "__main__.py").exists():
+    if (ROOT / "study" / "sim" / "__main__.py").exists():
         simout = out / "sim-results.md"
         figures["sim_regen_s"] = round(median_of(a.runs, lambda: timed(
             [PY, "-m", "study.sim", "--out", str(simout)])), 3)

@@ -34,6 +34,7 @@ from urllib.parse import unquote, urlsplit
 
 from .errors import BuildError
 from .htmlscan import link_attributes
+from .reads import Reads
 
 LINK_ATTRS = {"a": "href", "area": "href", "link": "href", "script": "src", "img": "src",
               "source": "src", "iframe": "src", "use": "href", "form": "action",
@@ -204,11 +205,11 @@ def require_intact(files: Mapping[str, bytes], pages: Iterable[str],
     problems = check_links(files, pages)
     if not problems:
         return
-    texts = {}
+    texts, reads = {}, Reads(root)
     for page, src in page_sources.items():
         try:
-            texts[page] = (src, (Path(root) / src).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError):
+            texts[page] = (src, reads.text(Path(root) / src))
+        except BuildError:     # the render read it; a file changed since is not named
             continue
     (where, message), *rest = describe(problems, texts)
     more = "".join(f"\n  {w}: {m}" for w, m in rest[:20])
