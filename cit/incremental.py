@@ -9,8 +9,7 @@ vendored files, data/, the lock, from which the registry is made), the templates
 static files, the glossary, the allow-list (the naked-number check a reused page skips
 depends on it) and whatever its blocks opened. A record is reused when
 
-- its key matches (`page_key`): the code and the installed packages' releases
-  (`code_key`), the build stamp and every page's front matter (`site_key`), its own
+- its key matches (`page_key`): the code (`code_key`), the build stamp and every page's front matter (`site_key`), its own
   Markdown, and, for a page with a late block (the glossary, the number index), which
   page shows which number and links which term (`usage_of` the others); and
 - every read it recorded gives what it gave then (`Reads.unchanged`).
@@ -33,9 +32,6 @@ from . import htmlscan
 
 
 CODE_FOLDERS = ("cit", "study")
-# the packages whose output a page carries (their release is part of the code key)
-PACKAGES = ("jinja2", "markdown-it-py", "plotly", "pandas", "numpy", "pyyaml", "pydantic",
-            "simpy", "selectolax")
 
 
 @dataclass
@@ -80,18 +76,11 @@ def _h(*parts: bytes | str) -> str:
 
 def code_key(root: Path) -> str:
     """The code a build runs: every Python file of the project's packages and build.py
-    (imported, not read through cit/reads.py, so listed here), and the releases of the
-    packages whose output the site carries."""
-    from importlib import metadata
+    (imported, not read through cit/reads.py, so listed here)."""
     h = hashlib.sha256()
     files = [p for d in CODE_FOLDERS for p in (root / d).rglob("*.py")] + [root / "build.py"]
     for p in sorted(f for f in files if f.is_file()):
         h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
-    for name in PACKAGES:
-        try:
-            h.update(f"{name} {metadata.version(name)}\0".encode())
-        except metadata.PackageNotFoundError:
-            h.update(f"{name} -\0".encode())
     return h.hexdigest()
 
 
