@@ -273,6 +273,7 @@ def serve_rebuilder(root: Path, vendor_from):
 
 def main(argv=None) -> int:
     a = _arguments(argv)
+    _printable_anywhere()
     if a.diff:
         from . import numbersdiff
         return numbersdiff.main(Path(a.root), a.diff, a.fail_on_change, a.vendor_from)
@@ -304,6 +305,14 @@ def main(argv=None) -> int:
                                        result.reused)))
         print(f"Done in {result.seconds:.2f} s.")
     return 0
+
+
+def _printable_anywhere() -> None:
+    """In a locale whose terminal cannot show a character the build prints (an em dash
+    under LC_ALL=C), print a stand-in rather than fail (the files are UTF-8 anyway)."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
 
 
 def _kinds(reg: Registry) -> dict[str, int]:
