@@ -264,9 +264,20 @@ def _core_links(state) -> None:
                 c.attrSet("href", folder_href(c.attrGet("href") or ""))
 
 
+PERMALINK_LEVELS = ("h2", "h3", "h4")
+
+
+def permalink(anchor: str) -> str:
+    """The visible link a heading carries to itself (docs/architecture.md, "Finding your
+    way on a page")."""
+    return f'<a class="permalink" href="#{anchor}" aria-label="Link to this section">#</a>'
+
+
 def _core_sections(state) -> None:
     """On hub and pages, wrap each `##` section in <section>; on the hub, each `###`
-    under a "Findings" section becomes a card (<article class="card finding">)."""
+    under a "Findings" section becomes a card (<article class="card finding">). Every
+    `##` to `####` heading gets its permalink, and the `##` ones are listed, (id, text),
+    in env["outline"]."""
     env = state.env
     if not env.get("sections"):
         return
@@ -278,7 +289,16 @@ def _core_sections(state) -> None:
     out = []
     in_section = in_card = False
     findings = False
-    for tok in state.tokens:
+    open_heading = None
+    outline = env.setdefault("outline", [])
+    for i, tok in enumerate(state.tokens):
+        if tok.type == "heading_open" and tok.tag in PERMALINK_LEVELS:
+            open_heading = tok.attrGet("id")
+            if tok.tag == "h2":
+                outline.append((open_heading, " ".join(_plain(state.tokens[i + 1].children).split())))
+        if tok.type == "heading_close" and open_heading:
+            out.append(raw(permalink(open_heading)))
+            open_heading = None
         if tok.type == "heading_open" and tok.level == 0 and tok.tag in ("h2", "h3"):
             hid = tok.attrGet("id")
             if tok.tag == "h2":
@@ -381,6 +401,7 @@ class Rendered:
     first_heading: str | None
     first_heading_text: str | None
     has_h1: bool
+    outline: list = field(default_factory=list)   # [(id, text)] of the `##` headings
 
 
 def render_chunk(md: MarkdownIt, chunk: Chunk, ctx: PageContext, path: str, *,
@@ -390,7 +411,7 @@ def render_chunk(md: MarkdownIt, chunk: Chunk, ctx: PageContext, path: str, *,
            "sections": sections, "findings_cards": findings_cards}
     out = md.render(chunk.text, env)
     return Rendered(out, env.get("first_heading"), env.get("first_heading_text"),
-                    env.get("has_h1", False))
+                    env.get("has_h1", False), env.get("outline", []))
 
 
 def render_inline(md: MarkdownIt, text: str, ctx: PageContext, path: str, line: int) -> str:

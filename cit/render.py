@@ -46,6 +46,7 @@ NAV = (("/", "Hub"), ("decks", "Decks"), ("/optics/", "Optics"), ("/transit/", "
        ("/notebook/", "Notebook"), ("/method/", "Method"), ("/tested/", "Tested"),
        ("/glossary/", "Glossary"))
 GLOSSARY_URL = "/glossary/"
+OUTLINE_MIN = 3   # `##` sections that earn a page its outline
 
 
 @dataclass
@@ -61,6 +62,7 @@ class Page:
     slides: list = field(default_factory=list)
     has_h1: bool = False
     reads: dict = field(default_factory=dict)     # what its blocks read (cit/reads.py)
+    outline: list = field(default_factory=list)   # [(id, text)] of its `##` headings
 
     @property
     def title(self) -> str:
@@ -294,6 +296,7 @@ def _render_body(state: SiteState, page: Page) -> None:
                          findings_cards=page.layout == "hub")
         page.body = r.html
         page.has_h1 = r.has_h1
+        page.outline = r.outline
 
 
 def _plain_definitions(state: SiteState) -> dict[str, str]:
@@ -399,8 +402,19 @@ def _template_loader(templates_dir: Path, reads: Reads) -> jinja2.BaseLoader:
     return jinja2.FunctionLoader(load)
 
 
+def _outline(p: Page) -> tuple[list[dict], str, str]:
+    """The page's outline (its `##` headings, when it has OUTLINE_MIN of them, which
+    makes a page longer than two screens; docs/architecture.md) and its body split
+    where the outline goes: before its first section."""
+    at = p.body.find("<section")
+    if len(p.outline) < OUTLINE_MIN or at < 0:
+        return [], "", p.body
+    return [{"id": i, "text": t} for i, t in p.outline], p.body[:at], p.body[at:]
+
+
 def _template_context(state: SiteState, p: Page, scripts, has_prov: bool) -> dict:
     info = state.build_info
+    outline, lead, rest = _outline(p)
     ctx = {
         "site_title": SITE_TITLE,
         "title": p.title,
@@ -415,7 +429,9 @@ def _template_context(state: SiteState, p: Page, scripts, has_prov: bool) -> dic
         "stylesheets": [STYLESHEET_SLOT],   # the page's own, once its HTML is known
         "scripts": [{"src": f"{p.root}static/{n}", "module": m} for n, m in scripts],
         "prov": f"{p.root}{prov_path(p.url)}" if has_prov else "",
-        "body": Markup(p.body),
+        "body_lead": Markup(lead),
+        "outline": outline,
+        "body": Markup(rest),
         "show_h1": not p.has_h1,
         "slides": [dict(s, html=Markup(s["html"])) for s in p.slides],
         "prev_deck": None,

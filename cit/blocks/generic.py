@@ -177,8 +177,14 @@ def glossary(ctx) -> str:
     if ctx.url != "/glossary/":
         raise BuildError(ctx.path, "@[glossary] belongs on the /glossary/ page (term links point there)")
     site_state = ctx.site
-    out = ['<dl class="glossary">']
-    for key, t in sorted(ctx.glossary.items(), key=lambda kv: (kv[1].term.casefold(), kv[0])):
+    terms = sorted(ctx.glossary.items(), key=lambda kv: (kv[1].term.casefold(), kv[0]))
+    # the page's outline is its list of terms (the page has one section; cit/render.py)
+    ctx.slugs.add("glossary-outline-title")
+    out = ['<nav class="page-outline" aria-labelledby="glossary-outline-title"><details>'
+           '<summary id="glossary-outline-title">All terms</summary><ol class="term-outline">',
+           *(f'<li><a href="#term-{e(k)}">{e(t.term)}</a></li>' for k, t in terms),
+           '</ol></details></nav>\n<dl class="glossary">']
+    for key, t in terms:
         ctx.slugs.add(f"term-{key}")
         definition = render_inline(site_state.md, t.definition, ctx, t.path, t.definition_line)
         see = ""

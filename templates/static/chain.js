@@ -2,7 +2,9 @@
    hidden, fades the path that is not selected (elements carry data-path="E Eprime"; the
    other path's get the class is-off), and moves packets along the selected path's
    edges from the sending GPU to the weight update. With prefers-reduced-motion nothing
-   moves: the packets are not drawn and the arrows carry the same information. */
+   moves: the packets are not drawn and the arrows carry the same information. Off
+   screen (an IntersectionObserver says so) no frame is asked for, so the figure costs
+   nothing there; it goes on from where it stopped when it comes back into view. */
 (function () {
   "use strict";
 
@@ -26,6 +28,7 @@
     this.loops = [];
     this.packets = [];
     this.paused = false;
+    this.visible = !("IntersectionObserver" in window);   // until the observer says
     this.frame = 0;
     this.t0 = null;
     this.tick = this.tick.bind(this);
@@ -55,6 +58,12 @@
     }
     var checked = this.radios.filter(function (r) { return r.checked; })[0];
     this.select(checked ? checked.value : this.fig.getAttribute("data-active") || "E");
+    if ("IntersectionObserver" in window) {
+      new IntersectionObserver(function (entries) {
+        self.visible = entries[entries.length - 1].isIntersecting;
+        self.update();
+      }).observe(this.svg);
+    }
   };
 
   Chain.prototype.select = function (path) {
@@ -116,7 +125,7 @@
   };
 
   Chain.prototype.moving = function () {
-    return !this.paused && !(reduce && reduce.matches) && this.routeLen > 0;
+    return !this.paused && this.visible && !(reduce && reduce.matches) && this.routeLen > 0;
   };
 
   Chain.prototype.update = function () {
@@ -124,6 +133,7 @@
     this.fig.setAttribute("data-animating", move ? "true" : "false");
     if (this.pauseBtn) this.pauseBtn.hidden = !!(reduce && reduce.matches);
     this.layer.style.display = reduce && reduce.matches ? "none" : "";
+    this.fig.setAttribute("data-on-screen", this.visible ? "true" : "false");
     if (move && !this.frame) {
       this.t0 = null;
       this.frame = window.requestAnimationFrame(this.tick);

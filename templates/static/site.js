@@ -142,9 +142,22 @@
     }
   }
 
+  /* A long page's outline (cit/render.py) is open where it sits in the margin, beside
+     the text, and closed above the text on a narrower screen; it is fixed there, out of
+     the flow, so opening it moves nothing. */
+  function setUpOutline() {
+    var box = document.querySelector(".page-outline details");
+    var wide = window.matchMedia ? window.matchMedia("(min-width: 100rem)") : null;
+    if (!box || !wide) return;
+    var follow = function () { box.open = wide.matches; };
+    follow();
+    if (wide.addEventListener) wide.addEventListener("change", follow);
+  }
+
   function init() {
     setUpNumbers();
     setUpTerms();
+    setUpOutline();
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);

@@ -281,6 +281,16 @@ window.requestAnimationFrame = (cb) => { window.__rafCalls += 1; return __raf(cb
 """
 
 
+def chain_on_screen(page, on: bool = True):
+    """Scroll the chain figure into view (or the page back to its top, where the figure is
+    off screen) and wait until its IntersectionObserver has said so."""
+    if on:
+        page.locator("figure.chain svg").scroll_into_view_if_needed()
+    else:
+        page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_selector(f"figure.chain[data-on-screen='{'true' if on else 'false'}']")
+
+
 # ---------------------------------------------------------------- decks
 
 def test_arrow_keys_move_through_the_deck_and_the_hash_follows(page, site):
@@ -453,6 +463,7 @@ def test_the_toggle_and_pause_work_from_the_keyboard(page, site):
     page.keyboard.press("ArrowLeft")
     assert fig.get_attribute("data-active") == "E"
     pause = page.locator("button.chain-pause")
+    chain_on_screen(page)
     assert fig.get_attribute("data-animating") == "true"
     pause.focus()
     page.keyboard.press("Space")
@@ -468,6 +479,7 @@ def test_packets_move_along_the_active_path(make_page, site):
     page.add_init_script(RAF_COUNTER)
     page.goto(site.url)
     fig = page.locator("figure.chain")
+    chain_on_screen(page)
     page.wait_for_function("window.__rafCalls > 3")
     assert fig.get_attribute("data-animating") == "true"
     first = _packet_positions(page)
@@ -484,12 +496,33 @@ def test_packets_move_along_the_active_path(make_page, site):
         assert "E" in page.locator(f"#{edge_id}").get_attribute("data-path").split()
 
 
+def test_off_screen_the_chain_asks_for_no_frame_and_on_screen_it_moves(make_page, site):
+    page = make_page()
+    page.add_init_script(RAF_COUNTER)
+    page.goto(site.url)
+    fig = page.locator("figure.chain")
+    chain_on_screen(page, False)   # the hub opens at its top; the chain is further down
+    assert fig.get_attribute("data-animating") == "false"
+    calls = page.evaluate("window.__rafCalls")
+    page.wait_for_timeout(500)
+    assert page.evaluate("window.__rafCalls") == calls, "frames asked for while off screen"
+    chain_on_screen(page)
+    assert fig.get_attribute("data-animating") == "true"
+    page.wait_for_function(f"window.__rafCalls > {calls + 3}")
+    chain_on_screen(page, False)
+    assert fig.get_attribute("data-animating") == "false"
+    page.wait_for_timeout(100)      # a frame already asked for may still run once
+    calls = page.evaluate("window.__rafCalls")
+    page.wait_for_timeout(500)
+    assert page.evaluate("window.__rafCalls") == calls, "frames asked for after leaving the screen"
+
+
 def test_with_reduced_motion_nothing_moves_and_no_animation_runs(make_page, site):
     page = make_page(reduced_motion="reduce")
     page.add_init_script(RAF_COUNTER)
     page.goto(site.url)
     fig = page.locator("figure.chain")
-    page.wait_for_selector("figure.chain[data-animating]")
+    chain_on_screen(page)
     assert fig.get_attribute("data-animating") == "false"
     before = _packet_positions(page)
     page.wait_for_timeout(500)

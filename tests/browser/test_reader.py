@@ -76,6 +76,33 @@ def test_the_hub_first_screen_holds_the_title_the_verdict_and_the_plot_area(
     assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
+# Elements whose right edge passes the viewport's, outside a box that scrolls on its own
+# (a wide table's wrap, a figure's scroller): what makes a page scroll sideways.
+WIDER_THAN_SCREEN = """() => {
+  const w = document.documentElement.clientWidth;
+  const scrolls = e => { const o = getComputedStyle(e).overflowX; return o === 'auto' || o === 'scroll'; };
+  const inScroller = e => { for (let p = e.parentElement; p; p = p.parentElement) if (scrolls(p)) return true; return false; };
+  return [...document.body.querySelectorAll('*')]
+    .filter(e => e.getBoundingClientRect().right > w + 0.5 && !inScroller(e))
+    .map(e => `${e.tagName.toLowerCase()} ${(e.textContent || '').trim().slice(0, 60)}`).slice(0, 5);
+}"""
+
+
+def test_no_page_scrolls_sideways_on_a_390px_phone(make_page, served, measured):
+    site, base = served
+    page = make_page(**{"viewport": {"width": 390, "height": 844}, "is_mobile": True,
+                        "has_touch": True})
+    widths = {}
+    problems = []
+    for rel in site_pages(site):
+        page.goto(base + rel + "index.html", wait_until="load")
+        widths[rel or "/"] = page.evaluate("document.documentElement.scrollWidth")
+        if widths[rel or "/"] > 390:
+            problems.append(f"/{rel}: {widths[rel or '/']} px wide; {page.evaluate(WIDER_THAN_SCREEN)}")
+    measured(f"page widths at 390 px: widest {max(widths.values())} px ({len(widths)} pages)")
+    assert not problems, "\n".join(problems)
+
+
 def _watched_page(browser, root: str, problems: list[str]):
     """A page in a fresh context that records, in `problems`: every failed request
     (a 404 over HTTP, a missing file from file://), every request outside `root`, every
