@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import (benchfigures, buildrecord, cache, claims, incremental, links, naked, output,
+from . import (benchfigures, buildrecord, cache, claims, incremental, links, naked, output, search,
                render, vendor, yamlio)
 from .progress import Progress, counted, silent, summary_lines
 from .blocks import block_table, compute_now
@@ -167,6 +167,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
         print("glossary terms no page uses: " + ", ".join(site.unused_terms), file=sys.stderr)
     files = site.files | {"numbers.json": numbers_json(root, reg, site, figures, stamp,
                                                        data_reads, use_cache)}
+    files |= search.search_files(search.search_records(site.files, reg.numbers), memo)
     if use_cache:
         write_page_records(root, site.records, numbers_blob=files["numbers.json"])
     return BuildResult(reg, files, figures, time.perf_counter() - t0, site.records,

@@ -58,7 +58,9 @@ class PageContext:
     itself shows without counting); `terms_linked`, the term keys linked on the page;
     `scripts`, static scripts a block asked for; `slugs`, element ids taken;
     `late_markers`, marker -> name of each late block left for the late pass;
-    `late_pass`, True while that pass runs (a late block then renders in place)."""
+    `late_pass`, True while that pass runs (a late block then renders in place);
+    `prov_extra`, keys a block adds to the page's provenance script (the number index's
+    rows)."""
     registry: Registry
     url: str
     root: str
@@ -74,6 +76,7 @@ class PageContext:
     claims_cited: set[str] = field(default_factory=set)
     late_markers: dict[str, str] = field(default_factory=dict)
     late_pass: bool = False
+    prov_extra: dict = field(default_factory=dict)   # more keys for the provenance script
 
     def num(self, id: str, *, record: bool = True, where: str | None = None,
             exact: bool = False) -> str:

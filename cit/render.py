@@ -384,9 +384,10 @@ def _render_templates(state: SiteState, templates_dir: Path,
         if has_prov:
             terms_shown = {k: (state.glossary[k].term, state.definitions[k])
                            for k in p.ctx.terms_linked}
-            files[prov_path(p.url)] = prov_script(
-                p.url, prov_payload(state.registry, p.ctx.numbers_shown, terms_shown,
-                                    p.ctx.claims_cited))
+            payload = prov_payload(state.registry, p.ctx.numbers_shown, terms_shown,
+                                   p.ctx.claims_cited)
+            payload.update(p.ctx.prov_extra)
+            files[prov_path(p.url)] = prov_script(p.url, payload)
         scripts = page_scripts(p.layout, p.ctx.scripts, assets.names, p.doc.path)
         ctx = _template_context(state, p, scripts, has_prov)
         files[p.out] = _render_page(env, p, ctx, assets).encode("utf-8")

@@ -5,9 +5,9 @@
 - `table:<id>` for every registry Table (caption, header cells with scope, numbers
   right-aligned in class "n", each Ref cell a number element);
 - `table:number-index`: every registry number, how it is shown, its kind, the pages it
-  appears on and its provenance, with each source file and each shared computation
-  written once in a list after it (F1, C1, ...; late: rendered once every other page is
-  done);
+  appears on and its provenance, in closed groups by id prefix whose rows a script
+  builds from the page's provenance script when opened, and each source file once in a
+  table after them (late: rendered once every other page is done);
 - `table:tested`: build_info["verification"], a list of (label, number id);
 - `glossary`: every term with its definition and the pages that use it (late);
 - `decks`: the series, one link per deck with its description.
@@ -77,79 +77,60 @@ def _pages_links(ctx, urls) -> str:
 
 
 def number_index(ctx) -> str:
-    """Every number in the registry with where it appears and its provenance.
-
-    Long texts that many rows share are written once: each source file is listed once
-    after the index (its path, commit and blob SHA-1 in full) and rows point at it
-    ("F3"); a computation that more than one number shares is listed once too ("C2"),
-    while one used by a single number stays in its row. A number's card still shows
-    everything in full."""
+    """Every number in the registry with where it appears and its provenance, light
+    enough for a phone (docs/numbers.md, "The number index"): one closed group per id
+    prefix (`final_loss.…`, `sim.…`), whose rows static/numindex.js builds when the
+    reader opens it (or follows a link to a row, `#n-<id>`), from the page's provenance
+    script. That script holds every number (kind, value, text, unit, sources, locator,
+    computation) and, under `x`, what only the index shows: `p`, the pages as [link,
+    label]; `r`, id -> [raw value attribute, [page indices]]. The files the numbers come
+    from are listed once below the groups, in the page itself."""
     reg = ctx.registry
     ids = sorted(reg.numbers)
-    files = sorted({src for i in ids for src in reg.numbers[i].sources},
-                   key=lambda s: (s.path, s.commit or "", s.blob_sha1 or ""))
-    file_ref = {src: f"F{k}" for k, src in enumerate(files, start=1)}
-    uses: dict[str, int] = {}
+    groups: dict[str, list[str]] = {}
     for i in ids:
-        uses[reg.numbers[i].computation] = uses.get(reg.numbers[i].computation, 0) + 1
-    shared = sorted(c for c, k in uses.items() if k > 1)
-    how_ref = {c: f"C{k}" for k, c in enumerate(shared, start=1)}
-    anchors = [r.lower() for r in list(file_ref.values()) + list(how_ref.values())]
-    for anchor in anchors + ["number-index-files", "number-index-files-caption",
-                             "number-index-computations", "number-index-computations-caption"]:
+        groups.setdefault(i.split(".", 1)[0], []).append(i)
+    for anchor in [f"index-{g}" for g in groups] + ["number-index", "number-index-files",
+                                                    "number-index-files-caption"]:
         if anchor in ctx.slugs:
             raise BuildError(ctx.path, f"the number index's anchor {anchor!r} is taken")
         ctx.slugs.add(anchor)
+    ctx.numbers_shown.update(ids)      # shown through the provenance script, not counted
+    ctx.add_script("numindex.js")
+    urls = [p.url for p in ctx.site.pages]
+    at = {u: k for k, u in enumerate(urls)}
+    ctx.prov_extra["x"] = {
+        "p": [[ctx.link(u), ctx.site.label(u)] for u in urls],
+        "r": {i: [reg.numbers[i].raw(), [at[u] for u in ctx.site.appears.get(i, [])]] for i in ids}}
+    out = ['<div class="number-index" id="number-index">']
+    for g, members in groups.items():
+        kinds = ", ".join(sorted({reg.numbers[i].kind for i in members}))
+        out.append(f'<details class="index-group" id="index-{e(g)}" data-group="{e(g)}">'
+                   f'<summary><code class="prov">{e(g)}.…</code> <span class="index-kinds">'
+                   f"{e(kinds)}</span></summary>"
+                   '<p class="index-wait">This group’s rows are built from the page’s '
+                   "provenance file when it is opened; without JavaScript, "
+                   '<code>numbers.json</code> at the site’s root lists every number with '
+                   "its provenance.</p></details>\n")
+    out.append("</div>\n")
+    out.append(_source_files_table(reg, ids))
+    return "".join(out)
 
-    def text(t: str) -> str:
-        # element text needs no escaped quotes; there are thousands here
-        return e(t, quote=False)
 
-    def ref_link(ref: str) -> str:
-        return f'<a href="#{ref.lower()}">{ref}</a>'
-
-    out = [scroll_region("number-index-caption") + '<table class="data number-index" id="number-index">',
-           '<caption id="number-index-caption">Every number on this site: how it is shown, '
-           "its kind, where it appears and where it comes from (files and shared computations are listed below the "
-           "table)</caption>",
-           '<thead><tr><th scope="col">Id</th><th scope="col" class="n">Shown as</th>'
-           '<th scope="col">Unit</th><th scope="col">Kind</th><th scope="col">Appears on</th>'
-           '<th scope="col">Source</th><th scope="col">Locator</th>'
-           '<th scope="col">Computation</th></tr></thead>\n<tbody>']
-    for i in ids:
-        n = reg.numbers[i]
-        sources = ", ".join(ref_link(file_ref[src]) for src in n.sources) or "our own data"
-        how = ref_link(how_ref[n.computation]) if n.computation in how_ref else text(n.computation)
-        out.append(
-            f'<tr id="n-{e(i)}"><th scope="row" class="prov">{text(i)}</th>'
-            f'<td class="n">{ctx.num(i, record=False, exact=True)}</td>'
-            f'<td class="prov">{text(n.unit)}</td><td>{text(n.kind)}</td>'
-            f"<td>{_pages_links(ctx, ctx.site.appears.get(i, []))}</td>"
-            f'<td class="prov">{sources}</td>'
-            f'<td class="prov">{text(n.locator)}</td><td class="prov">{how}</td></tr>\n')
-    out.append("</tbody></table></div>\n")
-    out.append(scroll_region("number-index-files-caption") + '<table class="data number-sources" id="number-index-files">'
-               '<caption id="number-index-files-caption">The files the numbers come from: upstream '
-               "files with the commit their bytes were read at and their git blob SHA-1, and our "
-               "own files</caption>"
-               '<thead><tr><th scope="col">Ref</th><th scope="col">File</th>'
-               '<th scope="col">Commit</th><th scope="col">Blob SHA-1</th></tr></thead>\n<tbody>')
+def _source_files_table(reg: Registry, ids: list[str]) -> str:
+    """The files the numbers come from, each once: path, commit and blob SHA-1."""
+    files = sorted({src for i in ids for src in reg.numbers[i].sources},
+                   key=lambda s: (s.path, s.commit or "", s.blob_sha1 or ""))
+    out = [scroll_region("number-index-files-caption") + '<table class="data number-sources" id="number-index-files">'
+           '<caption id="number-index-files-caption">The files the numbers come from: upstream '
+           "files with the commit their bytes were read at and their git blob SHA-1, and our "
+           "own files</caption>"
+           '<thead><tr><th scope="col">File</th>'
+           '<th scope="col">Commit</th><th scope="col">Blob SHA-1</th></tr></thead>\n<tbody>']
     for src in files:
-        ref = file_ref[src]
-        out.append(f'<tr id="{ref.lower()}"><th scope="row" class="prov">{ref}</th>'
-                   f'<td class="prov"><code>{text(src.path)}</code></td>'
-                   f'<td class="prov">{text(src.commit or "this repository")}</td>'
-                   f'<td class="prov">{text(src.blob_sha1 or "")}</td></tr>\n')
-    out.append("</tbody></table></div>\n")
-    out.append(scroll_region("number-index-computations-caption") + '<table class="data number-sources" id="number-index-computations">'
-               '<caption id="number-index-computations-caption">Computations that more than one '
-               "number shares</caption>"
-               '<thead><tr><th scope="col">Ref</th><th scope="col">Computation</th>'
-               '</tr></thead>\n<tbody>')
-    for c in shared:
-        ref = how_ref[c]
-        out.append(f'<tr id="{ref.lower()}"><th scope="row" class="prov">{ref}</th>'
-                   f'<td class="prov">{text(c)}</td></tr>\n')
+        out.append(f'<tr><td class="prov"><code>{e(src.path, quote=False)}</code></td>'
+                   f'<td class="prov">{e(src.commit or "this repository", quote=False)}</td>'
+                   f'<td class="prov">{e(src.blob_sha1 or "", quote=False)}</td></tr>\n')
     out.append("</tbody></table></div>")
     return "".join(out)
 
@@ -160,7 +141,7 @@ def tested(ctx) -> str:
     if not rows:
         raise BuildError("build_info", "`verification` (a list of (label, number id)) is missing or empty")
     out = [scroll_region("tested-caption") + '<table class="data tested" id="tested">',
-           '<caption id="tested-caption">This build\'s own checks</caption>',
+           '<caption id="tested-caption">This build’s own checks</caption>',
            '<thead><tr><th scope="col">Check</th><th scope="col" class="n">Result</th></tr></thead>\n<tbody>']
     for k, row in enumerate(rows):
         if len(row) != 2:

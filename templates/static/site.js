@@ -109,8 +109,8 @@
   listen(document, "touchstart", { passive: true });
   listen(window, "resize");
 
-  function setUpNumbers() {
-    var nums = document.querySelectorAll(NUM);
+  function setUpNumbers(root) {
+    var nums = (root || document).querySelectorAll(NUM);
     for (var i = 0; i < nums.length; i++) {
       var num = nums[i];
       if (!num.hasAttribute("tabindex")) num.tabIndex = 0;
@@ -153,6 +153,32 @@
     follow();
     if (wide.addEventListener) wide.addEventListener("change", follow);
   }
+
+  /* The search box: its script (static/search.js) loads on the first press of the
+     header's Search button, and Pagefind's module and index only then. */
+  var searchSrc = me && me.src ? me.src.replace(/site\.js([?#].*)?$/, "search.js") : "";
+  var searchState = "idle";   // idle | loading | ready | failed
+  function openSearch() {
+    if (searchState === "ready") return window.CIT_SEARCH.open();
+    if (searchState !== "idle" || !searchSrc) return;
+    searchState = "loading";
+    var script = document.createElement("script");
+    script.src = searchSrc;
+    script.async = true;
+    script.onload = function () {
+      searchState = window.CIT_SEARCH ? "ready" : "failed";
+      if (window.CIT_SEARCH) window.CIT_SEARCH.open();
+    };
+    script.onerror = function () { searchState = "failed"; };
+    document.head.appendChild(script);
+  }
+  document.addEventListener("click", function (e) {
+    if (closestFrom(e.target, "button.search-open")) openSearch();
+  });
+  document.documentElement.classList.add("has-js");
+
+  // numbers a script adds later (the number index's rows) are prepared the same way
+  window.CIT_SITE = { prepare: setUpNumbers };
 
   function init() {
     setUpNumbers();

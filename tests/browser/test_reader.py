@@ -13,6 +13,7 @@ Figures are printed (pytest -s shows them) for the record.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -271,3 +272,47 @@ def test_a_deck_opens_with_its_site_header_in_view(make_page, served):
             header = box(page, ".site-header")
             assert header["top"] == 0 and page.evaluate("window.scrollY") == 0, \
                 f"{width}x{height}{frag}: header at {header}"
+
+
+def test_method_is_light_at_load_and_a_group_s_rows_come_when_it_is_opened(
+        make_page, served, measured):
+    """/method's HTML at load is within its budget and holds no index row; opening a
+    group fetches the page's provenance script once and builds that group's rows, each
+    number opening its card; the bytes before and after are measured."""
+    site, base = served
+    budget = yaml.safe_load((ROOT / "data" / "budgets.yaml").read_text())["method_html_bytes"]["value"]
+    page = make_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page.goto(base + "method/index.html", wait_until="load")
+    page.wait_for_timeout(200)
+    html = page.evaluate("performance.getEntriesByType('navigation')[0].transferSize")
+    at_load = page.evaluate(BYTES)
+    elements = page.evaluate("document.getElementsByTagName('*').length")
+    assert page.locator("details.index-group").count() > 1
+    assert page.locator("details.index-group tbody tr").count() == 0
+    first = page.locator("details.index-group").first
+    first.locator("summary").click()
+    page.wait_for_selector("details.index-group[data-built]")
+    rows = page.locator("details.index-group[open] tbody tr")
+    assert rows.count() == int(first.get_attribute("data-built")) > 0
+    after = page.evaluate(BYTES)
+    rows.first.locator("data.num").click()
+    page.wait_for_selector("#cit-prov-card:not([hidden])")
+    assert rows.first.get_attribute("id")[2:] in page.inner_text("#cit-prov-card")
+    measured(f"/method: HTML {html:,} bytes at load (budget {budget:,}), {at_load:,} bytes "
+             f"transferred, {elements:,} elements; after opening the first group "
+             f"({rows.count()} rows) {after:,} bytes")
+    assert html <= budget, f"/method's HTML is {html:,} bytes at load (budget {budget:,})"
+
+
+def test_a_link_to_a_number_s_row_opens_its_group_and_shows_the_row(make_page, served):
+    site, base = served
+    numbers = json.loads((site / "numbers.json").read_text(encoding="utf-8"))["numbers"]
+    target = numbers[len(numbers) // 2]["id"]
+    page = make_page()
+    page.goto(base + "method/index.html#n-" + target)
+    row = page.locator(f"tr[id='n-{target}']")
+    row.wait_for()
+    assert "is-target" in row.get_attribute("class")
+    box_ = row.bounding_box()
+    assert box_ and 0 <= box_["y"] < 800, f"the row is not in view: {box_}"
+    assert row.locator("data.num").get_attribute("data-id") == target

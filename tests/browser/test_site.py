@@ -336,6 +336,18 @@ CHECK_CLAIMS = """async ({expected, settleMs}) => {
 }"""
 
 
+# /method's number index: every group opened (numindex.js builds its rows from the page's
+# provenance script); returns how many rows were built, once every group has its rows.
+OPEN_INDEX = """async () => {
+  const groups = [...document.querySelectorAll('details.index-group')];
+  groups.forEach(g => { g.open = true; });
+  for (let t = 0; t < 200 && groups.some(g => !g.hasAttribute('data-built')); t++)
+    await new Promise(r => setTimeout(r, 50));
+  return groups.every(g => g.hasAttribute('data-built'))
+    ? document.querySelectorAll('details.index-group tbody tr').length : -1;
+}"""
+
+
 @dataclass
 class PageResult:
     url: str
@@ -350,6 +362,7 @@ class PageResult:
     claims: int = 0
     claim_failures: list[str] = field(default_factory=list)
     icon: str = ""                    # the page's icon, relative to the allowed origin
+    index_rows: int = 0               # rows of the number index built (on /method)
 
 
 def check_page(browser, url: str, allowed: str, numbers: dict, *, routes=(),
@@ -359,6 +372,7 @@ def check_page(browser, url: str, allowed: str, numbers: dict, *, routes=(),
     ctx, page, watch = open_watched(browser, url, allowed, routes=routes)
     try:
         icon, icon_missing = icon_problems(page, allowed)
+        index_rows = page.evaluate(OPEN_INDEX)
         ids = page.eval_on_selector_all("data.num", "els => els.map(e => e.getAttribute('data-id'))")
         expected = {i: numbers[i] for i in set(ids) if i in numbers}
         charts = page.evaluate(CHECK_CHARTS, {"settleMs": settle_ms})
@@ -376,7 +390,7 @@ def check_page(browser, url: str, allowed: str, numbers: dict, *, routes=(),
                       watch.problems() + icon_missing,
                       charts["charts"], charts["traces"], charts["failures"],
                       nums["checked"], nums["failures"], claims["claims"], claims["failures"],
-                      icon)
+                      icon, index_rows)
 
 
 # ---------------------------------------------------------------- fixtures
@@ -453,8 +467,12 @@ def test_every_number_opens_a_card_with_its_kind_sources_locator_computation_and
     bad = [f"{r.url}: {f}" for r in sweep for f in r.number_failures]
     assert not bad, f"{len(bad)} numbers failed:\n" + "\n".join(bad[:50])
     in_html = count_in_pages(built_site, '<data class="num"')
+    index_rows = sum(r.index_rows for r in sweep)
+    registered = len(json.loads((Path(built_site) / "numbers.json").read_text())["numbers"])
+    assert index_rows == registered, f"the number index built {index_rows} rows for {registered} numbers"
     checked = sum(r.numbers for r in sweep)
-    assert checked == in_html and checked > 0, f"{checked} numbers checked, {in_html} in the HTML"
+    assert checked == in_html + index_rows and checked > 0, (
+        f"{checked} numbers checked, {in_html} in the HTML and {index_rows} in the number index")
 
 
 def test_every_checked_claim_opens_a_card_with_its_evidence(sweep, built_site):

@@ -1,6 +1,7 @@
 """The generic blocks over the tiny site: registry tables, the tested table, the number
 index and the glossary (cit/blocks/generic.py)."""
 
+import json
 import os
 import re
 import shutil
@@ -14,38 +15,38 @@ from cit.errors import BuildError
 from tests.conftest import ROOT, page_text
 
 
-def test_the_number_index_lists_every_number_with_where_it_appears(site, render_registry):
+def _prov(site, page: str) -> dict:
+    """The payload of a page's provenance script (cit/assets.py prov_script)."""
+    text = site.files[f"static/prov/{page}.js"].decode("utf-8")
+    return json.loads(text[text.index("]=") + 2:].rstrip().rstrip(";"))
+
+
+def test_the_number_index_holds_every_number_with_where_it_appears_in_closed_groups(
+        site, render_registry):
     html = page_text(site, "method/index.html")
-    rows = re.findall(r'<tr id="n-([^"]+)">(.*?)</tr>', html, re.S)
-    assert [r[0] for r in rows] == sorted(render_registry.numbers)
-    row = dict(rows)["final_loss.A"]
-    assert '<a href="../index.html">' in row and '<a href="../optics/index.html">Optics</a>' in row
-    assert render_registry.numbers["final_loss.A"].locator in row
+    groups = re.findall(r'<details class="index-group" id="index-([^"]+)" data-group="\1">', html)
+    assert groups == sorted({i.split(".")[0] for i in render_registry.numbers})
+    assert "<tr id=\"n-" not in html, "rows are built when a group is opened, not sent"
+    prov = _prov(site, "method")
+    assert sorted(prov["n"]) == sorted(prov["x"]["r"]) == sorted(render_registry.numbers)
+    pages = [p for p, _ in prov["x"]["p"]]
+    raw, shown_on = prov["x"]["r"]["final_loss.A"]
+    assert raw == render_registry.numbers["final_loss.A"].raw()
+    assert [pages[k] for k in shown_on] == ["../index.html", "../optics/index.html"]
+    entry = prov["n"]["final_loss.A"]
+    assert prov["t"][entry[5]] == render_registry.numbers["final_loss.A"].locator
+    assert entry[2] == render_registry.numbers["final_loss.A"].text
 
 
-def test_the_number_index_lists_each_file_and_shared_computation_once(site, render_registry):
+def test_the_number_index_lists_each_file_once_below_the_groups(site, render_registry):
     import html as html_mod
     page = page_text(site, "method/index.html")
-    files = {ref: (html_mod.unescape(p), c, b) for ref, p, c, b in re.findall(
-        r'<tr id="(f\d+)"><th scope="row" class="prov">F\d+</th><td class="prov"><code>([^<]*)</code>'
-        r'</td><td class="prov">([^<]*)</td><td class="prov">([^<]*)</td></tr>', page)}
-    hows = {ref: html_mod.unescape(c) for ref, c in re.findall(
-        r'<tr id="(c\d+)"><th scope="row" class="prov">C\d+</th><td class="prov">([^<]*)</td></tr>', page)}
-    assert files and hows and len(set(files.values())) == len(files)
-    assert len(set(hows.values())) == len(hows)
-    used = set()
-    for i, row in re.findall(r'<tr id="n-([^"]+)">(.*?)</tr>', page, re.S):
-        n = render_registry.numbers[i]
-        cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
-        refs = re.findall(r'href="#(f\d+)"', cells[4])
-        assert [files[r] for r in refs] == [(s.path, s.commit or "this repository", s.blob_sha1 or "")
-                                           for s in n.sources], i
-        how = re.fullmatch(r'<a href="#(c\d+)">C\d+</a>', cells[6])
-        assert (hows[how.group(1)] if how else html_mod.unescape(cells[6])) == n.computation, i
-        used |= set(refs) | ({how.group(1)} if how else set())
-    assert used == set(files) | set(hows), "every listed file and computation is used"
-    shared = [c for c in hows.values()]
-    assert all(sum(n.computation == c for n in render_registry.numbers.values()) > 1 for c in shared)
+    files = [(html_mod.unescape(p), c, b) for p, c, b in re.findall(
+        r'<tr><td class="prov"><code>([^<]*)</code></td><td class="prov">([^<]*)</td>'
+        r'<td class="prov">([^<]*)</td></tr>', page)]
+    want = sorted({(s.path, s.commit or "this repository", s.blob_sha1 or "")
+                   for n in render_registry.numbers.values() for s in n.sources})
+    assert files and sorted(files) == want and len(set(files)) == len(files)
 
 
 def test_the_glossary_lists_every_term_and_the_pages_that_use_it(site):

@@ -1,0 +1,168 @@
+"""The search stage: Pagefind's index of every page, every glossary term and every
+number id, built from the rendered files in memory (docs/architecture.md, "Search").
+
+`search_records(files, numbers)` lists what is indexed: each page's HTML (its <main>;
+Pagefind reads the words, the title and, as sub-results, the headings with ids), the
+glossary's terms as headings at their entries, and one heading per registry number
+(its id, text, unit and kind) at its row of /method's number index. `search_files(records, memo)` runs Pagefind (the `pagefind` package and
+its binary, pinned in pyproject.toml) on them and returns the files of the index and
+of Pagefind's search script under `pagefind/`. Pagefind's own result pages (its UI
+scripts and styles) are left out: static/search.js is the box.
+
+The index is a pure function of the records and Pagefind's version: two builds of the
+same pages give the same bytes (tests/unit/test_search.py), and the memo keeps it
+under a hash of both, so a build whose pages did not change does not run Pagefind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import json
+import re
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from html import escape
+from importlib import metadata
+from pathlib import Path
+from typing import Mapping
+
+from .errors import BuildError
+
+PAGEFIND_DIR = "pagefind"
+# the files of Pagefind's bundle a reader's browser needs; its UI files are not shipped
+SHIPPED = re.compile(r"^(pagefind\.js|pagefind-worker\.js|pagefind-entry\.json"
+                     r"|pagefind\.[a-z0-9_]+\.pf_meta|wasm\.en\.pagefind"
+                     r"|index/[^/]+\.pf_index|fragment/[^/]+\.pf_fragment)$")
+LANGUAGE = "en"
+# in <main> but not words of the page: permalinks, the outline, the index's wait line
+NOT_INDEXED = (".permalink", ".page-outline", ".index-wait")
+INDEX_URL = "/method/index.html"
+GLOSSARY_URL = "/glossary/index.html"
+
+
+def search_records(files: Mapping[str, bytes], numbers: Mapping) -> dict:
+    """What the index holds, as plain data: `pages`, [url, html] for every page (its
+    URL as the site links it, with index.html). Pagefind makes a sub-result of every
+    heading with an id, so the copies it reads differ from the pages in two ways: the
+    glossary's terms (`<dt id="term-…">`) are headings, and a deck's slide titles carry
+    their slides' ids (and no other heading an id). The registry's numbers
+    (`numbers`) follow as pages of their own (_number_pages)."""
+    pages = []
+    for path in sorted(files):
+        if not path.endswith(".html") or path.rsplit("/", 1)[-1] != "index.html":
+            continue
+        url, text = "/" + path, files[path].decode("utf-8")
+        if url == GLOSSARY_URL:
+            text = TERM_RE.sub(r'<h3 id="\1">\2</h3>', text)
+        if url.startswith("/decks/"):
+            text = _slides_as_sections(text)
+        pages.append([url, text])
+    return {"pages": pages + _number_pages(numbers)}
+
+
+SLIDE_RE = re.compile(r'<section class="slide" id="(slide-\d+)"[^>]*aria-labelledby="([^"]+)"')
+HEADING_ID_RE = re.compile(r'(<h[1-6][^>]*?) id="[^"]*"')
+
+
+def _slides_as_sections(text: str) -> str:
+    """A deck's copy for the index: a slide's title heading carries the slide's id (a
+    deck goes to #slide-N), and no other heading has one."""
+    for sid, hid in SLIDE_RE.findall(text):
+        text = text.replace(f' id="{hid}"', f' data-slide="{sid}"', 1)
+    text = HEADING_ID_RE.sub(r"\1", text)
+    return re.sub(r'(<h[1-6][^>]*?) data-slide="(slide-\d+)"', r'\1 id="\2"', text)
+
+
+TERM_RE = re.compile(r'<dt id="(term-[^"]+)"><dfn>(.*?)</dfn></dt>')
+
+
+CHUNK = 60   # numbers per indexed page: Pagefind's excerpts of a page scale with its size
+
+
+def _number_pages(numbers: Mapping) -> list[list[str]]:
+    """The number index as Pagefind reads it: per id prefix, pages of at most CHUNK
+    numbers, each a heading (id `n-<id>`, its row's) over the number's id in words, its
+    text, unit and kind; at /method's group (`#index-<prefix>`, `#index-<prefix>.2`…)."""
+    groups: dict[str, list[str]] = {}
+    for i in sorted(numbers):
+        groups.setdefault(i.split(".", 1)[0], []).append(i)
+    out = []
+    for g, ids in groups.items():
+        for k in range(0, len(ids), CHUNK):
+            part = "" if k == 0 else f".{k // CHUNK + 1}"
+            body = [f"<main><h1>Number index: {escape(g)}</h1>"]
+            for i in ids[k:k + CHUNK]:
+                n = numbers[i]
+                # the id's parts as words too, so "final loss" finds final_loss.B
+                said = " ".join(x for x in (re.sub(r"[._\-′]+", " ", i), n.text, n.unit, n.kind) if x)
+                body.append(f'<h2 id="n-{escape(i)}">{escape(i)}</h2><p>{escape(said)}</p>')
+            out.append([f"{INDEX_URL}#index-{g}{part}", "".join(body) + "</main>"])
+    return out
+
+
+def pagefind_version() -> str:
+    try:
+        return metadata.version("pagefind")
+    except metadata.PackageNotFoundError:
+        raise BuildError("pyproject.toml", "the pagefind package is not installed: "
+                                           "python -m pip install -e .") from None
+
+
+def search_files(records: dict, memo) -> dict[str, bytes]:
+    """The index's files, `pagefind/<name>` -> bytes, kept by `memo` under a key of the
+    records and Pagefind's version."""
+    version = pagefind_version()
+    key = hashlib.sha256(json.dumps([version, records], sort_keys=True,
+                                    ensure_ascii=False).encode("utf-8")).hexdigest()
+    kept = memo("search-index", key, lambda: {
+        name: base64.b64encode(data).decode("ascii")
+        for name, data in _run_pagefind(records).items()})
+    return {f"{PAGEFIND_DIR}/{name}": base64.b64decode(data) for name, data in sorted(kept.items())}
+
+
+def _run_coroutine(make):
+    """asyncio.run(make()), in a thread of its own when this one already runs an event
+    loop (a caller driving a browser with Playwright's sync API does)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()
+
+
+def _run_pagefind(records: dict) -> dict[str, bytes]:
+    try:
+        from pagefind.index import IndexConfig
+        from pagefind.service import PagefindService
+    except ImportError:
+        pagefind_version()      # names the missing package
+        raise
+    config = IndexConfig(root_selector="main", force_language=LANGUAGE,
+                         exclude_selectors=list(NOT_INDEXED))
+
+    async def run() -> dict[str, bytes]:
+        # the service, not the index's context manager, which would write to disk
+        service = await PagefindService().launch()
+        try:
+            index = await service.create_index(config)
+            for url, html_text in records["pages"]:
+                await index.add_html_file(content=html_text, url=url)
+            # written to a scratch folder and read back: the service's answer to
+            # get_files can fill its pipe and hang
+            with tempfile.TemporaryDirectory(prefix="cit-search-") as tmp:
+                await index.write_files(output_path=tmp)
+                return {p.relative_to(tmp).as_posix(): p.read_bytes()
+                        for p in sorted(Path(tmp).rglob("*")) if p.is_file()
+                        and SHIPPED.match(p.relative_to(tmp).as_posix())}
+        finally:
+            await service.close()
+    try:
+        files = _run_coroutine(run)
+    except Exception as e:   # noqa: BLE001 - the binary's failure, named in one line
+        raise BuildError("search index", f"Pagefind failed: {type(e).__name__}: {e}") from None
+    if "pagefind.js" not in files or not any(n.startswith("index/") for n in files):
+        raise BuildError("search index", f"Pagefind wrote no index (files: {sorted(files)})")
+    return files

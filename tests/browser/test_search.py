@@ -1,0 +1,94 @@
+"""The search box, in Chromium: nothing of it loads with a page (no request for its
+script, Pagefind or the index until the reader opens it); a query for a number's id
+finds its row of the number index, a query for a glossary term its entry; a result
+link takes the reader there; from file:// the box says in one line why it cannot
+search and links the site menu. The bytes at load and after a query are measured."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+BYTES = """() => [performance.getEntriesByType('navigation')[0],
+                 ...performance.getEntriesByType('resource')]
+  .reduce((sum, e) => sum + e.transferSize, 0)"""
+SEARCH_REQUESTS = """() => performance.getEntriesByType('resource').map(e => e.name)
+  .filter(n => /\\/pagefind\\/|static\\/search\\.(js|css)/.test(n))"""
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def served(built_site, serve_dir) -> tuple[Path, str]:
+    return Path(built_site), serve_dir(built_site)
+
+
+def _search(page, words: str) -> list[str]:
+    page.click("button.search-open")
+    page.wait_for_selector("dialog.search-dialog[open]")
+    page.fill("dialog .search-input", words)
+    page.wait_for_function("() => /result/i.test(document.querySelector('.search-status').textContent)"
+                           " || /Nothing/.test(document.querySelector('.search-status').textContent)")
+    return page.eval_on_selector_all("dialog .search-results a", "as => as.map(a => a.getAttribute('href'))")
+
+
+def test_a_query_for_a_number_id_finds_its_row_and_nothing_loads_before_the_box_opens(
+        make_page, served, measured):
+    site, base = served
+    numbers = json.loads((site / "numbers.json").read_text(encoding="utf-8"))["numbers"]
+    target = numbers[len(numbers) // 3]["id"]
+    page = make_page()
+    page.goto(base + "optics/index.html", wait_until="load")
+    page.wait_for_timeout(300)
+    at_load = page.evaluate(BYTES)
+    assert page.evaluate(SEARCH_REQUESTS) == [], "the search box loaded something at load"
+    links = _search(page, target)
+    after = page.evaluate(BYTES)
+    assert f"/method/index.html#n-{target}" in links, links
+    assert any("/pagefind/" in n for n in page.evaluate(SEARCH_REQUESTS))
+    measured(f"search on /optics: {at_load:,} bytes at load, {after:,} after opening the box and "
+             f"one query ({target!r}: {len(links)} links)")
+    page.click(f"dialog .search-results a[href='/method/index.html#n-{target}']")
+    row = page.locator(f"tr[id='n-{target}']")
+    row.wait_for()
+    assert "is-target" in row.get_attribute("class")
+
+
+def test_a_query_for_a_glossary_term_finds_its_entry(make_page, served):
+    _, base = served
+    glossary = yaml.safe_load((ROOT / "content" / "glossary.yaml").read_text(encoding="utf-8"))
+    key, entry = sorted(glossary.items())[-1]
+    page = make_page()
+    page.goto(base + "index.html")
+    links = _search(page, entry["term"])
+    assert f"/glossary/index.html#term-{key}" in links, links
+
+
+def test_a_query_that_matches_nothing_says_so(make_page, served):
+    _, base = served
+    page = make_page()
+    page.goto(base + "index.html")
+    assert _search(page, "zzqxjv") == []
+    assert "Nothing found" in page.inner_text(".search-status")
+
+
+def test_from_a_file_url_the_box_says_why_in_one_line_and_links_the_site_menu(browser, served):
+    site, _ = served
+    ctx = browser.new_context()
+    try:
+        page = ctx.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto((site / "transit" / "index.html").resolve().as_uri())
+        page.click("button.search-open")
+        page.wait_for_selector("dialog.search-dialog[open] .search-status a")
+        status = page.inner_text(".search-status")
+        assert "\n" not in status.strip() and "HTTP" in status, status
+        assert page.get_attribute(".search-status a", "href") == "#site-nav"
+        assert page.locator("#site-nav a").count() >= 8
+        assert page.is_disabled("dialog .search-input")
+        assert not errors, errors
+    finally:
+        ctx.close()
