@@ -95,10 +95,10 @@ SPECS = {
         "band-energy", "The band's share of the energy of the compressed delta, against step",
         Axis("Training step", "int"), Axis("Share of the delta's energy in the band", "sig3")),
     "sweep": ChartSpec(
-        "sweep", "Time to the target loss against WAN bandwidth, per variant, shaded across the "
-        "evaluation grid's interval of steps, with the break-even bandwidths marked",
+        "sweep", "Time to the target loss against WAN bandwidth, per variant, with the break-even "
+        "bandwidths marked",
         Axis("WAN bandwidth (GB/s, log scale)", "sig3", log=True),
-        Axis("Time to target (s, log scale)", "sig3", log=True),
+        Axis("Time to target (s, log scale)", "sig3", log=True), bands=False,
         band_note="Values are on the evaluation grid's steps to target; the times at the "
                   "bottom and the top of the interval that grid leaves follow in brackets."),
 }

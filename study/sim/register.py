@@ -149,19 +149,10 @@ def register_tables(reg: Registry, c: Computed, quoted: QuotedFile | None,
                                be.columns[2]),
                   rows, source=f"{results_path} §4 and §8")
     en = doc.table(5, "Repaired optics runs")
-    rows = []
-    for r, e in zip(_rows(en, list(range(1, len(en.columns)))), c.enob):
-        sid = f"sim.enob.{e.run.slug}"
-        rows.append(r[:4] + [Ref(f"{sid}.steps.fewest"), r[4], Ref(f"{sid}.E_vs_A.fewest"),
-                             r[5], Ref(f"{sid}.Eprime_vs_A.most"),
-                             Ref(f"{sid}.Eprime_vs_A.fewest")])
     reg.add_table("enob", "Repaired optics runs: steps to target and break-evens against "
-                  "AdamW, on the evaluation grid's steps and at the ends of their interval "
-                  "(E at the bottom of its interval with AdamW at the top, or the reverse)",
-                  en.columns[1:5] + ("Bottom of the interval", "E vs A",
-                                     "E vs A, E at the bottom", "E′ vs A",
-                                     "E′ vs A, E at the top", "E′ vs A, E at the bottom"),
-                  rows, source=f"{results_path} §5 and §8")
+                  "AdamW on the evaluation grid's steps (results.md §8 gives both corners of "
+                  "the interval)", en.columns[1:], _rows(en, list(range(1, len(en.columns)))),
+                  source=f"{results_path} §5")
     summary = []
     for var in VARIANTS:
         k = var.key
