@@ -260,9 +260,7 @@ def breakevens(ctx) -> str:
     bars, rows = [], []
     for nid, n in found:
         label = breakeven_label(nid)
-        ends = [reg.numbers[f"{nid}.{end}"] for end in ("most", "fewest")
-                if f"{nid}.{end}" in reg.numbers]
-        rows.append((label, [n] + ends))
+        rows.append((label, [n]))
         if isinstance(n.value, float) and math.isfinite(n.value) and n.value > 0:
             colour = "Eprime" if label.startswith("E′") else "Cprime" if label.startswith("C′") else "muted"
             bars.append(sp.Bar(label, n.value, n, colour, lo=_breakeven_end(reg, nid, "most"),
@@ -281,9 +279,9 @@ def breakevens(ctx) -> str:
                "the first variant at the top of its interval of steps and the second at the "
                "bottom, to the reverse. The table also lists the comparisons with no break-even "
                "in the simulated range.")
-    table = data_table(ctx, uid, "Break-even WAN bandwidths",
-                       ("Comparison", "Break-even (grid)", "First at the top of its interval",
-                        "First at the bottom"), rows)
+    table = data_table(ctx, uid, "Break-even WAN bandwidths (grid values; results.md §8 gives "
+                       "each at both corners of the interval)",
+                       ("Comparison", "Break-even (grid)"), rows)
     return figure_html(ctx, uid, svg, caption, table)
 
 
