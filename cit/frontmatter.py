@@ -1,5 +1,5 @@
 """Content files: front matter (checked by cit/fieldcheck.py, unknown keys refused), the
-body that follows it, and a deck's split into slides.
+body that follows it, and a deck's split into slides and each slide's speaker notes.
 
 Errors name the content file and the line, counted in the file itself (front matter
 included): see docs/architecture.md, "Errors".
@@ -16,6 +16,8 @@ from .errors import BuildError
 from .fieldcheck import FieldRule, check_fields, key_places
 
 FENCE = "---"
+NOTES_OPEN = "::: notes"
+NOTES_CLOSE = ":::"
 
 
 FRONT_MATTER_RULES = {"title": FieldRule(str, nonblank=True),
@@ -106,3 +108,27 @@ def split_slides(body: Chunk) -> list[Chunk]:
             cur.append(line)
     slides.append(Chunk("".join(cur), start))
     return [s for s in slides if s.text.strip()]
+
+
+def split_notes(slide: Chunk, path: str) -> tuple[Chunk, Chunk | None]:
+    """A slide's speaker notes, written in it between a line `::: notes` and a line
+    `:::`, taken out of it: (the slide without them, the notes or None). Both keep
+    their file lines (the notes' lines become blank lines in the slide), so errors in
+    either name the right line. A second notes block, or one never closed, is refused."""
+    lines = slide.text.splitlines(keepends=True)
+    opened = [i for i, line in enumerate(lines) if line.strip() == NOTES_OPEN]
+    if not opened:
+        return slide, None
+    start = opened[0]
+    if len(opened) > 1:
+        raise BuildError(f"{path}:{slide.first_line + opened[1]}",
+                         "a slide has one `::: notes` block; this is a second")
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].strip() == NOTES_CLOSE), None)
+    if end is None:
+        raise BuildError(f"{path}:{slide.first_line + start}",
+                         "speaker notes `::: notes` are not closed by a `:::` line")
+    notes = Chunk("".join(lines[start + 1:end]), slide.first_line + start + 1)
+    if not notes.text.strip():
+        raise BuildError(f"{path}:{slide.first_line + start}", "the speaker notes are empty")
+    kept = lines[:start] + ["\n"] * (end - start + 1) + lines[end + 1:]
+    return Chunk("".join(kept), slide.first_line), notes

@@ -31,7 +31,7 @@ from .assets import (PLOTLY, STYLESHEET_SLOT, StaticAssets, link_stylesheets,
 from .blocks.spec import BlockSpec, compute_now
 from .claims import without_marks
 from .errors import BuildError
-from .frontmatter import ContentFile, parse_content_file
+from .frontmatter import ContentFile, parse_content_file, split_notes
 from .glossary import Term, load_glossary
 from .markdown import PageContext, make_markdown, plain_text, render_chunk, render_inline
 from .reads import Reads
@@ -285,12 +285,15 @@ def _render_body(state: SiteState, page: Page) -> None:
         for k in range(1, len(chunks) + 1):
             ctx.slugs.add(f"slide-{k}")
         for k, chunk in enumerate(chunks, start=1):
+            chunk, notes = split_notes(chunk, page.doc.path)
             r = render_chunk(md, chunk, ctx, page.doc.path)
             if r.first_heading is None:
                 raise BuildError(f"{page.doc.path}:{chunk.first_line}",
                                  "every slide needs a heading (its title)")
             page.slides.append({"id": f"slide-{k}", "heading": r.first_heading,
-                                "title": r.first_heading_text, "html": r.html})
+                                "title": r.first_heading_text, "html": r.html,
+                                "notes": render_chunk(md, notes, ctx, page.doc.path).html
+                                if notes else ""})
     else:
         r = render_chunk(md, page.doc.body, ctx, page.doc.path, sections=True,
                          findings_cards=page.layout == "hub")
@@ -357,6 +360,7 @@ def _fill_marker(p: Page, marker: str, html_text: str) -> None:
     if p.layout == "deck":
         for s in p.slides:
             s["html"] = s["html"].replace(marker, html_text)
+            s["notes"] = s["notes"].replace(marker, html_text)
     else:
         p.body = p.body.replace(marker, html_text)
 
@@ -434,7 +438,7 @@ def _template_context(state: SiteState, p: Page, scripts, has_prov: bool) -> dic
         "outline": outline,
         "body": Markup(rest),
         "show_h1": not p.has_h1,
-        "slides": [dict(s, html=Markup(s["html"])) for s in p.slides],
+        "slides": [dict(s, html=Markup(s["html"]), notes=Markup(s["notes"])) for s in p.slides],
         "prev_deck": None,
         "next_deck": None,
     }

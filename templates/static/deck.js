@@ -1,9 +1,14 @@
-/* deck.js: turns <main class="deck"> with <section class="slide" id="slide-K"> children
-   into one slide per screen. Keys: ArrowRight, PageDown, Space (next); ArrowLeft, PageUp,
-   Shift+Space (previous); Home, End. A click on the right two-thirds of a slide goes on,
-   on the left third goes back; a swipe does the same on touch screens. The URL hash
-   follows the slide (#slide-K) so a reload or a shared link opens the same slide.
-   Without this script the deck stays a readable stacked page. */
+/* deck.js: one slide at a time in <main class="deck"> (its <section class="slide"
+   id="slide-K"> children); deck.css lays the slide out on its canvas before this runs,
+   so this only says which slide is current. Keys: ArrowRight, PageDown, Space (next);
+   ArrowLeft, PageUp, Shift+Space (previous); Home, End; F fullscreen; S the presenter
+   view in a second window, kept in step with this one over a BroadcastChannel and
+   postMessage; O an overview of every slide; ? the keys. The overview, the list of keys
+   and the presenter view are static/deck-views.js and deck-views.css, loaded when first
+   asked for. A click on the right two-thirds of a slide goes on, on the left third goes
+   back; a swipe does the same on touch screens. The URL hash follows the slide
+   (#slide-K) so a reload or a shared link opens the same slide. Without this script the
+   deck stays a readable stacked page. */
 (function () {
   "use strict";
 
@@ -13,42 +18,27 @@
   var n = slides.length;
   if (!n) return;
 
+  var root = document.documentElement;
+  var here = document.currentScript ? document.currentScript.src : "";
   var current = -1;
-  document.documentElement.classList.add("deck-js");
+  var listeners = [];
+  root.classList.add("deck-js");
+  var presenting = /(?:^|[?&])presenter(?:[=&]|$)/.test(window.location.search.slice(1));
 
   // Clicks and keys on these belong to the element, not to the deck.
   var OWN_CLICKS = "a, button, input, select, textarea, label, summary, details, " +
     "data.num, [role='button'], [role='dialog'], .prov-card, .term-tip, .chart, " +
     ".js-plotly-plot, .chain-controls";
   var OWN_KEYS = "input, select, textarea, [contenteditable=''], [contenteditable='true'], " +
-    "[role='dialog'], .prov-card";
+    "[role='dialog'], dialog, .prov-card";
   var OWN_SPACE = "a, button, summary, data.num, [role='button'], [role='radio'], " +
     "[role='checkbox']";
 
-  function make(tag, className, text) {
-    var node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text) node.textContent = text;
-    return node;
-  }
-
-  var bar = make("nav", "deck-bar");
-  bar.setAttribute("aria-label", "Slides");
-  var prevBtn = make("button", "deck-prev", "\u2190 Previous");
-  prevBtn.type = "button";
-  var status = make("p", "deck-status");
-  status.setAttribute("aria-live", "polite");
-  status.setAttribute("aria-atomic", "true");
-  status.style.margin = "0";
-  var nextBtn = make("button", "deck-next", "Next \u2192");
-  nextBtn.type = "button";
-  bar.appendChild(prevBtn);
-  bar.appendChild(status);
-  bar.appendChild(nextBtn);
-  var progress = make("div", "deck-progress");
-  progress.setAttribute("aria-hidden", "true");
-  document.body.appendChild(progress);
-  document.body.appendChild(bar);
+  var bar = document.querySelector(".deck-bar");
+  var prevBtn = bar.querySelector(".deck-prev");
+  var nextBtn = bar.querySelector(".deck-next");
+  var status = bar.querySelector(".deck-status");
+  var progress = bar.querySelector(".deck-progress");
 
   slides.forEach(function (slide) {
     if (!slide.hasAttribute("tabindex")) slide.tabIndex = -1;
@@ -75,7 +65,39 @@
     return 0;
   }
 
-  function show(i) {
+  // ---------------------------------------------------------- two windows in step
+  var channel = null;
+  var peer = presenting ? window.opener : null;
+  try {
+    channel = new BroadcastChannel("cit-deck");
+  } catch (err) {
+    channel = null; // postMessage to the other window still works (file:// included)
+  }
+
+  function tell(i) {
+    var msg = { citDeck: window.location.pathname, slide: i };
+    if (channel) channel.postMessage(msg);
+    if (peer && !peer.closed) {
+      try {
+        peer.postMessage(msg, "*");
+      } catch (err) {
+        peer = null;
+      }
+    }
+  }
+
+  function heard(data) {
+    if (data && data.citDeck === window.location.pathname && typeof data.slide === "number") {
+      show(data.slide, true);
+    }
+  }
+  if (channel) channel.onmessage = function (e) { heard(e.data); };
+  window.addEventListener("message", function (e) {
+    if (e.source && (e.source === peer || e.source === window.opener)) heard(e.data);
+  });
+
+  // ---------------------------------------------------------- showing a slide
+  function show(i, fromPeer) {
     i = Math.max(0, Math.min(n - 1, i));
     if (i === current) return;
     var old = current >= 0 ? slides[current] : null;
@@ -87,7 +109,7 @@
     status.textContent = "Slide " + (i + 1) + " of " + n;
     prevBtn.disabled = i === 0;
     nextBtn.disabled = i === n - 1;
-    progress.style.width = ((i + 1) / n) * 100 + "%";
+    progress.style.transform = "scaleX(" + (i + 1) / n + ")";
     var hash = "#slide-" + (i + 1);
     if (window.location.hash !== hash) {
       try {
@@ -96,25 +118,71 @@
         // Some file:// contexts refuse replaceState; the slide still changes.
       }
     }
-    // The browser scrolls to the #slide-K target (on load, and when the slide takes
-    // focus); a scroll margin as tall as everything above the slide makes that scroll
-    // land at the top of the page, so the site header stays in view.
-    slide.style.scrollMarginTop = Math.max(0, slide.getBoundingClientRect().top + window.scrollY) + "px";
     if (focusWasInOld) slide.focus({ preventScroll: true });
-    if (old && slide.getBoundingClientRect().top < 0) window.scrollTo(0, 0);
+    if (!fromPeer) tell(i);
+    listeners.forEach(function (fn) { fn(i); });
   }
 
   function go(step) {
     show(current + step);
   }
 
+  // ---------------------------------------------------------- F, S, O and ?
+  function fullscreen() {
+    var done = document.fullscreenElement ? document.exitFullscreen() : root.requestFullscreen();
+    if (done && done.catch) done.catch(function () { /* refused: the page stays as it is */ });
+  }
+
+  function presenterView() {
+    if (presenting) return;
+    var url = window.location.href.split("#")[0].split("?")[0] + "?presenter#slide-" + (current + 1);
+    var w = window.open(url, "cit-presenter", "popup,width=1200,height=760");
+    if (w) peer = w;
+  }
+
+  // The views' script and sheet, next to this one, loaded once; then(views) runs when
+  // they are in.
+  var views = null;
+  var waiting = null;
+  function withViews(then) {
+    if (views) return then(views);
+    if (waiting) return waiting.push(then);
+    waiting = [then];
+    var base = here.replace(/deck\.js(\?.*)?$/, "");
+    var sheet = document.createElement("link");
+    sheet.rel = "stylesheet";
+    sheet.href = base + "deck-views.css";
+    document.head.appendChild(sheet);
+    var script = document.createElement("script");
+    script.src = base + "deck-views.js";
+    script.onload = function () {
+      views = window.CIT_DECK.views;
+      waiting.forEach(function (fn) { fn(views); });
+    };
+    document.body.appendChild(script);
+  }
+
+  window.CIT_DECK = {
+    slides: slides,
+    presenting: presenting,
+    current: function () { return current; },
+    show: show,
+    onShow: function (fn) { listeners.push(fn); },
+    key: function (name) { VIEW_KEYS[name](); }
+  };
+
+  var VIEW_KEYS = {
+    f: fullscreen,
+    s: presenterView,
+    o: function () { withViews(function (v) { v.overview(true); }); },
+    "?": function () { withViews(function (v) { v.help(); }); }
+  };
+
   prevBtn.addEventListener("click", function () { go(-1); });
   nextBtn.addEventListener("click", function () { go(1); });
+  bar.querySelector(".deck-keys").addEventListener("click", VIEW_KEYS["?"]);
 
-  document.addEventListener("keydown", function (e) {
-    if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
-    var t = e.target && e.target.closest ? e.target : document.body;
-    if (t.closest(OWN_KEYS)) return;
+  function moveKey(e, t) {
     switch (e.key) {
       case "ArrowRight":
       case "PageDown":
@@ -126,7 +194,7 @@
         break;
       case " ":
       case "Spacebar":
-        if (t.closest(OWN_SPACE)) return;
+        if (t.closest(OWN_SPACE)) return false;
         go(e.shiftKey ? -1 : 1);
         break;
       case "Home":
@@ -136,18 +204,33 @@
         show(n - 1);
         break;
       default:
-        return;
+        return false;
+    }
+    return true;
+  }
+
+  document.addEventListener("keydown", function (e) {
+    if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
+    var t = e.target && e.target.closest ? e.target : document.body;
+    if (t.closest(OWN_KEYS)) return;
+    if (views && views.key(e)) return e.preventDefault();
+    var view = VIEW_KEYS[e.key.length === 1 ? e.key.toLowerCase() : ""];
+    if (view) {
+      view();
+    } else if (!moveKey(e, t)) {
+      return;
     }
     e.preventDefault();
   });
 
   deck.addEventListener("click", function (e) {
     if (e.defaultPrevented || e.button !== 0) return;
+    if (views && views.click(e)) return;
     if (e.target.closest && e.target.closest(OWN_CLICKS)) return;
     var sel = window.getSelection ? window.getSelection() : null;
     if (sel && !sel.isCollapsed && String(sel).trim()) return; // the reader is selecting text
-    var width = document.documentElement.clientWidth || window.innerWidth;
-    go(e.clientX < width / 3 ? -1 : 1);
+    var box = deck.getBoundingClientRect();
+    go(e.clientX < box.left + box.width / 3 ? -1 : 1);
   });
 
   var touch = null;
@@ -159,7 +242,7 @@
     touch = { x: e.touches[0].clientX, y: e.touches[0].clientY, t: Date.now() };
   }, { passive: true });
   deck.addEventListener("touchend", function (e) {
-    if (!touch || !e.changedTouches.length) return;
+    if (!touch || !e.changedTouches.length || root.classList.contains("deck-overview")) return;
     var dx = e.changedTouches[0].clientX - touch.x;
     var dy = e.changedTouches[0].clientY - touch.y;
     var quick = Date.now() - touch.t < 800;
@@ -171,5 +254,7 @@
     show(indexFromHash());
   });
 
-  show(indexFromHash());
+  show(indexFromHash(), true);
+
+  if (presenting) withViews(function (v) { v.presenter(); });
 })();
