@@ -7,7 +7,7 @@ import pytest
 
 from cit.errors import BuildError
 from cit.blocks import BlockSpec
-from cit.frontmatter import Chunk, parse_content_file, split_slides
+from cit.frontmatter import Chunk, parse_content_file, split_notes, split_slides
 from cit.glossary import load_glossary
 from cit.markdown import PageContext, folder_href, make_markdown, render_chunk
 
@@ -177,6 +177,36 @@ def test_an_error_on_a_later_slide_names_the_line_in_the_file(render_registry):
 
 def test_split_slides_drops_empty_slides():
     assert [s.text for s in split_slides(Chunk("---\n\nA\n---\n\n", 7))] == ["\nA\n"]
+
+
+DECK = "---\ntitle: T\ndescription: D\nlayout: deck\norder: 1\n---\n"
+
+
+def test_speaker_notes_come_out_of_the_slide_keeping_both_their_file_lines():
+    text = DECK + "## One\n\n- a point\n\n::: notes\nSay this.\n:::\n\nAfter.\n"
+    slide = parse_content_file(text, "content/decks/01-x.md").slides()[0]
+    kept, notes = split_notes(slide, "content/decks/01-x.md")
+    lines = text.splitlines()
+    assert notes.text == "Say this.\n" and notes.first_line == lines.index("Say this.") + 1
+    assert "notes" not in kept.text and "Say this" not in kept.text
+    # the slide keeps its line numbers: "After." is on the same file line as before
+    assert kept.text.splitlines().index("After.") + kept.first_line == lines.index("After.") + 1
+    assert split_notes(Chunk("## No notes\n", 9), "d.md") == (Chunk("## No notes\n", 9), None)
+
+
+@pytest.mark.parametrize("body, bad_line, says", [
+    ("## One\n::: notes\nnever closed\n", "::: notes", "not closed"),
+    ("## One\n::: notes\nA.\n:::\n::: notes\nB.\n:::\n", None, "second"),
+    ("## One\n::: notes\n\n:::\n", "::: notes", "empty"),
+])
+def test_bad_speaker_notes_are_refused_naming_the_line(body, bad_line, says):
+    text = DECK + body
+    slide = parse_content_file(text, "content/decks/01-x.md").slides()[0]
+    with pytest.raises(BuildError) as e:
+        split_notes(slide, "content/decks/01-x.md")
+    lines = text.splitlines()
+    line = (lines.index(bad_line) if bad_line else len(lines) - 1 - lines[::-1].index("::: notes")) + 1
+    assert e.value.where == f"content/decks/01-x.md:{line}" and says in e.value.message
 
 
 def test_a_glossary_entry_with_an_unknown_key_names_its_line():

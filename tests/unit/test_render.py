@@ -49,6 +49,21 @@ def test_deck_slides_are_sections_inside_a_deck_main(site):
     assert 'href="../../decks/02-traffic/index.html" rel="next"' in html
 
 
+def test_speaker_notes_fold_under_their_slide_and_their_numbers_count(render_content, render_tiny):
+    deck = ("---\ntitle: Sources\ndescription: D.\nlayout: deck\norder: 1\n---\n"
+            "# Sources\n\nA slide.\n\n::: notes\nSay that :n[runs.completed] runs completed.\n:::\n"
+            "\n---\n\n## No notes here\n\nText.\n")
+    site = render_tiny(render_content({"decks/01-sources.md": deck}))
+    html = page_text(site, "decks/01-sources/index.html")
+    first, second = re.findall(r'<section class="slide".*?</section>', html, re.S)
+    notes = re.search(r'<details class="slide-notes"><summary>Speaker notes</summary>\n(.*?)</details>',
+                      first, re.S)
+    assert notes and 'data-id="runs.completed"' in notes.group(1) and "Say that" in notes.group(1)
+    assert "A slide." in first and "A slide." not in notes.group(1)
+    assert "slide-notes" not in second
+    assert site.appears["runs.completed"] == ["/decks/01-sources/"]
+
+
 def test_the_build_stamp_shows_the_commit_and_its_date(site):
     from conftest import RENDER_BUILD_INFO
     html = page_text(site, "index.html")
