@@ -120,7 +120,7 @@ TERMS = {
 
 
 def _page(title: str, depth: int, body: str, *, scripts: list[str], url: str,
-          prov: str | None, main_class: str = "", after_main: str = "",
+          prov: str | None, main_class: str = "", before_main: str = "",
           body_class: str = "") -> str:
     up = "../" * depth
     data = f' data-page="{url}" data-prov="{up}{prov}"' if prov else ""
@@ -140,10 +140,10 @@ def _page(title: str, depth: int, body: str, *, scripts: list[str], url: str,
 <a class="skip-link" href="#main">Skip to the content</a>
 <header><nav aria-label="Site"><ul><li><a href="{up}">Hub</a></li>
 <li><a href="{up}{DECK}">Deck</a></li><li><a href="{up}glossary/">Glossary</a></li></ul></nav></header>
-<main id="main"{cls}>
+{before_main}<main id="main"{cls}>
 {body}
 </main>
-{after_main}<footer><p>Demo site for the browser tests.</p></footer>
+<footer><p>Demo site for the browser tests.</p></footer>
 {js}</body>
 </html>
 """
@@ -202,7 +202,7 @@ data-term="other-term">other term</a>.</p>
     (out / DECK / "index.html").write_text(
         _page("Demo deck", 2, sections, scripts=["site.js", "deck.js"], url="/" + DECK,
               prov=deck.prov(out, "/" + DECK, terms=True), main_class="deck",
-              after_main=deck_bar(), body_class="layout-deck"),
+              before_main=deck_bar(), body_class="layout-deck"),
         encoding="utf-8")
 
     gl = "<h1>Glossary</h1><dl class=\"glossary\">" + "".join(
