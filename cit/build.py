@@ -11,8 +11,10 @@ output folder untouched, and an --out the build did not make is never replaced.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,6 +130,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     t0 = time.perf_counter()
     progress = progress or silent()
     reads = Reads(root)
+    use_cache = use_cache and cache.usable(root)
     with progress.stage("vendor", "verifying the upstream files against the lock"):
         with reads.scope() as vendor_reads:
             vendored = vendor.materialise(vendor_from, root, reads=reads)
@@ -259,14 +262,16 @@ def check_naked_numbers(files: dict[str, bytes], reg: Registry, entries) -> None
                          + "\n  ".join(failures[:20]))
 
 
-def serve_rebuilder(root: Path, vendor_from):
+def serve_rebuilder(root: Path, vendor_from, use_cache: bool = True):
     """The rebuild function `--serve` calls with the changed paths: a build in this
     process with the data-stage cache, its files and page records kept in memory, so
-    only the pages whose inputs changed are rendered again."""
+    only the pages whose inputs changed are rendered again (with `use_cache` False,
+    --no-cache: every save rebuilds cold)."""
     kept: dict = {}
 
     def rebuild(changed):
-        result = run_stages(root, vendor_from, use_cache=True, previous=kept.get("records"))
+        result = run_stages(root, vendor_from, use_cache=use_cache,
+                            previous=kept.get("records") if use_cache else {})
         kept["records"] = result.records
         return result.files
     return rebuild
@@ -275,26 +280,28 @@ def serve_rebuilder(root: Path, vendor_from):
 def main(argv=None) -> int:
     a = _arguments(argv)
     _printable_anywhere()
+    root = Path(a.root)
     if a.diff:
         from . import numbersdiff
-        return numbersdiff.main(Path(a.root), a.diff, a.fail_on_change, a.vendor_from)
+        return numbersdiff.main(root, a.diff, a.fail_on_change, a.vendor_from)
+    use_cache = not (a.no_cache or a.check or os.environ.get("CIT_NO_CACHE"))
     if a.serve:
         from . import serve
-        return serve.serve(Path(a.root), a.port, serve_rebuilder(Path(a.root), a.vendor_from))
+        return serve.serve(root, a.port, serve_rebuilder(root, a.vendor_from, use_cache))
+    out = Path(a.out) if a.out else root / "site"
     progress = Progress(quiet=a.quiet)
+    state = {"committed": False}
     try:
-        use_cache = not (a.no_cache or os.environ.get("CIT_NO_CACHE"))
-        if not a.check:
-            output.check_target(Path(a.out))     # refuse a bad --out before the work
-        result = run_stages(Path(a.root), a.vendor_from, use_cache, progress=progress)
-        if not a.check:
-            with progress.stage("write", f"writing {_shown_path(Path(a.out))}"):
-                output.write_site(result.files, Path(a.out))
-                progress.done(f"{counted(len(result.files), 'file')} written to "
-                              f"{_shown_path(Path(a.out))}/ in one swap")
+        with _sigterm_as_interrupt():
+            result = _build_and_write(a, root, out, use_cache, progress, state)
     except BuildError as e:
         print(f"build failed: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("build interrupted: " + ("nothing written" if a.check else f"{out} " + (
+            "holds the new site (it was in place)" if state["committed"] else
+            "is as it was (nothing written)")), file=sys.stderr)
+        return 130
     if a.check:
         unpinned = links.unpinned_links(result.files, [k for k in result.files
                                                        if k.endswith(".html")])
@@ -302,7 +309,7 @@ def main(argv=None) -> int:
               + "".join(f"\n  {line}" for line in unpinned))
     if not a.quiet:
         print("\n".join(summary_lines(result.figures, _kinds(result.registry),
-                                       None if a.check else _shown_path(Path(a.out)),
+                                       None if a.check else _shown_path(out),
                                        result.reused)))
         print(f"Done in {result.seconds:.2f} s.")
     return 0
@@ -314,6 +321,34 @@ def _printable_anywhere() -> None:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
+
+
+def _build_and_write(a, root: Path, out: Path, use_cache: bool, progress,
+                     state: dict) -> BuildResult:
+    """The stages, then the site put in place in one swap (cit/output.py), with Ctrl-C
+    and SIGTERM held during the swap; `state["committed"]` says it happened."""
+    inputs = build_inputs(root, a.vendor_from)
+    if not a.check:
+        output.check_target(out, root, inputs)     # refuse a bad --out before the work
+    result = run_stages(root, a.vendor_from, use_cache, progress=progress)
+    if not a.check:
+        with progress.stage("write", f"writing {_shown_path(out)}"):
+            staged = output.stage_site(result.files, out, root, inputs)
+            with output.signals_held():
+                output.commit(staged)
+                state["committed"] = True
+            progress.done(f"{counted(len(result.files), 'file')} written to "
+                          f"{_shown_path(out)}/ in one swap")
+    return result
+
+
+def build_inputs(root: Path, vendor_from) -> list[Path]:
+    """What a build reads, which no --out may hold or lie inside (docs/output.md): the
+    project's inputs and code, its caches and git folder, and the upstream mirror."""
+    found = [root / n for n in ("build.py", "cit", "study", "content", "data", "templates",
+                                "vendored", ".cache", ".git") if os.path.lexists(root / n)]
+    mirror = vendor.mirror_dir(vendor_from, root)
+    return found + ([mirror] if mirror else []) + [Path(__file__).resolve().parent]
 
 
 def _kinds(reg: Registry) -> dict[str, int]:
@@ -337,9 +372,9 @@ def _arguments(argv):
     import argparse
     ap = argparse.ArgumentParser(prog="python build.py",
                                  description="Build the results site into site/.")
-    ap.add_argument("--out", default=str(ROOT / "site"), help="output folder (default site/)")
+    ap.add_argument("--out", help="output folder (default site/)")
     ap.add_argument("--check", action="store_true",
-                    help="run every stage and check, write nothing")
+                    help="run every stage and check cold, write no site and no cache")
     ap.add_argument("--vendor-from", help="folder holding the upstream files (a mirror)")
     ap.add_argument("--no-cache", action="store_true",
                     help="cold build: ignore and write no .cache/ (CI's clean clone has none)")
@@ -354,4 +389,28 @@ def _arguments(argv):
     ap.add_argument("--fail-on-change", action="store_true",
                     help="with --diff: exit 1 when a number or claim changed")
     ap.add_argument("--root", default=str(ROOT), help=argparse.SUPPRESS)
-    return ap.parse_args(argv)
+    a = ap.parse_args(argv)
+    if a.serve and (a.check or a.out):
+        print("python build.py: --serve writes nothing and checks as it builds: it takes "
+              "--port, --no-cache and --vendor-from, not "
+              + ("--check" if a.check else "--out"), file=sys.stderr)
+        raise SystemExit(2)
+    return a
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """SIGTERM ends a build as Ctrl-C does (one line, the previous site kept); in the
+    main thread only (a test may call main from another)."""
+    import signal
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

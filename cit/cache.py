@@ -15,6 +15,7 @@ line and the build goes on cold, writing a fresh one.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import io
@@ -25,6 +26,8 @@ import re
 import sys
 from pathlib import Path
 from typing import Callable
+
+from . import atomic
 
 MAGIC = b"cit-data-stages"
 FORMAT = b"1"
@@ -109,12 +112,12 @@ def read(root: Path, key: str, valid: Callable[[object], bool]):
     return value
 
 
-def _refuse(path: Path, root: Path, why: str) -> None:
+def _refuse(path: Path, root: Path, why: str, then: str = "building cold") -> None:
     try:
         shown = path.relative_to(root).as_posix()
     except ValueError:
         shown = str(path)
-    print(f"cache {shown} discarded: {why}; building cold", file=sys.stderr)
+    print(f"cache {shown} discarded: {why}; {then}", file=sys.stderr)
     return None
 
 
@@ -133,18 +136,29 @@ def _framed(magic: bytes, key: str, body: bytes) -> bytes:
 
 
 def _store(path: Path, data: bytes, consequence: str, stale=()) -> None:
-    """Write `data` at `path` through a temporary file beside it, so no reader sees half
-    a file, after deleting the `stale` files; a failure is reported in one line ending
-    with `consequence` (what the next build does without it)."""
+    """Write `data` at `path` through the atomic writer (a temporary file beside it,
+    flushed, renamed: no reader sees half a file; cit/atomic.py), after deleting the
+    `stale` files; a failure leaves no temporary file and is reported in one line
+    ending with `consequence` (what the next build does without it)."""
     try:
         path.parent.mkdir(exist_ok=True)
         for old in list(stale):
             old.unlink()
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.part")
-        tmp.write_bytes(data)
-        tmp.replace(path)
+        atomic.write_file(path, data)
     except OSError as e:
-        print(f"cache not written ({e.strerror}: {e.filename}); {consequence}", file=sys.stderr)
+        where = f": {e.filename}" if e.filename else f" writing {path.name}"
+        print(f"cache not written ({e.strerror}{where}); {consequence}", file=sys.stderr)
+
+
+def usable(root: Path) -> bool:
+    """Whether `.cache` can hold the caches: absent or a folder. Anything else (a file
+    in its place) is reported once, and the build runs cold without writing a cache."""
+    folder = Path(root) / ".cache"
+    if not os.path.lexists(folder) or (folder.is_dir() and not folder.is_symlink()):
+        return True
+    print(f"cache folder {folder.name} is not a folder; building cold, no cache written",
+          file=sys.stderr)
+    return False
 
 
 # ---- plain JSON records under the same verified header (the incremental render's
@@ -226,7 +240,10 @@ def read_blob(root: Path, digest: str) -> bytes | None:
     if data is None:
         return None
     if hashlib.sha256(data).hexdigest() != digest:
-        return _refuse(path, root, "its SHA-256 does not match its name (damaged)")
+        with contextlib.suppress(OSError):
+            path.unlink()       # so that the page's next write stores it afresh
+        return _refuse(path, root, "its SHA-256 does not match its name (damaged)",
+                       "it is made again")
     return data
 
 

@@ -12,14 +12,18 @@ under umask 022): no temporary-folder call that forces 0700.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
 import re
 import secrets
 import shutil
+import signal
+from dataclasses import dataclass
 from pathlib import Path
 
+from . import atomic
 from .errors import BuildError
 
 MARK_FILE = "numbers.json"
@@ -44,16 +48,23 @@ def made_by_build(folder: Path) -> bool:
             and isinstance(build.get("commit_date"), str))
 
 
-def check_target(out: Path) -> Path:
+def check_target(out: Path, project: Path | None = None, inputs=()) -> Path:
     """Refuse an output path the build must not write; returns it resolved.
 
     Allowed: a path that does not exist yet, in an existing folder; or a folder a
     previous build made. Refused, with nothing touched: a file, a folder without the
-    build's mark, a missing parent or a parent that is not a folder."""
+    build's mark, a missing parent or a parent that is not a folder, a symlink loop, a
+    folder that holds the `project`, and a folder that holds one of the `inputs` (what
+    the build reads: the project's inputs, the upstream mirror) or lies inside one."""
     shown = str(out)
-    out = Path(os.path.abspath(out))
-    if out.is_symlink():
-        out = out.resolve()
+    try:
+        out = Path(os.path.realpath(os.path.abspath(out), strict=False))
+        if os.path.islink(out):
+            out.resolve(strict=True)        # a loop realpath left unresolved
+    except (OSError, RuntimeError):
+        raise BuildError(f"--out {shown}", "is a symlink loop (or a symlink that cannot "
+                         "be followed); nothing was changed") from None
+    _refuse_inputs(out, shown, project, inputs)
     parent = out.parent
     if out == parent:
         raise BuildError(f"--out {shown}", "the file system root is never an output folder")
@@ -72,6 +83,37 @@ def check_target(out: Path) -> Path:
     return out
 
 
+def _refuse_inputs(out: Path, shown: str, project: Path | None, inputs) -> None:
+    """BuildError when `out` holds the project or an input, or lies inside an input
+    (docs/output.md: a build that replaced such a folder would delete what it reads, or
+    publish its own output inside the next site)."""
+    def real(p: Path) -> Path:
+        return Path(os.path.realpath(p))
+    if project is not None and real(project).is_relative_to(out):
+        raise BuildError(f"--out {shown}", f"holds the project ({real(project)}); refusing "
+                         "to write there (nothing was changed; choose a folder outside it)")
+    for p in inputs:
+        r = real(p)
+        named = _named(r, project)
+        if r.is_relative_to(out):
+            raise BuildError(f"--out {shown}", f"holds {named}, which the build reads; "
+                             "refusing to write there (nothing was changed)")
+        if out.is_relative_to(r):
+            raise BuildError(f"--out {shown}", f"is inside {named}, which the build reads; "
+                             "refusing to write there (nothing was changed; choose a folder "
+                             "outside the build's inputs)")
+
+
+def _named(p: Path, project: Path | None) -> str:
+    """An input as a message names it: relative to the project when inside it."""
+    if project is not None and p.is_relative_to(real := Path(os.path.realpath(project))):
+        return p.relative_to(real).as_posix() + ("/" if p.is_dir() else "")
+    return str(p)
+
+
+LEFTOVER = r"\.{name}-(?:new|old)-(\d+)-[0-9a-f]+"    # atomic.sweep's pattern for `out`
+
+
 def _new_folder(parent: Path, prefix: str) -> Path:
     """A fresh, uniquely named folder in `parent`, its mode left to the umask."""
     for _ in range(100):
@@ -84,51 +126,101 @@ def _new_folder(parent: Path, prefix: str) -> Path:
     raise FileExistsError(errno.EEXIST, "no free temporary name", str(parent))
 
 
-def _swap(tmp: Path, out: Path, shown: str) -> None:
-    """Put `tmp` at `out`; a marked previous output is moved aside, then deleted once the
-    new one is in place (or moved back if it could not be)."""
-    for _ in range(5):
-        old = None
-        if out.exists():
-            check_target(out)   # it may have changed since the first check
-            old = out.parent / f".{out.name}-old-{os.getpid()}-{secrets.token_hex(4)}"
-            out.rename(old)
-        try:
-            tmp.rename(out)
-        except OSError as e:
-            if old is not None and not out.exists():
-                old.rename(out)
-                old = None
-            # a concurrent build put its own site at `out` between our two renames
-            if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
-                raise
-            continue
-        finally:
-            if old is not None:
-                shutil.rmtree(old, ignore_errors=True)
-        return
-    raise BuildError(f"--out {shown}", "another build kept replacing this folder; try again")
+@dataclass
+class Staged:
+    """A new output written and flushed beside its target, not yet in place."""
+    tmp: Path
+    out: Path
+    shown: str
+    project: Path | None
+    inputs: tuple
 
 
-def write_site(files: dict[str, bytes], out: Path) -> None:
-    """Write `files` into a sibling temporary folder, then swap it in. On any failure
-    the previous output is untouched and the temporary folder is removed."""
+def stage_site(files: dict[str, bytes], out: Path, project: Path | None = None,
+               inputs=()) -> Staged:
+    """Check `out`, remove what killed builds left beside it, and write `files` into a
+    new hidden folder there, flushed to disk. The caller then calls `commit` (with the
+    signals held: `signals_held`) or `discard`. On a failure here the folder is removed
+    and the previous output is untouched."""
     shown = str(out)
-    out = check_target(out)
+    out = check_target(out, project, inputs)
+    atomic.sweep(out.parent, LEFTOVER.format(name=re.escape(out.name)))
     try:
         tmp = _new_folder(out.parent, f".{out.name}-new-")
     except OSError as e:
         raise BuildError(f"--out {shown}", f"cannot create a folder in {out.parent} "
                          f"({e.strerror})") from None
+    staged = Staged(tmp, out, shown, project, tuple(inputs))
     try:
         for rel, data in sorted(files.items()):
             p = tmp / rel
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_bytes(data)
-        _swap(tmp, out, shown)
+        atomic.fsync_tree(tmp)
+    except BaseException as e:
+        discard(staged)
+        if isinstance(e, OSError):
+            raise BuildError(f"--out {shown}", f"writing the site failed ({_why(e)}); the "
+                             "previous output is untouched") from None
+        raise
+    return staged
+
+
+def _why(e: OSError) -> str:
+    return e.strerror + (f": {e.filename}" if e.filename else "")
+
+
+def commit(staged: Staged) -> None:
+    """Put the staged folder at its target in one step: exchanged with a marked previous
+    output (checked again, in case it changed), or renamed to a free path; then the
+    previous output, now in the hidden folder, is deleted."""
+    try:
+        for _ in range(5):
+            if os.path.lexists(staged.out):
+                check_target(staged.out, staged.project, staged.inputs)
+                atomic.exchange(staged.tmp, staged.out)
+                return
+            try:
+                atomic.place(staged.tmp, staged.out)
+                return
+            except FileExistsError:
+                continue    # a concurrent build put its site there meanwhile
+        raise BuildError(f"--out {staged.shown}", "another build kept replacing this folder; "
+                         "try again")
     except OSError as e:
-        raise BuildError(f"--out {shown}", f"writing the site failed ({e.strerror}: "
-                         f"{e.filename}); the previous output is untouched") from None
+        raise BuildError(f"--out {staged.shown}", f"writing the site failed ({_why(e)}); "
+                         "the previous output is untouched") from None
     finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+        discard(staged)
+
+
+def discard(staged: Staged) -> None:
+    """Remove the hidden folder: the unused new output, or the replaced previous one."""
+    if os.path.lexists(staged.tmp):
+        shutil.rmtree(staged.tmp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def signals_held():
+    """Ctrl-C and SIGTERM wait while the block runs (the swap and its flag), and are
+    delivered when it ends; outside the main thread, or where signals cannot be held,
+    the block runs as it is."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    try:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    except (AttributeError, ValueError, OSError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def write_site(files: dict[str, bytes], out: Path, project: Path | None = None,
+               inputs=()) -> None:
+    """Write `files` into a sibling temporary folder, then swap it in. On any failure
+    the previous output is untouched and the temporary folder is removed."""
+    staged = stage_site(files, out, project, inputs)
+    with signals_held():
+        commit(staged)

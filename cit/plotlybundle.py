@@ -32,7 +32,7 @@ from pathlib import Path
 
 import yaml
 
-from . import yamlio
+from . import atomic, yamlio
 from .errors import BuildError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -174,8 +174,8 @@ def install_tarball(tgz: bytes, integrity: str, tarball: str, version: str,
     out = root / BUNDLE_DIR
     out.mkdir(parents=True, exist_ok=True)
     for name, data in files.items():
-        (out / name).write_bytes(data)
-    (out / LOCK_NAME).write_text(
+        atomic.write_file(out / name, data)
+    atomic.write_file(out / LOCK_NAME,
         "# The plotly.js bundle the charts load; written by "
         "`python -m cit.plotlybundle refresh`.\n"
         "# tarball: the npm registry's file name for the package version; integrity: npm's.\n"

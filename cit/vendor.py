@@ -21,7 +21,7 @@ from pathlib import Path
 
 import yaml
 
-from . import yamlio
+from . import atomic, yamlio
 
 from .errors import BuildError
 from .fieldcheck import FieldRule, check_fields, key_places
@@ -162,7 +162,7 @@ def write_lock(mirror: Path, lock_path: Path = LOCK) -> Lock:
                                 commit=commits.get(rel, SNAPSHOT)))
     lock = Lock(repository=REPOSITORY, commit=SNAPSHOT, host=RAW_HOST, files=files)
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    lock_path.write_text(
+    atomic.write_file(lock_path,    # the whole new lock or the old one, never part of one
         "# Upstream data pinned for the build; written by `python -m cit.vendor lock`.\n"
         + yaml.safe_dump(asdict(lock), sort_keys=False))
     return lock
@@ -221,12 +221,19 @@ def materialise(vendor_from: str | Path | None = None, root: Path = ROOT,
                 data = _download(lock, f)
                 _verify(f, data, "download")
             local.parent.mkdir(parents=True, exist_ok=True)
-            tmp = local.with_suffix(local.suffix + ".part")
-            tmp.write_bytes(data)
-            tmp.replace(local)
+            _store(local, f.path, data)
             reads.bytes(local)      # recorded as read, as the next build will read it
         out[f.path] = VendoredFile(f.path, local, f.commit, f.blob_sha1, f.size)
     return out
+
+
+def _store(local: Path, rel: str, data: bytes) -> None:
+    """A verified upstream file written in place (cit/atomic.py); a failure (a full disk)
+    is one line naming the file."""
+    try:
+        atomic.write_file(local, data)
+    except OSError as e:
+        raise BuildError(rel, f"cannot be written into vendored/ ({e.strerror})") from None
 
 
 def main(argv=None) -> int:
@@ -239,7 +246,11 @@ def main(argv=None) -> int:
             mirror = mirror_dir(a.vendor_from)
             if mirror is None:
                 raise BuildError("vendor", "no mirror found to write the lock from")
-            lock = write_lock(mirror)
+            try:
+                lock = write_lock(mirror)
+            except OSError as e:
+                raise BuildError(str(LOCK.relative_to(ROOT)), f"not written ({e.strerror}); "
+                                 "the lock is as it was") from None
             print(f"locked {len(lock.files)} files from {mirror}")
         else:
             files = materialise(a.vendor_from)

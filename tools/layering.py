@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "cit"
 
 LAYERS = (
-    ("foundation", ("errors", "yamlio", "fieldcheck", "htmlscan", "reads", "fmt", "markup", "progress",
-                    "pipetable")),
+    ("foundation", ("errors", "atomic", "yamlio", "fieldcheck", "htmlscan", "reads", "fmt",
+                    "markup", "progress", "pipetable")),
     ("registry and vendoring", ("registry", "claims", "vendor", "plotlybundle")),
     ("reading the data", ("runs", "sweeplog", "tables", "resultsmd")),
     ("data stages", ("experiment", "experiment_claims", "sim", "benchfigures")),

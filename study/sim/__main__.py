@@ -52,6 +52,13 @@ def main(argv=None) -> int:
     except BuildError as e:
         print(f"simulator failed: {e}", file=sys.stderr)
         return 1
+    except OSError as e:        # the atomic writer left the file as it was
+        print(f"simulator failed: {e.filename or 'a file'} not written ({e.strerror}); "
+              "it is as it was", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("simulator interrupted: every file is as it was", file=sys.stderr)
+        return 130
     return 0
 
 

@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from cit import atomic
 from cit.errors import BuildError
 from cit.fmt import fmt_sig
 from . import closed
@@ -300,4 +301,4 @@ def write_calibration(path: Path, scenario, cal: Calibration) -> None:
         while end > start + 1 and not lines[end - 1].strip():
             end -= 1                      # keep the blank lines before the next entry
         lines[start:end] = _block(f.key, scenario.entries[f.key], f, cal)
-    Path(path).write_text("\n".join(lines))
+    atomic.write_file(Path(path), "\n".join(lines))   # never a truncated scenario

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cit import atomic
 from cit.errors import BuildError
 from cit.fmt import fmt, fmt_general, fmt_int, fmt_pct, fmt_sig
 from cit.pipetable import is_separator, split_row
@@ -940,5 +941,5 @@ def check_results(computed: Computed, path: Path, name: str = RESULTS,
 def write_results(computed: Computed, path: Path) -> str:
     """Write data/sim/results.md (the explicit regeneration command calls this)."""
     text = render(build_doc(computed))
-    Path(path).write_text(text)
+    atomic.write_file(Path(path), text)     # never a truncated record (cit/atomic.py)
     return text

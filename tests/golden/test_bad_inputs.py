@@ -465,3 +465,283 @@ def test_an_unpinned_outside_link_is_allowed_and_listed_by_check(case, tmp_path)
     assert r.returncode == 0, r.stderr
     assert ("external links to pages that can change (allowed): 1\n"
             "  notebook/index.html: https://example.org/project\n") in r.stdout
+
+
+# ---- faults (issue 23's review): --out over the project or its inputs, a killed or
+# interrupted write, the commands that rewrite committed files ----------------------------
+
+def test_out_holding_the_project_is_refused_and_nothing_is_lost(case, tmp_path, built_site):
+    """D1: the folder holding the project carries the build's mark (an earlier --out);
+    replacing it would delete the project, an uncommitted draft with it."""
+    shutil.copy(built_site / "numbers.json", tmp_path / "numbers.json")    # the mark
+    draft = case.root / "content" / "pages" / "draft.md"
+    draft.write_text("---\ntitle: Draft\ndescription: Uncommitted.\nlayout: page\n---\n\n"
+                     "## Draft\n\nWords.\n")
+    err = case.run_out(tmp_path, case.root, tmp_path / "numbers.json").stderr
+    assert err == (f"build failed: --out {tmp_path}: holds the project ({case.root}); "
+                   "refusing to write there (nothing was changed; choose a folder outside "
+                   "it)\n")
+
+
+@pytest.mark.parametrize("inside", ["templates/static/site", "content/pages/out",
+                                    "vendored/site", ".cache/site"])
+def test_out_inside_the_builds_inputs_is_refused(case, inside):
+    """C6: a site written into templates/static/ would be shipped inside the next one."""
+    top = inside.split("/")[0]
+    err = case.run_out(case.root / inside, case.root / top).stderr
+    assert err == (f"build failed: --out {case.root / inside}: is inside {top}/, which the "
+                   "build reads; refusing to write there (nothing was changed; choose a "
+                   "folder outside the build's inputs)\n")
+    assert not (case.root / inside).exists()
+
+
+def test_out_holding_the_upstream_mirror_is_refused(case, tmp_path, upstream_mirror):
+    """The mirror is read by the build too: an --out that holds it is refused."""
+    mirror = tmp_path / "up" / "mirror"
+    shutil.copytree(upstream_mirror, mirror)
+    shutil.copy(case.root / "vendored" / "lock.yaml", tmp_path / "lock-before.yaml")
+    from cit import build
+    r = run_in_process(build.main, ["--out", str(tmp_path / "up"), "--vendor-from",
+                                    str(mirror)], case.root, None)
+    assert r.returncode == 1
+    assert r.stderr == (f"build failed: --out {tmp_path / 'up'}: holds {mirror}, which the "
+                        "build reads; refusing to write there (nothing was changed)\n")
+
+
+def test_out_a_symlink_loop(case, tmp_path):
+    """T5: a loop of symlinks is one line, not a RuntimeError traceback."""
+    (tmp_path / "a").symlink_to("b")
+    (tmp_path / "b").symlink_to("a")
+    err = case.run_out(tmp_path / "a", process=True).stderr
+    assert err == (f"build failed: --out {tmp_path / 'a'}: is a symlink loop (or a symlink "
+                   "that cannot be followed); nothing was changed\n")
+
+
+# A process that runs one of our commands with a pause injected at `module:function`,
+# just before or just after the call (the review's strace delay, in Python): it touches
+# `marker` and sleeps `seconds`, so that the test can kill or interrupt it right there.
+PAUSED = r"""
+import importlib, os, sys, time
+root, target, when, marker, seconds, entry = sys.argv[1:7]
+sys.path.insert(0, root)
+module, name = target.split(":")
+mod = importlib.import_module(module)
+real = getattr(mod, name)
+def paused(*args, **kwargs):
+    if when == "before":
+        open(marker, "w").close(); time.sleep(float(seconds))
+    value = real(*args, **kwargs)
+    if when == "after":
+        open(marker, "w").close(); time.sleep(float(seconds))
+    return value
+setattr(mod, name, paused)
+sys.exit(importlib.import_module(entry).main(sys.argv[7:]))
+"""
+
+
+def paused_process(root, target, when, marker, args, entry="cit.build", seconds=60):
+    import subprocess
+    import sys
+    return subprocess.Popen([sys.executable, "-c", PAUSED, str(root), target, when,
+                             str(marker), str(seconds), entry, *args], cwd=root,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_for(marker, proc):
+    import time
+    while not marker.exists():
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.01)
+
+
+class SiteWatch:
+    """A thread that looks at `out` as a web server would, every millisecond: counts
+    the looks, and the looks that found no site (no folder or no numbers.json)."""
+
+    def __init__(self, out):
+        import threading
+        self.out, self.looks, self.absent, self.stop = out, 0, 0, threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        import time
+        while not self.stop.is_set():
+            try:
+                with open(self.out / "numbers.json", "rb") as f:
+                    f.read(16)
+            except OSError:
+                self.absent += 1
+            self.looks += 1
+            time.sleep(0.001)
+
+    def end(self):
+        self.stop.set()
+        self.thread.join()
+        return self.looks, self.absent
+
+
+def _leftovers(folder):
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith(".site-"))
+
+
+def test_a_build_killed_at_the_swap_leaves_the_old_or_the_new_site_never_none(
+        case, tmp_path, measured):
+    """D3 and C1: the swap is one renameat2(RENAME_EXCHANGE). A build is SIGKILLed just
+    before it, then another just after it; a reader looking every millisecond always
+    finds a site: the old one byte for byte, then the new one; the next build removes
+    what the killed ones left."""
+    import os
+    import signal
+    out = tmp_path / "site"
+    old = tree_digest(out)
+    p = case.root / "content" / "pages" / "notebook.md"
+    p.write_text(p.read_text() + "\nA changed sentence.\n")
+    watch = SiteWatch(out)
+    for when in ("before", "after"):
+        marker = tmp_path / f"paused-{when}"
+        proc = paused_process(case.root, "cit.atomic:_renameat2", when, marker,
+                              ["--out", str(out)])
+        wait_for(marker, proc)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        assert _leftovers(tmp_path) == [f".site-new-{proc.pid}-" + _leftovers(tmp_path)[0]
+                                        .rsplit("-", 1)[1]]
+        if when == "before":
+            assert tree_digest(out) == old
+        else:
+            new = tree_digest(out)
+            assert new != old and new["notebook/index.html"] != old["notebook/index.html"]
+    looks, absent = watch.end()
+    measured(f"{looks} looks at site/ over two killed builds, {absent} without a site")
+    assert looks > 100 and absent == 0
+    r = run_build(out, root=case.root, cold=False)
+    assert r.returncode == 0, r.stderr
+    assert tree_digest(out) == new and _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("when", ["during", "swap"])
+def test_ctrl_c_prints_one_line_and_leaves_a_whole_site(case, tmp_path, when):
+    """T8 and D3: Ctrl-C while the pages are rendered leaves the previous site as it
+    was; Ctrl-C during the swap (signals are held for it) lets the swap finish. Either
+    way one line on stderr, exit 130, no traceback, nothing left beside the site."""
+    import os
+    import signal
+    out = tmp_path / "site"
+    old = tree_digest(out)
+    p = case.root / "content" / "pages" / "notebook.md"
+    p.write_text(p.read_text() + "\nA changed sentence.\n")
+    marker = tmp_path / "paused"
+    target = "cit.render:render_site" if when == "during" else "cit.atomic:_renameat2"
+    proc = paused_process(case.root, target, "before", marker, ["--out", str(out)],
+                          seconds=2)
+    wait_for(marker, proc)
+    os.kill(proc.pid, signal.SIGINT)
+    _, err = proc.communicate()
+    assert proc.returncode == 130
+    if when == "during":
+        assert err == f"build interrupted: {out} is as it was (nothing written)\n"
+        assert tree_digest(out) == old
+    else:
+        assert err == f"build interrupted: {out} holds the new site (it was in place)\n"
+        assert tree_digest(out)["notebook/index.html"] != old["notebook/index.html"]
+    assert _leftovers(tmp_path) == []
+
+
+def test_sigterm_ends_a_build_as_ctrl_c_does(case, tmp_path):
+    import os
+    import signal
+    out = tmp_path / "site"
+    old = tree_digest(out)
+    marker = tmp_path / "paused"
+    proc = paused_process(case.root, "cit.render:render_site", "before", marker,
+                          ["--out", str(out)], seconds=5)
+    wait_for(marker, proc)
+    os.kill(proc.pid, signal.SIGTERM)
+    _, err = proc.communicate()
+    assert (proc.returncode, err) == (130, f"build interrupted: {out} is as it was "
+                                           "(nothing written)\n")
+    assert tree_digest(out) == old and _leftovers(tmp_path) == []
+
+
+def _old_scenario(root):
+    """The scenario with its first fitted value nudged: calibrate writes it back."""
+    from study.sim.scenario import load_scenario
+    p = root / "data" / "sim" / "scenario.yaml"
+    s = load_scenario(p)
+    key = next(k for k, e in s.entries.items() if e.source == "fitted")
+    lines = p.read_text().split("\n")
+    j = _scenario_value_line(lines, key)
+    lines[j] = lines[j].split("value:")[0] + f"value: {s.entries[key].value * 1.01!r}"
+    return "\n".join(lines)
+
+
+# (command, its arguments, the file it rewrites, how to make that file differ first)
+REWRITES = {
+    "sim": ("study.sim.__main__", [], "data/sim/results.md",
+            lambda root, text: text + "<!-- an older record -->\n"),
+    "calibrate": ("study.sim.__main__", ["calibrate"], "data/sim/scenario.yaml",
+                  lambda root, text: _old_scenario(root)),
+    "lock": ("cit.vendor", ["lock"], "vendored/lock.yaml",
+             lambda root, text: text + "# an older lock\n"),
+}
+
+
+def _rewrite_args(name, root, mirror):
+    entry, args, rel, older = REWRITES[name]
+    return entry, args + (["--from", str(mirror)] if name == "lock" else ["--root", str(root)])
+
+
+@pytest.mark.parametrize("name", sorted(REWRITES))
+def test_a_command_killed_while_rewriting_a_committed_file_leaves_it_whole(
+        project_copy, upstream_mirror, tmp_path, name):
+    """D2: `python -m study.sim`, `... calibrate` and `python -m cit.vendor lock` write
+    through the atomic writer: SIGKILLed with the new bytes written but not yet renamed
+    in, the file is its old self byte for byte; the next run replaces it and removes the
+    killed run's temporary file."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    entry, _, rel, older = REWRITES[name]
+    path = project_copy / rel
+    old = older(project_copy, path.read_text()).encode()
+    path.write_bytes(old)
+    entry, args = _rewrite_args(name, project_copy, upstream_mirror)
+    marker = tmp_path / "paused"
+    proc = paused_process(project_copy, "cit.atomic:_keep_mode", "before", marker, args,
+                          entry=entry)
+    wait_for(marker, proc)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate()
+    assert path.read_bytes() == old
+    [part] = [p.name for p in path.parent.iterdir() if p.name.startswith(f".{path.name}.")]
+    assert part.startswith(f".{path.name}.{proc.pid}-") and part.endswith(".part")
+    r = subprocess.run([sys.executable, "-m", entry, *args], cwd=project_copy,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert path.read_bytes() != old
+    assert [p.name for p in path.parent.iterdir() if p.name.startswith(f".{path.name}.")] == []
+
+
+def test_a_lock_that_cannot_be_written_whole_is_left_as_it_was(project_copy, upstream_mirror):
+    """D2 on a full disk: the file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored) makes the
+    write fail part way, as a full disk does; the lock stays whole, one line, exit 1."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+    lock = project_copy / "vendored" / "lock.yaml"
+    old = lock.read_bytes() + b"# an older lock\n"
+    lock.write_bytes(old)
+
+    def small_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (len(old) // 3, len(old) // 3))
+    r = subprocess.run([sys.executable, "-B", "-m", "cit.vendor", "lock", "--from",
+                        str(upstream_mirror)], cwd=project_copy, capture_output=True,
+                       text=True, preexec_fn=small_files)
+    assert (r.returncode, r.stderr) == (1, "error: vendored/lock.yaml: not written (File too "
+                                           "large); the lock is as it was\n")
+    assert lock.read_bytes() == old
+    assert [p.name for p in lock.parent.iterdir() if p.name.startswith(".lock.yaml")] == []
