@@ -118,7 +118,7 @@ def exchange(new: Path, old: Path) -> None:
     two renames (a moment with no `old`; docs/output.md says where)."""
     if _renameat2(new, old, RENAME_EXCHANGE):
         return
-    aside = old.with_name(f"{old.name}.{os.getpid()}-{secrets.token_hex(4)}.swap")
+    aside = old.with_name(f".{old.name}-old-{os.getpid()}-{secrets.token_hex(4)}")
     os.rename(old, aside)
     try:
         os.rename(new, old)

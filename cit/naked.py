@@ -55,6 +55,19 @@ INLINE = {"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "
 SEP = "\n"          # between block elements, so patterns never join two blocks
 HOLE = "\ufffc"     # where an exempt element's text was
 DIGITS_RE = re.compile(r"\d+")
+
+
+def digit_runs(text: str) -> re.Pattern:
+    """The digit runs of `text`: `\\d` (Unicode decimal digits, every script's) and every
+    other character Unicode gives a numeric value that the text holds: superscripts and
+    subscripts, vulgar fractions, circled digits, Roman numerals, CJK numerals (categories
+    No and Nl, and numeric letters). Built per text from the characters present, so an
+    all-ASCII page costs nothing more."""
+    extra = "".join(sorted(c for c in set(text)
+                           if not c.isascii() and c.isnumeric() and not c.isdecimal()))
+    return re.compile(rf"[\d{re.escape(extra)}]+") if extra else DIGITS_RE
+
+
 # How a chart's fallback table formats its values, by the name the table gives in
 # data-fx / data-fy; cit/blocks/charts.py formats with these too.
 
@@ -371,9 +384,10 @@ def scan_page(page: str, html_text: str, allowlist: list[AllowEntry], *,
     allowed: list[tuple[int, int]] = []     # spans of the text an entry allows
     offset = 0
     limited = [e for e in allowlist if e.within is not None]
+    digits = digit_runs("".join(p[0] if isinstance(p, tuple) else p for p in sc.parts))
     for p in sc.parts:
         t, sel = p if isinstance(p, tuple) else (p, None)
-        if sel is not None and limited and DIGITS_RE.search(t):   # only digits need allowing
+        if sel is not None and limited and digits.search(t):   # only digits need allowing
             for e in limited:
                 if _matches(e, sel):
                     allowed.extend((offset + m.start(), offset + m.end())
@@ -387,7 +401,7 @@ def scan_page(page: str, html_text: str, allowlist: list[AllowEntry], *,
     covered = _merged(allowed)
     starts = [a for a, _ in covered]
     failures = list(sc.problems)
-    for m in DIGITS_RE.finditer(text):
+    for m in digits.finditer(text):
         k = bisect.bisect_right(starts, m.start()) - 1
         if k >= 0 and covered[k][1] >= m.end():
             continue

@@ -95,6 +95,9 @@ def _refuse_inputs(out: Path, shown: str, project: Path | None, inputs) -> None:
     for p in inputs:
         r = real(p)
         named = _named(r, project)
+        if r == out:
+            raise BuildError(f"--out {shown}", f"is {named}, which the build reads; "
+                             "refusing to replace it (nothing was changed)")
         if r.is_relative_to(out):
             raise BuildError(f"--out {shown}", f"holds {named}, which the build reads; "
                              "refusing to write there (nothing was changed)")
@@ -106,7 +109,8 @@ def _refuse_inputs(out: Path, shown: str, project: Path | None, inputs) -> None:
 
 def _named(p: Path, project: Path | None) -> str:
     """An input as a message names it: relative to the project when inside it."""
-    if project is not None and p.is_relative_to(real := Path(os.path.realpath(project))):
+    real = Path(os.path.realpath(project)) if project is not None else None
+    if real is not None and p.is_relative_to(real):
         return p.relative_to(real).as_posix() + ("/" if p.is_dir() else "")
     return str(p)
 

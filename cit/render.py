@@ -202,6 +202,42 @@ def _relative_names(root: Path) -> Callable[[Path], str]:
     return rel
 
 
+def _check_entries(folder: Path, rel: Callable[[Path], str]) -> None:
+    """Every entry of a content folder is a `*.md` file. Anything else in it is an error
+    naming it, rather than silently left out or read as a page: a folder, a FIFO (which
+    a read would wait on for ever) or another special file named `*.md`; a sub-folder;
+    another suffix (`extra.MD`). An editor's working files (hidden, `~` or `#` names)
+    are passed over."""
+    if not folder.is_dir():
+        return
+    for f in sorted(folder.iterdir()):
+        if f.name.startswith((".", "#")) or f.name.endswith("~"):
+            continue
+        kind = _file_kind(f)
+        if f.name.endswith(".md") and kind == "file":
+            continue
+        if f.name.endswith(".md"):
+            raise BuildError(rel(f), f"is {kind}, not a Markdown file; a page is a file")
+        else:
+            what = "a file with another suffix" if kind == "file" else (
+                kind + "; sub-folders are not read" if kind == "a folder" else kind)
+            raise BuildError(rel(f), f"not read: only `*.md` files are pages here (this "
+                             f"is {what})")
+
+
+def _file_kind(path: Path) -> str:
+    """What is at `path` in words ("file", "a folder", "a FIFO", ...); follows links."""
+    import stat
+    try:
+        mode = path.stat().st_mode
+    except OSError as e:
+        return f"unreadable ({e.strerror})"
+    if stat.S_ISREG(mode):
+        return "file"
+    return ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a device or other special file")
+
+
 def discover(content_dir: Path, rel: Callable[[Path], str], reads: Reads) -> list[Page]:
     """The pages content/ defines, in site order, with their front matter checked."""
     pages: list[Page] = []
@@ -213,6 +249,7 @@ def discover(content_dir: Path, rel: Callable[[Path], str], reads: Reads) -> lis
     _expect_layout(doc, "hub")
     pages.append(Page("hub", "/", "index.html", "", doc))
     pdir = content_dir / "pages"
+    _check_entries(pdir, rel)
     for f in reads.glob(pdir, "*.md"):
         m = PAGE_FILE_RE.match(f.name)
         if not m or m.group(1) in RESERVED:
@@ -225,6 +262,7 @@ def discover(content_dir: Path, rel: Callable[[Path], str], reads: Reads) -> lis
     ddir = content_dir / "decks"
     decks: list[Page] = []
     seen: dict[int, str] = {}
+    _check_entries(ddir, rel)
     for f in reads.glob(ddir, "*.md"):
         m = DECK_FILE_RE.match(f.name)
         if not m:

@@ -123,10 +123,32 @@ def site_path(url_path: str) -> str:
     return p
 
 
+CLIENT_TIMEOUT = 10         # seconds a client may take to send a request (or read one)
+BACKLOG = 128               # connections waiting to be accepted
+
+
+def host_allowed(host: str | None, port: int) -> bool:
+    """Only a request addressed to this server by its own name: `127.0.0.1:PORT` or
+    `localhost:PORT`. Any other Host (a DNS-rebinding page's name) is refused."""
+    return host is not None and host.strip().lower() in (f"127.0.0.1:{port}",
+                                                         f"localhost:{port}")
+
+
 def make_handler(state: ServeState):
     class Handler(http.server.BaseHTTPRequestHandler):
+        timeout = CLIENT_TIMEOUT    # a half-sent request is dropped, not held for ever
+
         def log_message(self, format, *args):  # noqa: A002 (the base class's name)
             pass
+
+        def parse_request(self) -> bool:
+            if not super().parse_request():
+                return False
+            if not host_allowed(self.headers.get("Host"), self.server.server_address[1]):
+                self._send(421, b"this preview answers only 127.0.0.1 and localhost\n",
+                           "text/plain; charset=utf-8")
+                return False
+            return True
 
         def _send(self, status: int, body: bytes, ctype: str) -> None:
             self.send_response(status)
@@ -184,19 +206,26 @@ def describe_error(exc: BaseException) -> str:
     return f"{where}: {type(exc).__name__}: {exc}"
 
 
+class PreviewServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = BACKLOG
+
+
 def bind(port: int) -> http.server.ThreadingHTTPServer:
-    """The server on 127.0.0.1:port, or SystemExit with a message naming the port."""
-    try:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), http.server.BaseHTTPRequestHandler)
-    except OSError as e:
-        if e.errno in (errno.EADDRINUSE, errno.EACCES):
-            why = "is in use" if e.errno == errno.EADDRINUSE else "is not allowed"
-            print(f"serve: port {port} on 127.0.0.1 {why}; pick another with --port N",
-                  file=sys.stderr)
-            raise SystemExit(2) from None
-        raise
-    server.daemon_threads = True
-    return server
+    """The server on 127.0.0.1:port (never another address), or SystemExit(2) with a
+    message naming the port."""
+    why = None
+    if not 0 <= port <= 65535:
+        why = "is out of range (0 to 65535)"
+    else:
+        try:
+            return PreviewServer(("127.0.0.1", port), http.server.BaseHTTPRequestHandler)
+        except OSError as e:
+            why = {errno.EADDRINUSE: "is in use", errno.EACCES: "is not allowed"}.get(
+                e.errno, f"cannot be used ({e.strerror})")
+    print(f"serve: port {port} on 127.0.0.1 {why}; pick another with --port N",
+          file=sys.stderr)
+    raise SystemExit(2)
 
 
 def relevant(root: Path, path: str) -> str | None:
@@ -309,22 +338,65 @@ def _build(rebuild, changed, state: ServeState) -> None:
     print(f"{what}: {len(files)} files in {time.perf_counter() - t0:.2f} s", flush=True)
 
 
+def code_error(root: Path) -> str | None:
+    """Why the edited code cannot run, or None: a syntax error in any of our files
+    (file and line), else the failure of importing the build in a fresh process. Checked
+    before a restart, so that a half-typed edit shows in the page instead of ending the
+    server."""
+    for path in sorted([root / "build.py", *(root / "cit").rglob("*.py")]):
+        try:
+            compile(path.read_bytes(), str(path), "exec")
+        except SyntaxError as e:
+            rel = path.relative_to(root).as_posix()
+            return f"{rel}:{e.lineno}: SyntaxError: {e.msg}"
+        except (OSError, ValueError):
+            continue        # gone or unreadable meanwhile: the import below tells
+    import subprocess
+    r = subprocess.run([sys.executable, "-c", "import cit.build, cit.serve"], cwd=root,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return "the code does not import: " + (r.stderr.strip().splitlines() or ["?"])[-1]
+    return None
+
+
+def _stop_on_signals() -> None:
+    """SIGTERM and SIGHUP stop the server as Ctrl-C does (it prints `stopped`)."""
+    import signal
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, interrupt)
+
+
 def serve(root: Path, port: int, rebuild) -> int:
     """Serve until interrupted. `rebuild(changed)` returns the site's files (`changed`:
     None for the first build, else the set of changed paths relative to root) or raises."""
     server = bind(port)
+    port = server.server_address[1]     # --port 0: the port the system chose
+    _stop_on_signals()
     state = ServeState()
     server.RequestHandlerClass = make_handler(state)
     changes = Changes(root)
     observer = watch(root, changes)
-    _build(rebuild, None, state)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    print(f"serving http://127.0.0.1:{port}/ from memory (site/ is not written); watching "
-          f"{', '.join(WATCHED_DIRS + WATCHED_FILES)}; Ctrl-C stops", flush=True)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    restart = False
     try:
+        _build(rebuild, None, state)
+        serving.start()
+        print(f"serving http://127.0.0.1:{port}/ from memory (site/ is not written); "
+              f"watching {', '.join(WATCHED_DIRS + WATCHED_FILES)}; Ctrl-C stops", flush=True)
         while True:
             changed = changes.take()
-            if any(c.startswith(CODE) for c in changed):
+            # a code edit restarts the server once the code on disk can run; until then
+            # its error is shown and every save checks again
+            restart = restart or any(c.startswith(CODE) for c in changed)
+            if restart:
+                broken = code_error(root)
+                if broken:
+                    print(f"build failed: {broken}", file=sys.stderr, flush=True)
+                    state.publish(None, broken)
+                    continue
                 print(f"code changed ({', '.join(sorted(changed))}): restarting", flush=True)
                 observer.stop()
                 server.shutdown()
@@ -335,6 +407,7 @@ def serve(root: Path, port: int, rebuild) -> int:
         print("stopped", flush=True)
     finally:
         observer.stop()
-        server.shutdown()
+        if serving.is_alive():
+            server.shutdown()
         server.server_close()
     return 0

@@ -203,7 +203,8 @@ def test_out_naming_a_folder_of_the_users(case, tmp_path):
 def test_out_naming_the_projects_own_content_folder(case):
     content = case.root / "content"
     err = case.run_out(content, content).stderr
-    assert f"build failed: --out {content}: is an existing folder without the build's" in err
+    assert err == (f"build failed: --out {content}: is content/, which the build reads; "
+                   "refusing to replace it (nothing was changed)\n")
 
 
 def test_out_naming_a_file(case, tmp_path):
@@ -745,3 +746,181 @@ def test_a_lock_that_cannot_be_written_whole_is_left_as_it_was(project_copy, ups
                                            "large); the lock is as it was\n")
     assert lock.read_bytes() == old
     assert [p.name for p in lock.parent.iterdir() if p.name.startswith(".lock.yaml")] == []
+
+
+# ---- --serve: a code error in the page, not an ended server; SIGTERM as Ctrl-C ---------
+
+class ServeProcess:
+    """`python build.py --serve --port 0` on a project copy, its output read as it comes."""
+
+    def __init__(self, root):
+        import subprocess
+        import sys
+        import threading
+        self.proc = subprocess.Popen([sys.executable, "build.py", "--serve", "--port", "0"],
+                                     cwd=root, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
+        self.lines = []
+        threading.Thread(target=lambda: self.lines.extend(
+            line.rstrip("\n") for line in self.proc.stdout), daemon=True).start()
+
+    def line(self, pattern, timeout=120):
+        import time
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < timeout:
+            found = [m for m in map(re.compile(pattern).search, list(self.lines)) if m]
+            if found:
+                return found[0]
+            assert self.proc.poll() is None, "\n".join(self.lines)
+            time.sleep(0.05)
+        raise AssertionError(f"no {pattern!r} in:\n" + "\n".join(self.lines))
+
+    def get(self, port, path, host=None):
+        import urllib.error
+        import urllib.request
+        req = urllib.request.Request(f"http://127.0.0.1:{port}{path}",
+                                     headers={"Host": host} if host else {})
+        try:
+            with urllib.request.urlopen(req, timeout=60) as r:
+                return r.status, r.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read()
+
+
+def test_serve_shows_a_syntax_error_in_the_code_and_stops_on_sigterm(case, tmp_path):
+    """T7, S4, C8: with the preview running on the port the system chose (announced as
+    such, not as 0), a syntax error saved into cit/fmt.py is shown, with file and line,
+    in the terminal and to the page, and the last good site stays served; another Host
+    is refused; SIGTERM stops it as Ctrl-C does."""
+    import signal
+    server = ServeProcess(case.root)
+    try:
+        port = int(server.line(r"serving http://127\.0\.0\.1:(\d+)/").group(1))
+        assert port != 0
+        status, hub = server.get(port, "/")
+        assert status == 200 and b"<main" in hub
+        assert server.get(port, "/", host="evil.example")[0] == 421
+        fmt = case.root / "cit" / "fmt.py"
+        lines = fmt.read_text().split("\n")
+        fmt.write_text("\n".join(lines) + "def broken(:\n")
+        message = f"cit/fmt.py:{len(lines)}: SyntaxError: invalid syntax"
+        server.line(re.escape(f"build failed: {message}"))
+        assert json.loads(server.get(port, "/__cit/wait?v=")[1])["error"] == message
+        status, again = server.get(port, "/")
+        token = re.compile(rb'data-token="[^"]*"')
+        assert status == 200 and token.sub(b"", again) == token.sub(b"", hub)
+        server.proc.send_signal(signal.SIGTERM)
+        assert server.proc.wait(60) == 0
+        server.line("^stopped$")
+        assert "Traceback" not in "\n".join(server.lines)
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+
+
+def test_superscript_digits_and_vulgar_fractions_are_naked_numbers(case):
+    """W2: `⁴²` and `½` were published; every Unicode number form is a digit now."""
+    p = case.root / "content" / "pages" / "optics.md"
+    p.write_text(p.read_text() + "\nThere were ⁴² runs and ½ of them failed.\n")
+    err = case.run().stderr
+    assert err.startswith("build failed: naked-number check: digits outside number "
+                          "elements:\n  optics/index.html: naked number '⁴²' in “")
+    assert "\n  optics/index.html: naked number '½' in “" in err
+    assert "There were ⁴² runs and ½ of them failed. " in err
+
+
+# ---- odd entries in the content folders (T4, C5): named, never hung on or skipped ------
+
+def _make_odd(path, kind):
+    import os
+    if kind == "folder":
+        path.mkdir(parents=True)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("---\ntitle: Extra\ndescription: Extra.\nlayout: page\n---\n\nWords.\n")
+
+
+ODD_ENTRIES = [
+    ("content/pages/dir.md", "folder", "is a folder, not a Markdown file; a page is a file"),
+    ("content/pages/fifo.md", "fifo", "is a FIFO, not a Markdown file; a page is a file"),
+    ("content/decks/06-more.md", "fifo", "is a FIFO, not a Markdown file; a page is a file"),
+    ("content/pages/extra.MD", "file", "not read: only `*.md` files are pages here (this is "
+                                       "a file with another suffix)"),
+    ("content/pages/sub/extra.md", "file", "not read: only `*.md` files are pages here "
+                                           "(this is a folder; sub-folders are not read)"),
+]
+
+
+@pytest.mark.parametrize("rel,kind,why", ODD_ENTRIES, ids=[o[0] for o in ODD_ENTRIES])
+def test_an_odd_entry_in_a_content_folder(case, rel, kind, why):
+    _make_odd(case.root / rel, kind)
+    shown = rel if not rel.endswith("sub/extra.md") else "content/pages/sub"
+    assert case.run().stderr == f"build failed: {shown}: {why}\n"
+
+
+def test_an_editors_working_files_are_passed_over(case, tmp_path):
+    pages = case.root / "content" / "pages"
+    for name in (".optics.md.swp", "optics.md~", "#optics.md#"):
+        (pages / name).write_text("half a save\n")
+    r = run_build(tmp_path / "fresh", root=case.root, env={"CIT_VENDOR_MIRROR": ""},
+                  cold=False)
+    assert r.returncode == 0, r.stderr
+
+
+# ---- the caches and the flags (C2, C7, C9) -----------------------------------------------
+
+def test_a_damaged_page_blob_is_reported_once_and_repaired(case, tmp_path):
+    """C2: the damaged blob was kept (write_blob skips a name that exists), so every
+    later build reported it again, saying "building cold" when one page was rendered."""
+    out = tmp_path / "site"
+    r = run_build(out, root=case.root, cold=False)
+    assert r.returncode == 0 and "pages rendered: 0 of" in r.stdout, r.stdout + r.stderr
+    records = json.loads((case.root / ".cache" / "pages.json").read_bytes().split(b"\n", 1)[1])
+    page, rec = sorted(records.items())[0]
+    blob = case.root / ".cache" / f"blob-{rec['html']}"
+    data = bytearray(blob.read_bytes())
+    data[10] ^= 1
+    blob.write_bytes(bytes(data))
+    r = run_build(out, root=case.root, cold=False)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == (f"cache .cache/{blob.name} discarded: its SHA-256 does not match "
+                        "its name (damaged); it is made again\n")
+    assert f"pages rendered: 1 of {len(records)} ({page})" in r.stdout
+    r = run_build(out, root=case.root, cold=False)
+    assert (r.returncode, r.stderr) == (0, "")
+    assert f"pages rendered: 0 of {len(records)}" in r.stdout
+
+
+def test_a_file_where_the_cache_folder_goes_is_one_line(case, tmp_path, warm_copy):
+    """C9: a regular file named .cache gave one line per cache file (44)."""
+    shutil.rmtree(case.root / ".cache")
+    (case.root / ".cache").write_text("x\n")
+    out = tmp_path / "fresh"
+    r = run_build(out, root=case.root, cold=False)
+    assert (r.returncode, r.stderr) == (0, "cache folder .cache is not a folder; building "
+                                           "cold, no cache written\n")
+    assert tree_digest(out) == tree_digest(warm_copy[1])     # a copy's site, as this one
+    assert (case.root / ".cache").read_text() == "x\n"
+
+
+def test_check_writes_no_site_and_no_cache(case, tmp_path):
+    """C7: --check runs cold (every page checked) and leaves .cache/ as it was."""
+    from cit import build
+    shutil.rmtree(case.root / ".cache")
+    r = run_in_process(build.main, ["--check"], case.root, None)
+    assert r.returncode == 0, r.stderr
+    assert not (case.root / ".cache").exists() and not (case.root / "site").exists()
+    assert re.search(r"^pages rendered: (\d+) of \1$", r.stdout, re.M), r.stdout
+
+
+@pytest.mark.parametrize("flag", ["--check", "--out"])
+def test_serve_refuses_the_flags_it_cannot_honour(case, tmp_path, flag):
+    """C7: --serve ignored --check (and --out); it now says so, and --no-cache is used."""
+    from cit import build
+    args = ["--serve", flag] + ([str(tmp_path / "x")] if flag == "--out" else [])
+    r = run_in_process(build.main, args, case.root, None)
+    assert r.returncode == 2
+    assert r.stderr == ("python build.py: --serve writes nothing and checks as it builds: it "
+                        f"takes --port, --no-cache and --vendor-from, not {flag}\n")

@@ -175,3 +175,19 @@ def test_a_digit_in_a_chart_legend_fails_but_the_plotted_values_do_not():
     fails = check_pages(_page(html))
     assert len(fails) == 1 and "naked number '7'" in fails[0] and "A run of 7 seeds" in fails[0]
     assert check_pages(_page(html.replace("of 7 seeds", "of every seed"))) == []
+
+
+@pytest.mark.parametrize("text,run", [
+    ("There were ⁴² runs.", "⁴²"),                 # superscripts (category No)
+    ("Half of them, ½, failed.", "½"),              # a vulgar fraction (No)
+    ("At step ₃ it diverged.", "₃"),                # a subscript (No)
+    ("Seed ③ was kept.", "③"),                      # a circled digit (No)
+    ("Chapter Ⅻ explains it.", "Ⅻ"),               # a Roman numeral (Nl)
+    ("We ran ٤٢ runs.", "٤٢"),                      # Arabic-Indic digits (Nd)
+    ("We ran ４２ runs.", "４２"),                    # full-width digits (Nd)
+    ("We ran 4²½ runs.", "4²½"),                    # mixed: one run
+])
+def test_every_unicode_digit_and_number_form_is_a_digit(text, run):
+    """W2: superscripts and vulgar fractions passed the check (`\\d` is category Nd)."""
+    assert check_pages(_page(f"<p>{text}</p>")) == [
+        f"p/index.html: naked number {run!r} in “{text}”"]

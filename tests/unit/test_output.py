@@ -33,3 +33,15 @@ def test_a_build_block_first_is_the_mark_whatever_follows_it(tmp_path):
                       indent=1, sort_keys=True)
     assert output.made_by_build(_folder_with(tmp_path, text))
     assert not output.made_by_build(tmp_path / "missing")
+
+
+def test_the_deploy_workflow_always_builds_cold():
+    """docs/output.md's threat model: what is published passed a cold build's every
+    check, whatever a cache holds (no cache step, --no-cache on the build)."""
+    import yaml
+    from tests.conftest import ROOT
+    wf = yaml.safe_load((ROOT / ".github" / "workflows" / "pages.yml").read_text())
+    steps = [s for job in wf["jobs"].values() for s in job.get("steps", [])]
+    builds = [s["run"] for s in steps if "build.py" in s.get("run", "")]
+    assert builds and all("--no-cache" in b.split() for b in builds)
+    assert not [s for s in steps if "cache" in s.get("uses", "")]

@@ -141,3 +141,86 @@ def test_a_deleted_file_is_handed_out_once(tmp_path):
     assert changes.take(timeout=5) == {"content/p.md"}
     changes.add(str(page))
     assert changes.take(timeout=0.3) == set()
+
+
+# ---- the server's edges (issue 23's review, S4 and C8): only its own Host, slow
+# clients dropped, the port the system chose, a backlog for bursts -----------------------
+
+@pytest.fixture
+def running(monkeypatch):
+    """A preview server on a port the system picks, serving a one-page site."""
+    monkeypatch.setattr(serve, "CLIENT_TIMEOUT", 0.5)
+    server = serve.bind(0)
+    state = serve.ServeState()
+    state.publish({"index.html": b"<html><body>hi</body></html>"}, None)
+    server.RequestHandlerClass = serve.make_handler(state)
+    t = threading.Thread(target=server.serve_forever, daemon=True)
+    t.start()
+    yield server.server_address[1], server
+    server.shutdown()
+    server.server_close()
+
+
+def _get(port, host):
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.sendall(f"GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    return data.split(b"\r\n", 1)[0].decode()
+
+
+@pytest.mark.parametrize("host,status", [
+    ("127.0.0.1:{port}", "200"), ("localhost:{port}", "200"), ("LOCALHOST:{port}", "200"),
+    ("evil.example", "421"), ("evil.example:{port}", "421"), ("127.0.0.1", "421"),
+    ("127.0.0.1:1", "421"), ("localhost.evil.example:{port}", "421")])
+def test_only_requests_addressed_to_the_preview_itself_are_answered(running, host, status):
+    port, _ = running
+    assert _get(port, host.format(port=port)).split(" ")[1] == status
+
+
+def test_a_request_without_a_host_is_refused(running):
+    port, _ = running
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+        assert s.recv(100).split(b" ")[1] == b"421"
+
+
+def test_a_half_sent_request_is_dropped_after_the_client_timeout(running):
+    """The review held 100 of them for 30 s, a thread each: now the server closes each
+    one once it has waited CLIENT_TIMEOUT for the rest (here half a second)."""
+    port, _ = running
+    socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(20)]
+    for s in socks:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: 1")
+        s.settimeout(30)
+    # the server's side closes: recv returns b"" (no answer to a request never finished)
+    assert [s.recv(100) for s in socks] == [b""] * 20
+    for s in socks:
+        s.close()
+
+
+def test_the_server_listens_on_loopback_only_with_a_backlog(running):
+    port, server = running
+    assert server.server_address[0] == "127.0.0.1"
+    assert server.request_queue_size == serve.BACKLOG >= 64
+
+
+@pytest.mark.parametrize("port", [99999, -1, 65536])
+def test_a_port_out_of_range_is_one_line(port, capsys):
+    with pytest.raises(SystemExit) as e:
+        serve.bind(port)
+    assert e.value.code == 2
+    assert capsys.readouterr().err == (f"serve: port {port} on 127.0.0.1 is out of range (0 "
+                                       "to 65535); pick another with --port N\n")
+
+
+def test_a_syntax_error_in_the_code_is_named_with_its_file_and_line(tmp_path):
+    (tmp_path / "cit").mkdir()
+    (tmp_path / "build.py").write_text("x = 1\n")
+    (tmp_path / "cit" / "fmt.py").write_text("a = 1\n\ndef broken(:\n")
+    assert serve.code_error(tmp_path) == "cit/fmt.py:3: SyntaxError: invalid syntax"
+
+
+def test_code_that_compiles_and_imports_is_no_error():
+    assert serve.code_error(ROOT) is None
