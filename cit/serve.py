@@ -343,7 +343,8 @@ def code_error(root: Path) -> str | None:
     (file and line), else the failure of importing the build in a fresh process. Checked
     before a restart, so that a half-typed edit shows in the page instead of ending the
     server."""
-    for path in sorted([root / "build.py", *(root / "cit").rglob("*.py")]):
+    code = [root / c.rstrip("/") for c in CODE]
+    for path in sorted(p for c in code for p in ([c] if c.suffix else c.rglob("*.py"))):
         try:
             compile(path.read_bytes(), str(path), "exec")
         except SyntaxError as e:
@@ -352,7 +353,7 @@ def code_error(root: Path) -> str | None:
         except (OSError, ValueError):
             continue        # gone or unreadable meanwhile: the import below tells
     import subprocess
-    r = subprocess.run([sys.executable, "-c", "import cit.build, cit.serve"], cwd=root,
+    r = subprocess.run([sys.executable, "-c", "import cit.build, cit.serve, study"], cwd=root,
                        capture_output=True, text=True)
     if r.returncode != 0:
         return "the code does not import: " + (r.stderr.strip().splitlines() or ["?"])[-1]
