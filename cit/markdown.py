@@ -98,7 +98,8 @@ class PageContext:
         """A link to the glossary entry `key`; undefined keys fail."""
         t = self.glossary.get(key)
         if t is None:
-            raise BuildError(where or self.path, f"undefined glossary term {key!r}")
+            shown = repr(key) if len(key) <= 60 else f"{key[:40]!r}… ({len(key)} characters)"
+            raise BuildError(where or self.path, f"undefined glossary term {shown}")
         self.terms_linked.add(key)
         e = html.escape
         shown = t.term if words is None else words

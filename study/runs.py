@@ -15,7 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from typing import Annotated
+
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, NonNegativeFloat, NonNegativeInt,
+                      ValidationError, field_validator)
 
 from cit.errors import BuildError
 from cit.reads import Reads
@@ -23,8 +26,21 @@ from cit.reads import Reads
 SEED_SUFFIX = re.compile(r"-s\d+$")
 
 
+def _integral(v):
+    """An integer some logs write with a fractional part of zero (`12223008.0`): taken as
+    that integer; a string, a bool or a fraction stays for the strict check to refuse."""
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v
+
+
+WholeBytes = Annotated[NonNegativeInt, BeforeValidator(_integral)]
+
+
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """Strict as docs/experiment-tables.md says: no unknown key, and no conversion (a
+    number given as a string, `true` for a number, a float for an int are refused)."""
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class RunConfig(_Strict):
@@ -86,7 +102,7 @@ class ConfigRecord(_Strict):
     data: DataInfo
     payload_bytes_per_step: int
     payload_bytes_int64_per_step: int
-    wire_bytes_per_step: int
+    wire_bytes_per_step: WholeBytes
     dense_bytes_per_step: int
     hardware: Hardware
 
@@ -99,13 +115,13 @@ def _finite(v):
 
 class EvalRecord(_Strict):
     type: Literal["eval"]
-    step: int
-    val_loss: float
-    train_loss: float
-    lr: float
-    payload_bytes: int
-    wire_bytes: int
-    seconds: float
+    step: NonNegativeInt
+    val_loss: NonNegativeFloat      # a cross-entropy: never below zero
+    train_loss: NonNegativeFloat
+    lr: NonNegativeFloat
+    payload_bytes: NonNegativeInt
+    wire_bytes: WholeBytes
+    seconds: NonNegativeFloat
     clip_rate: float | None = None
     clip_rate_interval: float | None = None
 
@@ -115,14 +131,14 @@ class EvalRecord(_Strict):
 
 class DiagRecord(_Strict):
     type: Literal["diag"]
-    step: int
+    step: NonNegativeInt
     energy: dict[str, dict[str, dict[str, float]]]
 
 
 class DoneRecord(_Strict):
     type: Literal["done"]
-    step: int
-    seconds: float
+    step: NonNegativeInt
+    seconds: NonNegativeFloat
 
 
 RECORD_TYPES = {"config": ConfigRecord, "eval": EvalRecord, "diag": DiagRecord,
@@ -198,10 +214,27 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not valid JSON")
 
 
+class _DuplicateKey(ValueError):
+    """A JSON object gives a key twice (json.loads would keep the last one silently)."""
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise _DuplicateKey(twice)
+    return obj
+
+
 def parse_line(text: str, where: str, is_last: bool, ends_with_newline: bool):
     """One log line → a validated record, or BuildError naming `where` (file:line)."""
     try:
-        obj = json.loads(text, parse_constant=_reject_constant)
+        obj = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as e:
+        raise BuildError(where, f"key {e.args[0]!r} given twice in one record") from None
+    except RecursionError:
+        raise BuildError(where, "not valid JSON here: nested too deeply") from None
     except ValueError as e:
         if is_last and not ends_with_newline:
             raise BuildError(where, f"truncated last line (not valid JSON: {e})") from None

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from cit.errors import BuildError
 from cit.fmt import fmt, fmt_general, fmt_int, fmt_pct, fmt_plain, fmt_ratio, fmt_sci
 from .runs import Folder, Run
 
@@ -348,7 +349,10 @@ def shakespeare_doc(folder: Folder, rel_md: str, rows_spec: list[dict]) -> Resul
         row = [NumbersOnly(tuple(fmt_general(getattr(r.cfg, k)) for k in spec["label_numbers"]),
                            r.rel, r)]
         for s in steps:
-            e = by_step[s]
+            e = by_step.get(s)
+            if e is None:
+                raise BuildError(r.rel, f"no eval record at step {s}, which results.md's table "
+                                 f"shows for every run (as {ref.rel} has)")
             text = fmt(e.val_loss, 3)
             calibrated = s > r.cfg.calib_start + r.cfg.calib_steps
             loc = (r.rel,)

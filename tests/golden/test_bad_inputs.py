@@ -924,3 +924,87 @@ def test_serve_refuses_the_flags_it_cannot_honour(case, tmp_path, flag):
     assert r.returncode == 2
     assert r.stderr == ("python build.py: --serve writes nothing and checks as it builds: it "
                         f"takes --port, --no-cache and --vendor-from, not {flag}\n")
+
+
+# ---- the run-log schema, strict as documented (W3, T2, T3, C4) --------------------------
+
+def _edit_eval(case, change):
+    """`change(record)` applied to the log's last eval record (its text rewritten by
+    hand, so that a duplicate key survives); returns the log's path and line."""
+    path, rel = case.log()
+    lines = path.read_text().splitlines()
+    i = max(k for k, l in enumerate(lines) if json.loads(l)["type"] == "eval")
+    lines[i] = change(lines[i])
+    case.repin(rel, ("\n".join(lines) + "\n").encode())
+    return rel, i + 1
+
+
+SCHEMA_BREAKS = {
+    # the review's case: the last value of a key given twice won, silently
+    "duplicate-key": (lambda l: l.replace('"val_loss":', '"val_loss": 2.15, "val_loss":', 1),
+                      "key 'val_loss' given twice in one record"),
+    "number-as-string": (lambda l: re.sub(r'"val_loss": ([0-9.]+)', r'"val_loss": "\1"', l),
+                         "bad eval record: val_loss: Input should be a valid number"),
+    "true-as-number": (lambda l: re.sub(r'"step": \d+', '"step": true', l),
+                       "bad eval record: step: Input should be a valid integer"),
+    "float-as-int": (lambda l: re.sub(r'"step": (\d+)', r'"step": \1.5', l),
+                     "bad eval record: step: Input should be a valid integer"),
+    "negative-loss": (lambda l: re.sub(r'"val_loss": ([0-9.]+)', r'"val_loss": -\1', l),
+                      "bad eval record: val_loss: Input should be greater than or equal to 0"),
+    "negative-step": (lambda l: re.sub(r'"step": (\d+)', r'"step": -\1', l),
+                      "bad eval record: step: Input should be greater than or equal to 0"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SCHEMA_BREAKS))
+def test_a_run_log_record_the_strict_schema_refuses(case, kind):
+    change, why = SCHEMA_BREAKS[kind]
+    rel, line = _edit_eval(case, change)
+    assert case.run().stderr == f"build failed: {rel}:{line}: {why}\n"
+
+
+def test_a_deeply_nested_json_line(case):
+    """T3: a RecursionError traceback before."""
+    path, rel = case.log()
+    lines = path.read_text().splitlines()
+    lines.insert(2, "[" * 100_000 + "]" * 100_000)
+    case.repin(rel, ("\n".join(lines) + "\n").encode())
+    assert case.run().stderr == f"build failed: {rel}:3: not valid JSON here: nested too deeply\n"
+
+
+def test_a_shakespeare_log_without_eval_records(case):
+    """T2: a `KeyError: 100` traceback before; the run is named, with the step its
+    table cell needs and the reference run that has it."""
+    study = yaml.safe_load((case.root / "data" / "study.yaml").read_text())
+    folder, spec = study["shakespeare"]["folder"], study["shakespeare"]["rows"]
+    ref = spec[0]["file"]
+    ref_steps = [json.loads(l)["step"] for l in (case.root / "vendored" / folder / ref)
+                 .read_text().splitlines() if json.loads(l)["type"] == "eval"]
+    other = next(r["file"] for r in spec[1:])
+    rel = f"{folder}/{other}"
+    kept = [l for l in (case.root / "vendored" / rel).read_text().splitlines()
+            if json.loads(l)["type"] != "eval"]
+    case.repin(rel, ("\n".join(kept) + "\n").encode())
+    step = min(s for s in ref_steps if s % 100 == 0)
+    assert case.run().stderr == (f"build failed: {rel}: no eval record at step {step}, which "
+                                 f"results.md's table shows for every run (as {folder}/{ref} "
+                                 "has)\n")
+
+
+# ---- errors that say where, briefly (C4) ---------------------------------------------
+
+def test_a_byte_order_mark_before_the_front_matter(case):
+    p = case.root / "content" / "pages" / "optics.md"
+    p.write_bytes("\ufeff".encode() + p.read_bytes())
+    assert case.run().stderr == ("build failed: content/pages/optics.md:1: starts with a "
+                                 "byte-order mark (U+FEFF) before `---`; save the file as "
+                                 "UTF-8 without one\n")
+
+
+def test_a_huge_undefined_term_is_quoted_briefly(case):
+    """The review's 300 KB line: `:t[` a hundred thousand times, then `]`."""
+    p = case.root / "content" / "pages" / "notebook.md"
+    p.write_text(p.read_text() + "\n" + ":t[" * 100_000 + "]\n")
+    err = case.run().stderr
+    assert len(err) < 300 and err.count("\n") == 1, err[:300]
+    assert err.startswith("build failed: content/pages/notebook.md:")
