@@ -158,8 +158,11 @@ def stage_site(files: dict[str, bytes], out: Path, project: Path | None = None,
     try:
         for rel, data in sorted(files.items()):
             p = tmp / rel
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_bytes(data)
+            try:
+                p.parent.mkdir(parents=True, exist_ok=True)
+                p.write_bytes(data)
+            except OSError as e:    # named as the user will look for it, in --out
+                raise OSError(e.errno, e.strerror, str(out / rel)) from None
         atomic.fsync_tree(tmp)
     except BaseException as e:
         discard(staged)

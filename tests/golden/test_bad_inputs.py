@@ -1008,3 +1008,31 @@ def test_a_huge_undefined_term_is_quoted_briefly(case):
     err = case.run().stderr
     assert len(err) < 300 and err.count("\n") == 1, err[:300]
     assert err.startswith("build failed: content/pages/notebook.md:")
+
+
+def test_a_build_on_a_full_disk_is_refused_whole_with_no_leftovers(case, tmp_path):
+    """C3: the file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored) fails writes part way, as
+    a full disk does. The previous site stays, no cache `*.part` file is left, and no
+    message says `None`; the last line names the site file that could not be written."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+    out = tmp_path / "site"
+    old = tree_digest(out)
+    p = case.root / "content" / "pages" / "notebook.md"
+    p.write_text(p.read_text() + "\nA changed sentence.\n")
+    limit = 200_000
+
+    def small_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    r = subprocess.run([sys.executable, "-B", "build.py", "--out", str(out)], cwd=case.root,
+                       capture_output=True, text=True, preexec_fn=small_files)
+    assert r.returncode == 1 and "None" not in r.stderr and "Traceback" not in r.stderr
+    last = r.stderr.strip().splitlines()[-1]
+    assert re.fullmatch(rf"build failed: --out {re.escape(str(out))}: writing the site failed "
+                        rf"\(File too large: {re.escape(str(out))}/[\w./-]+\); the previous "
+                        r"output is untouched", last), r.stderr
+    assert tree_digest(out) == old and _leftovers(tmp_path) == []
+    assert [q.name for q in (case.root / ".cache").iterdir() if q.name.endswith(".part")] == []
