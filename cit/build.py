@@ -59,7 +59,7 @@ def _cached_shape(value) -> bool:
 
 
 def data_stages(root: Path, reads: Reads, vendored, vendor_reads, code: str,
-                use_cache: bool, progress: Progress | None = None):
+                use_cache: bool, progress: Progress | None = None, store: bool = True):
     """Experiment and simulator stages: load, recompute, check, register. Their result is
     cached under what they read (`vendor_reads`, the lock and the vendored files, and
     every file the stages opened through `reads`) and the code; a content-only edit or
@@ -101,7 +101,7 @@ def data_stages(root: Path, reads: Reads, vendored, vendor_reads, code: str,
     # plain (verified, total) pairs: unpickling the checker's own objects would import
     # it, and with it pandas, on every cached rebuild
     verification = {k: (c.verified, c.total) for k, c in exp.verification.items()}
-    if use_cache:
+    if use_cache and store:
         cache.write(root, key, (reg, verification, sim_cells, cache.pickled(computed)))
         cache.write_json(root, STAGE_READS, code, recorded)
     return reg, verification, sim_cells, lambda: computed, key
@@ -122,7 +122,8 @@ def _computed_loader(root: Path, reads: Reads, vendored, computed_pickle: bytes)
 
 
 def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
-               previous: dict | None = None, progress: Progress | None = None) -> BuildResult:
+               previous: dict | None = None, progress: Progress | None = None,
+               store: bool = True) -> BuildResult:
     """Run every stage in memory; nothing is written except verified vendored files
     (and the caches). `previous`: the page records of the last good build (--serve
     keeps them in memory); None: read from .cache/ when caches are used. A cold build
@@ -131,6 +132,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     progress = progress or silent()
     reads = Reads(root)
     use_cache = use_cache and cache.usable(root)
+    store = store and use_cache     # False: read the caches, write none (--check)
     with progress.stage("vendor", "verifying the upstream files against the lock"):
         with reads.scope() as vendor_reads:
             vendored = vendor.materialise(vendor_from, root, reads=reads)
@@ -138,7 +140,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                       "vendored/lock.yaml (git blob SHA-1)")
     code = incremental.code_key(root)
     reg, verification, sim_cells, sim_values, key = data_stages(
-        root, reads, vendored, vendor_reads, code, use_cache, progress)
+        root, reads, vendored, vendor_reads, code, use_cache, progress, store)
     benchfigures.register(reg, root, reads)
     figures = buildrecord.build_figures(root, len(vendored), verification, sim_cells,
                                         reg.claims, len(reg), reads)
@@ -146,7 +148,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     build_info = dict(stamp, verification=buildrecord.register_build_figures(reg, figures))
     allowlist = naked.load_allowlist(root / "data" / "allowlist.yaml", reads)
     data_reads = incremental.text_key(code, reads.shared())     # all the registry is made of
-    memo = cache.json_memo(root) if use_cache else compute_now
+    memo = cache.json_memo(root, store) if use_cache else compute_now
     blocks = block_table(reg, root / "content", root / "templates", sim_values, memo, key)
     if previous is None:
         previous = read_page_records(root) if use_cache else {}
@@ -169,9 +171,9 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     if site.unused_terms:
         print("glossary terms no page uses: " + ", ".join(site.unused_terms), file=sys.stderr)
     files = site.files | {"numbers.json": numbers_json(root, reg, site, figures, stamp,
-                                                       data_reads, use_cache)}
+                                                       data_reads, use_cache, store)}
     files |= search.search_files(search.search_records(site.files, reg.numbers), memo)
-    if use_cache:
+    if store:
         write_page_records(root, site.records, numbers_blob=files["numbers.json"])
     return BuildResult(reg, files, figures, time.perf_counter() - t0, site.records,
                        site.rendered, list(progress.reused))
@@ -225,7 +227,7 @@ def write_page_records(root: Path, records: dict, numbers_blob: bytes) -> None:
 
 
 def numbers_json(root: Path, reg: Registry, site, figures, stamp, data_reads: str,
-                 use_cache: bool) -> bytes:
+                 use_cache: bool, store: bool = True) -> bytes:
     """site/numbers.json (buildrecord.numbers_json), its text kept in .cache/ (a blob
     named in `numbers-json`) under the hash of everything it holds (the registry, by
     the code and the reads it was made from; the usage, the figures, the stamp) and
@@ -239,7 +241,7 @@ def numbers_json(root: Path, reg: Registry, site, figures, stamp, data_reads: st
         if data is not None:
             return data
     data = buildrecord.numbers_json(reg, site.appears, site.claim_pages, figures, stamp)
-    if use_cache:
+    if use_cache and store:
         cache.write_json(root, "numbers-json", key, cache.write_blob(root, data))
     return data
 
@@ -284,7 +286,7 @@ def main(argv=None) -> int:
     if a.diff:
         from . import numbersdiff
         return numbersdiff.main(root, a.diff, a.fail_on_change, a.vendor_from)
-    use_cache = not (a.no_cache or a.check or os.environ.get("CIT_NO_CACHE"))
+    use_cache = not (a.no_cache or os.environ.get("CIT_NO_CACHE"))
     if a.serve:
         from . import serve
         return serve.serve(root, a.port, serve_rebuilder(root, a.vendor_from, use_cache))
@@ -330,7 +332,8 @@ def _build_and_write(a, root: Path, out: Path, use_cache: bool, progress,
     inputs = build_inputs(root, a.vendor_from)
     if not a.check:
         output.check_target(out, root, inputs)     # refuse a bad --out before the work
-    result = run_stages(root, a.vendor_from, use_cache, progress=progress)
+    result = run_stages(root, a.vendor_from, use_cache, progress=progress,
+                        store=not a.check)     # --check reads the caches, writes none
     if not a.check:
         with progress.stage("write", f"writing {_shown_path(out)}"):
             staged = output.stage_site(result.files, out, root, inputs)
@@ -374,7 +377,7 @@ def _arguments(argv):
                                  description="Build the results site into site/.")
     ap.add_argument("--out", help="output folder (default site/)")
     ap.add_argument("--check", action="store_true",
-                    help="run every stage and check cold, write no site and no cache")
+                    help="run every stage and check, write no site and no cache")
     ap.add_argument("--vendor-from", help="folder holding the upstream files (a mirror)")
     ap.add_argument("--no-cache", action="store_true",
                     help="cold build: ignore and write no .cache/ (CI's clean clone has none)")

@@ -194,15 +194,16 @@ def write_json(root: Path, name: str, key: str, value) -> None:
            "the next build renders every page")
 
 
-def json_memo(root: Path):
+def json_memo(root: Path, store: bool = True):
     """A memo for values made of JSON (a chart's figure): `memo(name, key, compute)`
     returns the value stored as `name` for `key` (verified like every cache file), else
-    `compute()`, stored for the next build."""
+    `compute()`, stored for the next build (unless `store` is False: --check)."""
     def memo(name: str, key: str, compute):
         value = read_json(root, name, key)
         if value is None:
             value = compute()
-            write_json(root, name, key, value)
+            if store:
+                write_json(root, name, key, value)
         return value
     return memo
 

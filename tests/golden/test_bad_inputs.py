@@ -876,7 +876,8 @@ def test_a_damaged_page_blob_is_reported_once_and_repaired(case, tmp_path):
     later build reported it again, saying "building cold" when one page was rendered."""
     out = tmp_path / "site"
     r = run_build(out, root=case.root, cold=False)
-    assert r.returncode == 0 and "pages rendered: 0 of" in r.stdout, r.stdout + r.stderr
+    assert r.returncode == 0 and re.search(r"^render: 0 of \d+ pages rendered", r.stdout,
+                                           re.M), r.stdout + r.stderr
     records = json.loads((case.root / ".cache" / "pages.json").read_bytes().split(b"\n", 1)[1])
     page, rec = sorted(records.items())[0]
     blob = case.root / ".cache" / f"blob-{rec['html']}"
@@ -887,10 +888,10 @@ def test_a_damaged_page_blob_is_reported_once_and_repaired(case, tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stderr == (f"cache .cache/{blob.name} discarded: its SHA-256 does not match "
                         "its name (damaged); it is made again\n")
-    assert f"pages rendered: 1 of {len(records)} ({page})" in r.stdout
+    assert f"\nrender: 1 of {len(records)} pages rendered ({page});" in r.stdout, r.stdout
     r = run_build(out, root=case.root, cold=False)
     assert (r.returncode, r.stderr) == (0, "")
-    assert f"pages rendered: 0 of {len(records)}" in r.stdout
+    assert f"\nrender: 0 of {len(records)} pages rendered;" in r.stdout, r.stdout
 
 
 def test_a_file_where_the_cache_folder_goes_is_one_line(case, tmp_path, warm_copy):
@@ -906,13 +907,18 @@ def test_a_file_where_the_cache_folder_goes_is_one_line(case, tmp_path, warm_cop
 
 
 def test_check_writes_no_site_and_no_cache(case, tmp_path):
-    """C7: --check runs cold (every page checked) and leaves .cache/ as it was."""
+    """C7: --check wrote 92 paths under .cache/ (the README says it writes nothing): with
+    no cache it builds cold and writes none; with a warm one it reads it, as it was."""
     from cit import build
+    before = tree_digest(case.root / ".cache")
+    r = run_in_process(build.main, ["--check"], case.root, None)
+    assert r.returncode == 0 and "Nothing written (--check)." in r.stdout, r.stderr
+    assert tree_digest(case.root / ".cache") == before
     shutil.rmtree(case.root / ".cache")
     r = run_in_process(build.main, ["--check"], case.root, None)
     assert r.returncode == 0, r.stderr
     assert not (case.root / ".cache").exists() and not (case.root / "site").exists()
-    assert re.search(r"^pages rendered: (\d+) of \1$", r.stdout, re.M), r.stdout
+    assert re.search(r"^render: (\d+) of \1 pages rendered ", r.stdout, re.M), r.stdout
 
 
 @pytest.mark.parametrize("flag", ["--check", "--out"])
