@@ -59,9 +59,6 @@ def parse_content_file(text: str, path: str) -> ContentFile:
     """Split a content file into validated front matter and body.
 
     `path` is how errors name the file (e.g. "content/pages/optics.md")."""
-    if text.startswith("\ufeff"):
-        raise BuildError(f"{path}:1", "starts with a byte-order mark (U+FEFF) before `---`; "
-                         "save the file as UTF-8 without one")
     lines = text.splitlines(keepends=True)
     if not lines or lines[0].rstrip("\r\n") != FENCE:
         raise BuildError(f"{path}:1", "front matter missing: the file must start with a `---` line")

@@ -999,14 +999,6 @@ def test_a_shakespeare_log_without_eval_records(case):
 
 # ---- errors that say where, briefly (C4) ---------------------------------------------
 
-def test_a_byte_order_mark_before_the_front_matter(case):
-    p = case.root / "content" / "pages" / "optics.md"
-    p.write_bytes("\ufeff".encode() + p.read_bytes())
-    assert case.run().stderr == ("build failed: content/pages/optics.md:1: starts with a "
-                                 "byte-order mark (U+FEFF) before `---`; save the file as "
-                                 "UTF-8 without one\n")
-
-
 def test_a_huge_undefined_term_is_quoted_briefly(case):
     """The review's 300 KB line: `:t[` a hundred thousand times, then `]`."""
     p = case.root / "content" / "pages" / "notebook.md"
