@@ -203,26 +203,21 @@ def _relative_names(root: Path) -> Callable[[Path], str]:
 
 
 def _check_entries(folder: Path, rel: Callable[[Path], str]) -> None:
-    """Every entry of a content folder is a `*.md` file. Anything else in it is an error
-    naming it, rather than silently left out or read as a page: a folder, a FIFO (which
-    a read would wait on for ever) or another special file named `*.md`; a sub-folder;
-    another suffix (`extra.MD`). An editor's working files (hidden, `~` or `#` names)
-    are passed over."""
+    """Every entry of a content folder is named `*.md`: anything else (a sub-folder,
+    another suffix such as `extra.MD`) is an error naming it, not silently left out. An
+    editor's working files (hidden, `~` or `#` names) are passed over."""
     if not folder.is_dir():
         return
     for f in sorted(folder.iterdir()):
         if f.name.startswith((".", "#")) or f.name.endswith("~"):
             continue
-        kind = _file_kind(f)
-        if f.name.endswith(".md") and kind == "file":
-            continue
         if f.name.endswith(".md"):
-            raise BuildError(rel(f), f"is {kind}, not a Markdown file; a page is a file")
-        else:
-            what = "a file with another suffix" if kind == "file" else (
-                kind + "; sub-folders are not read" if kind == "a folder" else kind)
-            raise BuildError(rel(f), f"not read: only `*.md` files are pages here (this "
-                             f"is {what})")
+            continue        # read (or refused, when not a file) by reads.glob
+        kind = _file_kind(f)
+        what = "a file with another suffix" if kind == "file" else (
+            kind + "; sub-folders are not read" if kind == "a folder" else kind)
+        raise BuildError(rel(f), f"not read: only `*.md` files are pages here (this "
+                         f"is {what})")
 
 
 def _file_kind(path: Path) -> str:

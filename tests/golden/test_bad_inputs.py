@@ -843,9 +843,6 @@ def _make_odd(path, kind):
 
 
 ODD_ENTRIES = [
-    ("content/pages/dir.md", "folder", "is a folder, not a Markdown file; a page is a file"),
-    ("content/pages/fifo.md", "fifo", "is a FIFO, not a Markdown file; a page is a file"),
-    ("content/decks/06-more.md", "fifo", "is a FIFO, not a Markdown file; a page is a file"),
     ("content/pages/extra.MD", "file", "not read: only `*.md` files are pages here (this is "
                                        "a file with another suffix)"),
     ("content/pages/sub/extra.md", "file", "not read: only `*.md` files are pages here "
