@@ -23,7 +23,7 @@ from .spec import BlockSpec, compute_now
 def block_table(registry: Registry, content_dir: Path, templates_dir: Path,
                 sim_values, memo=compute_now, sim_key: str = "") -> dict[str, BlockSpec]:
     """Every block by name. Its inputs are all here: the registry (tables, series,
-    numbers), content/chain.yaml for `@[chain]`, templates/static/explorer.js and the
+    numbers), content/chain.yaml for `@[chain]`, and the
     simulator's computed values for `@[explorer]` (`sim_values()` returns them). A name
     given twice fails. `memo(name, key, compute)` keeps the charts' figures and the
     explorer's payload (see chart_html, explorer_blocks), each under its own key joined
@@ -43,8 +43,7 @@ def block_table(registry: Registry, content_dir: Path, templates_dir: Path,
                   chart_blocks(registry, code_memo),
                   figure_blocks(registry),
                   chain_blocks(registry, Path(content_dir) / "chain.yaml"),
-                  explorer_blocks(sim_values, Path(templates_dir) / "static" / "explorer.js",
-                                  code_memo)):
+                  explorer_blocks(sim_values, code_memo)):
         for name, spec in group.items():
             if name in table:
                 raise BuildError("block table", f"two blocks are named @[{name}]")

@@ -1,10 +1,10 @@
 """The `@[explorer]` block of the transit page: controls, output tables, the model's
 inputs as JSON, and the closed-form port (templates/static/explorer.js).
 
-The port is an ES module. It is written into the page inline, as
-`<script type="module">`, rather than loaded by `src`: Chromium refuses module scripts
-loaded from file:// URLs, and the site must work from file://. The same file is copied
-to static/ with the other scripts (the browser test imports it from there).
+The port is a classic script loaded by `src` (the block asks for it with
+`ctx.add_script`), not a module: Chromium refuses module scripts from file:// URLs, and
+the site must work from file://; nor is it written inline, which the site's
+Content-Security-Policy forbids (docs/output.md, "Content-Security-Policy").
 
 Before any control moves, every output is the registered number (with its provenance),
 so the block reads correctly without JavaScript; once a reader moves a control, the
@@ -15,12 +15,34 @@ from __future__ import annotations
 
 import math
 from html import escape as e
-from pathlib import Path
 
+from cit import svgplot
 from cit.errors import BuildError
 from cit.markup import json_for_script, scroll_region
 from cit.blocks.spec import BlockSpec, compute_now
-from cit.reads import Reads
+
+# The explorer's figure: what the build draws here at the recorded settings and
+# explorer.js draws again at the reader's (it reads these from the embedded data).
+FIGURE = {
+    "uid": "explorer-figure-svg",
+    "title": "Time to the target loss against WAN bandwidth at these settings, per "
+             "variant, with the break-evens marked",
+    "desc": "Each line is labelled at its right end; the break-even bandwidths and the "
+            "bandwidth set are marked; the tables beside the figure give the values.",
+    "x": {"title": "WAN bandwidth (GB/s, log scale)", "log": True},
+    "y": {"title": "Time to target (s, log scale)", "log": True},
+    "width": 640,
+    "height": 400,
+    "set_label": "WAN bandwidth set",
+}
+
+
+def line_style(key: str, hypothetical: bool) -> dict:
+    """A variant's svgplot colour (the hypothetical ones have shades of their own) and
+    dash (the hypothetical ones dashed, E′ on the exact band's steps dotted)."""
+    colour = next((k for k in ("Cprime", "Eprime") if key.startswith(k)), key[0])
+    dash = "dot" if key == "Eprime_Csteps" else "dash" if hypothetical else "solid"
+    return {"colour": colour, "dash": dash}
 
 
 
@@ -37,7 +59,8 @@ def explorer_data(c) -> dict:
         "gpu_peak_tflops": v.gpu_peak_flops,
         "variants": [{"key": x.key, "label": x.label, "mech": x.mech,
                       "collective": x.collective, "steps_from": x.steps_from,
-                      "hypothetical": x.hypothetical} for x in closed.VARIANTS],
+                      "hypothetical": x.hypothetical, **line_style(x.key, x.hypothetical)}
+                     for x in closed.VARIANTS],
         "steps": dict(c.steps),
         "breakevens": [{"id": bid, "label": label, "a": a, "b": b}
                        for bid, label, a, b in BREAKEVENS],
@@ -54,17 +77,62 @@ def explorer_data(c) -> dict:
                      "text": c.quoted.figures[k].text(), "value": c.quoted.figures[k].value,
                      "decimals": c.quoted.figures[k].decimals,
                      "kind": c.quoted.figures[k].kind} for k in against(c.quoted)],
+        "figure": FIGURE,
     }
 
 
-def _script_text(script: Path, reads: Reads | None = None) -> str:
-    js = (reads or Reads.beside(script)).maybe_text(script)
-    if js is None:
-        raise BuildError("templates/static/explorer.js", "the explorer's script is missing")
-    if "</script" in js.lower():
-        raise BuildError("templates/static/explorer.js", "contains '</script', which would "
-                         "end the inline script early")
-    return js
+def figure_curves(c) -> dict:
+    """Each variant's time to target (s) at every bandwidth of the sweep's grid, by the
+    closed form at the recorded settings (None where it never reaches the target)."""
+    from ..sim import closed
+    return {v.key: [closed.time_to_target(c.params.with_(bw_wan=bw), v.mech, c.steps[v.key])
+                    for bw in c.grid] for v in closed.VARIANTS}
+
+
+def figure_lines(data: dict, curves: dict) -> list:
+    """The figure's lines: every variant that reaches the target."""
+    xs = tuple(g / 1e9 for g in data["grid"])
+    return [svgplot.Line(key=v["key"], label=v["label"], x=xs, y=tuple(curves[v["key"]]),
+                         colour=v["colour"], dash=v["dash"])
+            for v in data["variants"] if data["steps"][v["key"]] is not None]
+
+
+def figure_svg(data: dict, lines: list, markers: list) -> str:
+    """The figure as svgplot draws it (explorer.js's lineChart draws the same)."""
+    f = data["figure"]
+    try:
+        return svgplot.line_chart(
+            lines, svgplot.Axis(f["x"]["title"], log=f["x"]["log"]),
+            svgplot.Axis(f["y"]["title"], log=f["y"]["log"]), title=f["title"],
+            desc=f["desc"], uid=f["uid"], markers=markers, width=f["width"],
+            height=f["height"])
+    except svgplot.FigureError as err:
+        raise BuildError("@[explorer]", str(err)) from None
+
+
+def figure_markers(ctx, data: dict) -> list:
+    """The break-evens that fall inside the sweep and the bandwidth set, each a mark of
+    its registered number (so its card opens from the figure)."""
+    out = []
+    for be in data["breakevens"]:
+        nid = f"sim.breakeven.{be['id']}"
+        n = ctx.registry.get(nid, "@[explorer]")
+        if isinstance(n.value, float) and math.isfinite(n.value) and n.value > 0:
+            ctx.num(nid)
+            out.append(svgplot.VLine(n.value, be["label"], n))
+    ctx.num("sim.wan_default")
+    out.append(svgplot.VLine(data["controls"]["wan_gbps"], data["figure"]["set_label"],
+                             ctx.registry.get("sim.wan_default", "@[explorer]")))
+    return out
+
+
+def explorer_figure(ctx, payload: dict) -> str:
+    """The figure at the recorded settings; explorer.js redraws it in place."""
+    data = payload["data"]
+    svg = figure_svg(data, figure_lines(data, payload["curves"]), figure_markers(ctx, data))
+    return (f'<figure class="explorer-figure"><div class="explorer-svg" data-out="figure">'
+            f'{svg}</div><figcaption>{e(data["figure"]["title"])}: the closed form\'s times '
+            f'at the settings above, redrawn when a control moves.</figcaption></figure>')
 
 
 def _slider(ctx, name, label, num_id, *, lo, hi, step, value, hint) -> str:
@@ -94,12 +162,15 @@ def explorer_payload(c) -> dict:
     """What the block draws from the simulator's computation `c`, as plain JSON: the
     data explorer.js reads, the sweep's range for the WAN slider, and the layouts."""
     from ..sim.closed import LAYOUT_LABEL, LAYOUTS
-    return {"data": explorer_data(c), "sweep": [c.values.sweep_min, c.values.sweep_max],
+    return {"data": explorer_data(c), "curves": figure_curves(c),
+            "sweep": [c.values.sweep_min, c.values.sweep_max],
             "layouts": [[layout, LAYOUT_LABEL[layout]] for layout in LAYOUTS]}
 
 
-def explorer_html(ctx, payload: dict, script: Path) -> str:
-    """The block's HTML for page context `ctx` and `payload` (explorer_payload)."""
+def explorer_html(ctx, payload: dict) -> str:
+    """The block's HTML for page context `ctx` and `payload` (explorer_payload); asks
+    for static/explorer.js."""
+    ctx.add_script("explorer.js")
     data = payload["data"]
     ctl = data["controls"]
     wan_log = math.log10(ctl["wan_gbps"])
@@ -143,7 +214,7 @@ def explorer_html(ctx, payload: dict, script: Path) -> str:
                    f'data-breakeven="{e(bid)}">{ctx.num(f"sim.breakeven.{bid}")}</td></tr>')
     root_id = ctx.unique_id("explorer")
     return (
-        f'<div class="explorer" id="{root_id}" data-explorer>'
+        f'<div class="explorer wide" id="{root_id}" data-explorer>'
         f'<p class="explorer-note">The explorer needs JavaScript. Without it, the figures '
         f'below are the recorded ones, each with its provenance.</p>'
         f'<p class="explorer-live-note" hidden>Move a control and the figures below become '
@@ -151,6 +222,7 @@ def explorer_html(ctx, payload: dict, script: Path) -> str:
         f'each with its provenance.</p>'
         f'<form class="explorer-controls" hidden aria-label="Explorer settings">{controls}'
         f'</form>'
+        f'<div class="explorer-results">{explorer_figure(ctx, payload)}'
         f'<div class="explorer-outputs" aria-live="polite">'
         f'{scroll_region("explorer-times-caption")}<table class="data explorer-times">'
         f'<caption id="explorer-times-caption">Time and energy to the target loss at these settings '
@@ -169,21 +241,19 @@ def explorer_html(ctx, payload: dict, script: Path) -> str:
         f'the precision it printed, at these settings: '
         f'<span data-out="against-same">{ctx.num("sim.against.same")}</span> of '
         f'<span data-out="against-total">{ctx.num("sim.against.total")}</span></p>'
-        f'</div>'
+        f'</div></div>'
         f'<script type="application/json" class="explorer-data" id="explorer-data">'
         f'{json_for_script(data)}</script>'
-        f'<script type="module">\n{_script_text(script, getattr(ctx.site, "reads", None))}'
-        f'</script>'
         f'</div>')
 
 
-def explorer_blocks(sim_values, script: Path, memo=compute_now) -> dict[str, BlockSpec]:
+def explorer_blocks(sim_values, memo=compute_now) -> dict[str, BlockSpec]:
     """`@[explorer]`, drawn from `sim_values()` (the simulator's study.sim.Computed of this
     build, handed over by the build and loaded only when needed; the block never
-    recomputes it), with `script` (templates/static/explorer.js) written inline. `memo`
+    recomputes it), with static/explorer.js. `memo`
     keeps the block's payload: the build's keys it by the data stages' inputs and code,
     which the computation is a function of (block_table), so a page edit does not load
     the simulator (docs/architecture.md, "Rebuilding fast")."""
     def payload():
         return memo("explorer-payload", "", lambda: explorer_payload(sim_values()))
-    return {"explorer": BlockSpec(lambda ctx: explorer_html(ctx, payload(), script))}
+    return {"explorer": BlockSpec(lambda ctx: explorer_html(ctx, payload()))}

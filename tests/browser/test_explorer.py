@@ -6,6 +6,7 @@ results, and the layout switch moves the break-evens; it runs from file://.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -19,7 +20,9 @@ from study.runs import load_folder
 from study.sim.compute import compute_from_paths
 from study.sim.register import register_sim
 from study.sim.report import RESULTS, parse
-from study.blocks.explorer import explorer_data, explorer_html, explorer_payload
+from cit import svgplot
+from study.blocks.explorer import (explorer_data, explorer_html, explorer_payload,
+                                   figure_lines, figure_svg)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "templates" / "static" / "explorer.js"
@@ -34,14 +37,14 @@ def computed(vendored_root):
 
 @pytest.fixture(scope="module")
 def harness(computed, tmp_path_factory, serve_dir):
-    """A page that imports explorer.js as a module and holds the embedded data."""
+    """A page that loads explorer.js and holds the embedded data."""
     d = tmp_path_factory.mktemp("explorer-harness")
     shutil.copy(SCRIPT, d / "explorer.js")
     (d / "index.html").write_text(
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>harness</title>'
         '</head><body><script type="application/json" id="explorer-data">'
         + json_for_script(explorer_data(computed)) + "</script>"
-        '<script type="module">import * as X from "./explorer.js"; window.X = X; '
+        '<script src="explorer.js"></script><script>window.X = window.citExplorer; '
         "window.ready = true;</script></body></html>", encoding="utf-8")
     return serve_dir(d)
 
@@ -98,6 +101,48 @@ def test_the_port_reproduces_every_closed_form_cell_of_sections_three_to_seven(
     assert compared == len(recorded)
 
 
+def python_figure(lines: list, markers: list, data: dict) -> str:
+    """svgplot's drawing of the port's own lines and markers (as plain JSON)."""
+    return figure_svg(data, [svgplot.Line(key=ln["key"], label=ln["label"], x=tuple(ln["x"]),
+                                          y=tuple(ln["y"]), colour=ln["colour"],
+                                          dash=ln["dash"]) for ln in lines],
+                      [svgplot.VLine(m["x"], m["label"]) for m in markers])
+
+
+# Settings the figure is compared at besides the recorded ones: each moves the curves or
+# the break-evens (and with them the axes, the labels and the markers' staircase).
+FIGURE_SETTINGS = [{}, {"wan_gbps": 1.0}, {"utilisation": 1.0, "module_budget_gflops": 5.0},
+                   {"wan_latency_us": 4000.0, "layout": "flat-ring"},
+                   {"transform_counts": False, "wan_gbps": 300.0}]
+
+
+def test_the_port_draws_its_figure_as_svgplot_draws_the_same_lines(make_page, harness,
+                                                                    computed, measured):
+    """At the recorded settings the lines are the build's own (the closed form in Python);
+    at each other setting svgplot draws the port's lines, and the two SVGs must be the
+    same, character for character."""
+    page = open_harness(make_page, harness)
+    data = json.loads(json.dumps(explorer_data(computed)))
+    payload = explorer_payload(computed)
+    for settings in FIGURE_SETTINGS:
+        got = page.evaluate("(c) => { const d = JSON.parse(document.getElementById("
+                            "'explorer-data').textContent); return [X.figureInput(d, c), "
+                            "X.figureSvg(d, c)]; }", settings)
+        (inp, svg) = got
+        want = python_figure(inp["lines"], inp["markers"], data)
+        assert svg == want, (settings, first_difference(svg, want))
+        if not settings:
+            assert [ln["y"] for ln in inp["lines"]] == [
+                payload["curves"][ln.key] for ln in figure_lines(data, payload["curves"])]
+            assert len(inp["markers"]) >= 2
+    measured(f"explorer figure: port = svgplot at {len(FIGURE_SETTINGS)} settings")
+
+
+def first_difference(a: str, b: str) -> str:
+    k = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return f"at {k}: port {a[k - 40:k + 40]!r} / svgplot {b[k - 40:k + 40]!r}"
+
+
 FORMAT_CASES = [0.0, 0.125, 0.375, 2.5, 3.5, 1234.5, 0.0005, 0.0015, 999.95, 9.995,
                 99.95, 0.1, 1e-7, 12.5, 1000.0, 999.9999999, 123456789.123, 2.675,
                 1.005, 5e-5, 0.00049999, 31666944.0, 2666.6666666666665, 0.8055661998]
@@ -125,11 +170,14 @@ def block_page(computed, tmp_path_factory):
     register_sim(reg, computed, RESULTS, ROOT)
     ctx = PageContext(registry=reg, url="/transit/", root="", path="content/pages/transit.md",
                       glossary={}, blocks={})
-    html = explorer_html(ctx, explorer_payload(computed), SCRIPT)
+    html = explorer_html(ctx, explorer_payload(computed))
+    assert ctx.scripts == [("explorer.js", False)]
     d = tmp_path_factory.mktemp("explorer-block")
+    shutil.copy(SCRIPT, d / "explorer.js")
     (d / "index.html").write_text(
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>explorer</title>'
-        f"</head><body>{html}</body></html>", encoding="utf-8")
+        f'</head><body>{html}<script src="explorer.js" defer></script></body></html>',
+        encoding="utf-8")
     return d, reg
 
 
