@@ -143,5 +143,7 @@ def mark_html(c: Claim) -> str:
              if c.hypothesis else "Checked claim: show the evidence")
     text = "hypothesis ✓" if c.hypothesis else "✓"
     cls = "claim-mark claim-hyp" if c.hypothesis else "claim-mark"
+    # data-label, not aria-label: a <data> may carry aria-label only with a role, and the
+    # role (button) is given by static/site.js, which copies the label then
     return (f'<data class="{cls}" value="verified" data-id="{e(c.id)}" '
-            f'data-kind="{CLAIM_KIND}" aria-label="{e(label)}">{text}</data></span>')
+            f'data-kind="{CLAIM_KIND}" data-label="{e(label)}">{text}</data></span>')

@@ -1,14 +1,15 @@
 #!/bin/sh
 # The test command's system and npm packages (README, "Set up and use"): Debian's
-# Chromium (browser tests) and faketime (reproducibility test) where missing, which
-# needs root; then the pinned npm tools of package-lock.json (npm ci, into node_modules/).
+# Chromium (browser tests), faketime (reproducibility test) and Java (HTML validator)
+# where missing, which needs root; then the pinned npm tools of package-lock.json (npm ci, into node_modules/).
 # Nothing here is needed to build the site.
 set -eu
 cd "$(dirname "$0")/.."
-APT_PACKAGES="chromium faketime"
+# command:Debian package; java runs the W3C HTML validator (npm vnu-jar)
+NEEDED="chromium:chromium faketime:faketime java:default-jre-headless"
 missing=""
-for cmd in $APT_PACKAGES; do
-    command -v "$cmd" >/dev/null 2>&1 || missing="$missing $cmd"
+for pair in $NEEDED; do
+    command -v "${pair%%:*}" >/dev/null 2>&1 || missing="$missing ${pair#*:}"
 done
 if [ -n "$missing" ]; then
     if [ "$(id -u)" = 0 ]; then
@@ -27,6 +28,7 @@ if [ -f package-lock.json ]; then
     command -v npm >/dev/null 2>&1 || { echo "test-setup: npm is missing (Node 20 or newer)" >&2; exit 1; }
     if ! npm ls --silent >/dev/null 2>&1; then
         echo "test-setup: installing the pinned npm tools (npm ci)"
-        npm ci --no-audit --no-fund --loglevel=error
+        # --ignore-scripts: vnu-jar's install script would fetch a Java of its own
+        npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
     fi
 fi

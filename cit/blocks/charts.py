@@ -395,8 +395,10 @@ def chart_html(ctx, spec: ChartSpec, series: list[Series], *, markers=(), extra_
             f'data-plotly-src="{e(ctx.root)}static/{e(plotlybundle.SCRIPT)}" tabindex="0" role="group" '
             f'aria-label="{e(spec.title)}">{preview_html(ctx, spec, series, markers)}</div>\n'
             f'<script type="application/json" id="{fid}-json">{json_for_script(fig)}</script>\n'
+            f"{extra_html}{fallback_html(spec, series)}\n"
+            # last: a figcaption must be a figure's first or last child
             f'<figcaption>{e(spec.title)}. <span class="chart-kind">Kind: {e(", ".join(kinds))}.</span></figcaption>\n'
-            f"{extra_html}{fallback_html(spec, series)}\n</figure>")
+            f"</figure>")
 
 
 def breakeven_label(nid: str) -> str:

@@ -91,8 +91,9 @@ def figure_html(ctx, uid: str, svg: str, caption: str, table: str) -> str:
     for nid in sorted(set(MARK_ID_RE.findall(svg))):
         # a mark's number is on the page: its card needs it in the page's provenance
         ctx.num(html.unescape(nid))
+    # the caption last: a figcaption must be a figure's first or last child
     return (f'<figure class="fig" id="{uid}-figure">{svg}\n'
-            f"<figcaption>{e(caption)}</figcaption>\n{table}</figure>")
+            f"{table}\n<figcaption>{e(caption)}</figcaption></figure>")
 
 
 def _draw(block: str, fn, *args, **kw) -> str:

@@ -115,6 +115,8 @@
       var num = nums[i];
       if (!num.hasAttribute("tabindex")) num.tabIndex = 0;
       num.setAttribute("role", "button");
+      // a claim's mark names itself (cit/claims.py puts the words in data-label)
+      if (num.hasAttribute("data-label")) num.setAttribute("aria-label", num.getAttribute("data-label"));
       num.setAttribute("aria-haspopup", "dialog");
       num.setAttribute("aria-expanded", "false");
       num.setAttribute("aria-controls", CARD_ID);
