@@ -12,7 +12,8 @@ Measures, each as the median of --runs runs on this machine, in a copy of the pr
 - simulator regeneration: `python -m study.sim --out <tmp>` (full sweep);
 - page weights: per page, HTML + CSS + own JS, and the plotly bundle separately.
 Writes data/benchmarks.yaml (committed; the build reads it for /tested), keeping the
-`scaling:` record of benchmarks/bench_scale.py.
+`scaling:` record of benchmarks/bench_scale.py and the `lighthouse:` one of
+benchmarks/bench_lighthouse.py.
 """
 
 from __future__ import annotations

@@ -101,6 +101,7 @@ def register(reg: Registry, root: Path, reads: Reads | None = None) -> None:
                   source=BENCH)
     _register_scaling(reg, bench.get("scaling"))
     _register_rebuild_by_page(reg, bench.get("content_rebuild_by_page_s"), figs)
+    _register_lighthouse(reg, bench.get("lighthouse"))
 
 
 def _register_rebuild_by_page(reg: Registry, by_page, figs: dict) -> None:
@@ -166,3 +167,50 @@ def _register_scaling(reg: Registry, scaling) -> None:
                   "(synthetic run logs, medians on the machine named above)",
                   ["Size (× the study)"] + [c[1] for c in SCALE_COLUMNS], rows,
                   source=f"{BENCH}, scaling")
+
+
+# Lighthouse's figures per page and form factor: (field, column, what, unit, decimals)
+LIGHTHOUSE_COLUMNS = (
+    ("performance", "Performance", "Lighthouse's performance score", "score", None),
+    ("accessibility", "Accessibility", "Lighthouse's accessibility score", "score", None),
+    ("best_practices", "Best practices", "Lighthouse's best-practices score", "score", None),
+    ("seo", "SEO", "Lighthouse's search-engine score", "score", None),
+    ("lcp_ms", "LCP (ms)", "Largest Contentful Paint, milliseconds", "ms", None),
+    ("tbt_ms", "TBT (ms)", "Total Blocking Time, milliseconds", "ms", None),
+    ("cls", "CLS", "Cumulative Layout Shift", "", 3))
+
+
+def _register_lighthouse(reg: Registry, lh) -> None:
+    """benchmarks/bench_lighthouse.py's figures: per page, desktop and mobile, the four
+    scores, LCP, TBT and CLS of the run with the median performance score."""
+    if not lh:
+        raise BuildError(BENCH, "lighthouse missing; run python benchmarks/bench_lighthouse.py")
+    src = (Source(BENCH),)
+    for key, what in (("lighthouse", "the Lighthouse version run"),
+                      ("chromium", "the browser Lighthouse drove"),
+                      ("machine", "the machine measured on")):
+        reg.add(f"bench.lh.{key}", lh[key], str(lh[key]), kind="measured", sources=src,
+                locator=f"{BENCH}, lighthouse.{key}", computation=what)
+    reg.add("bench.lh.runs", lh["runs"], str(lh["runs"]), unit="runs", kind="measured",
+            sources=src, locator=f"{BENCH}, lighthouse.runs",
+            computation="Lighthouse runs of each page and form factor (the median kept)")
+    rows = []
+    for url, by_ff in sorted((lh.get("pages") or {}).items()):
+        slug = url.strip("/").replace("/", ".") or "hub"
+        for ff in ("desktop", "mobile"):
+            if ff not in by_ff:
+                raise BuildError(BENCH, f"lighthouse.pages {url}: {ff} missing")
+            cells = [_page_name(slug), ff]
+            for field, _, what, unit, d in LIGHTHOUSE_COLUMNS:
+                v = by_ff[ff][field]
+                nid = f"bench.lh.{slug}.{ff}.{field}"
+                reg.add(nid, v, fmt(v, d) if d is not None else fmt_int(v), unit=unit,
+                        kind="measured", sources=src,
+                        locator=f"{BENCH}, lighthouse.pages {url} {ff} {field}",
+                        computation=f"{what}, {ff}, of the run with the median performance score")
+                cells.append(Ref(nid))
+            rows.append(cells)
+    reg.add_table("bench-lighthouse", "Lighthouse on every page, desktop and mobile (the run "
+                  "with the median performance score)",
+                  ["Page", "Form factor"] + [c[1] for c in LIGHTHOUSE_COLUMNS], rows,
+                  source=f"{BENCH}, lighthouse")
