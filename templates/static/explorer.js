@@ -14,20 +14,61 @@
 "use strict";
 (() => {
 
+  /**
+   * The model's parameters (cit/sim/closed.py's Params; SI units).
+   * @typedef {{workers: number, dcs: number, alpha_intra: number, alpha_wan: number,
+   *   bw_nic: number, bw_wan: number, dense_bytes: number, topk_bytes: number,
+   *   band_bytes: number, dct2d_macs: number, band_macs: number, fft_macs: number,
+   *   flops_per_param_token: number, n_params: number, tokens: number, gpu_rate: number,
+   *   gpu_flops_per_mac: number, gpu_power: number, j_per_bit_intra: number,
+   *   j_per_bit_wan: number, module_budget: number, module_ops_per_mac: number,
+   *   module_port_rate: number, module_power: number, module_uses_fft: boolean,
+   *   transform_counts: boolean, layout: string}} Params
+   * The explorer's knobs.
+   * @typedef {{wan_gbps: number, wan_latency_us: number, module_budget_gflops: number,
+   *   utilisation: number, transform_counts: boolean, layout: string}} Controls
+   * @typedef {{key: string, label: string, mech: string, collective: string,
+   *   steps_from: string, hypothetical: boolean, colour: string, dash: string}} VariantInfo
+   * @typedef {{id: string, label: string, a: string, b: string}} BreakEvenInfo
+   * @typedef {{slug: string, enob: number, planes: number, fs_every: number,
+   *   steps: number|null}} EnobRun
+   * @typedef {{key: string, what: string, text: string, value: number|null,
+   *   decimals: number|null, kind: string|null}} Quoted
+   * @typedef {{uid: string, title: string, desc: string, x: PlotAxis, y: PlotAxis,
+   *   width: number, height: number, set_label: string}} FigureSpec
+   * The page's embedded data (study/blocks/explorer.py, explorer_data).
+   * @typedef {{base: Params, controls: Controls, gpu_peak_tflops: number,
+   *   variants: VariantInfo[], steps: Record<string, number|null>,
+   *   breakevens: BreakEvenInfo[], grid: number[], lo: number, hi: number,
+   *   iterations: number, enob: EnobRun[], e_planes: number, other_layout: string,
+   *   other_a_label: string, against: Quoted[], figure: FigureSpec}} ExplorerData
+   * @typedef {{kind: string, at: number|null}} BreakEven
+   * @typedef {{compute: number, gpu: number, module: number, comm: number, gpu_j: number,
+   *   link_j: number, module_j: number, wan_bytes: number, wire: number, total: number,
+   *   energy: number}} Step
+   * @typedef {{key: string, label: string, step: Step, steps: number|null,
+   *   time: number|null, energy: number|null}} VariantResult
+   * @typedef {{id: string, label: string, a: string, b: string, be: BreakEven}} BreakEvenResult
+   * @typedef {(bw: number) => number|null} TimeFn
+   */
+
   // ---- formatting (cit/fmt.py) ------------------------------------------------------------
 
+  /** @param {number|null|undefined} x @returns {x is null|undefined} */
   function missing(x) {
     return x === null || x === undefined || Number.isNaN(x);
   }
 
   // The exact decimal expansion of |x| (every double below 1e21 has a finite one, and
   // toFixed computes it exactly): [integer digits, fraction digits].
+  /** @param {number} x @returns {[string, string]} */
   function exactDigits(x) {
     const s = Math.abs(x).toFixed(100);
     const dot = s.indexOf(".");
     return [s.slice(0, dot), s.slice(dot + 1)];
   }
 
+  /** @param {string} digits */
   function incremented(digits) {
     const out = digits.split("");
     let i = out.length - 1;
@@ -45,6 +86,7 @@
 
   // |x| rounded to d decimals (d may be negative) as Python rounds: to the nearest, ties to
   // even, on the exact binary value. Returns [integer digits, fraction digits (d of them)].
+  /** @param {number} x @param {number} d @returns {[string, string]} */
   function roundedDigits(x, d) {
     if (Math.abs(x) >= 1e21) throw new Error("number too large to format: " + x);
     const [i, f] = exactDigits(x);
@@ -84,11 +126,13 @@
     return [intPart, frac];
   }
 
+  /** @param {string} intPart */
   function grouped(intPart) {
     return intPart.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   }
 
   // fmt(x, d): thousands separators and exactly d decimals; "n/a" when missing.
+  /** @param {number|null|undefined} x @param {number} d */
   function fmt(x, d) {
     if (missing(x)) return "n/a";
     const neg = x < 0 || Object.is(x, -0);
@@ -96,11 +140,13 @@
     return (neg ? "-" : "") + grouped(intPart) + (d > 0 ? "." + frac : "");
   }
 
+  /** @param {number} x */
   function fmtInt(x) {
     return fmt(x, 0);
   }
 
   // Python's round(x, n) for a float: the double nearest the decimal rounding of x.
+  /** @param {number} x @param {number} n */
   function pyRound(x, n) {
     const [intPart, frac] = roundedDigits(x, n);
     const v = Number(intPart + (frac ? "." + frac : ""));
@@ -108,6 +154,7 @@
   }
 
   // fmt_sig(x, sig): x to sig significant figures, thousands separators, no exponent.
+  /** @param {number|null|undefined} x @param {number} [sig] */
   function fmtSig(x, sig = 3) {
     if (missing(x)) return "n/a";
     if (x === 0) return fmt(0, sig - 1);
@@ -119,6 +166,7 @@
 
   // fmt_general(x): Python's format(x, "g"): six significant digits, trailing zeros cut,
   // scientific form when the exponent is below -4 or from 6 up.
+  /** @param {number|null|undefined} x */
   function fmtGeneral(x) {
     if (missing(x)) return "nan";
     if (x === 0) return Object.is(x, -0) ? "-0" : "0";
@@ -137,21 +185,30 @@
   }
 
   // cit/sim/report.py's cell formats
+  /** @param {number} s */
   const fMs = (s) => fmt(s * 1e3, 3);
+  /** @param {number|null} s */
   const fS = (s) => (s === null ? "never" : fmt(s, 2));
+  /** @param {number|null} j */
   const fKj = (j) => (j === null ? "never" : fmt(j / 1e3, 2));
+  /** @param {number} j */
   const fJ = (j) => fmt(j, 3);
+  /** @param {number|null} x */
   const fSteps = (x) => (x === null ? "never" : fmt(x, 0));
+  /** @param {number} bw */
   const fGbps = (bw) => fmtSig(bw / 1e9, 3);
+  /** @param {number|null} x @param {number} [d] */
   const fmtPct = (x, d = 2) => (missing(x) ? "n/a" : fmt(x * 100, d) + "%");
 
   // cit/sim/quoted.py's be_text
+  /** @param {string} kind @param {string|null} shown */
   function beText(kind, shown) {
     if (kind === "whole") return "whole range";
     if (kind === "none") return "none in range";
     return kind + " " + shown + " GB/s";
   }
 
+  /** @param {BreakEven} be */
   function fBreakEven(be) {
     return beText(be.kind, be.at === null ? null : fGbps(be.at));
   }
@@ -160,6 +217,7 @@
 
   // Params from the embedded base (SI units) and the explorer's knobs, built with the same
   // operations in the same order as cit/sim/compute.py's build_params.
+  /** @param {ExplorerData} data @param {Partial<Controls>} [controls] @returns {Params} */
   function paramsFrom(data, controls) {
     const c = Object.assign({}, data.controls, controls || {});
     return Object.assign({}, data.base, {
@@ -172,35 +230,44 @@
     });
   }
 
+  /** @param {Params} p @param {number} bw @returns {Params} */
   function withBw(p, bw) {
     return Object.assign({}, p, { bw_wan: bw });
   }
 
+  /** @param {Params} p */
   function moduleRate(p) {
     if (!p.transform_counts) return p.module_port_rate;
     const cost = p.module_uses_fft ? p.fft_macs : p.band_macs;
     return Math.min(p.module_port_rate, p.module_budget / (cost * p.module_ops_per_mac));
   }
 
+  /** @param {Params} p */
   const perDc = (p) => Math.trunc(p.workers / p.dcs);
+  /** @param {Params} p */
   const intraAlpha = (p) => 2 * p.alpha_intra;
+  /** @param {Params} p */
   const wanAlpha = (p) => 2 * p.alpha_intra + p.alpha_wan;
 
+  /** @param {Params} p @returns {[number, number]} */
   function ringPath(p) {
     if (p.dcs > 1) return [wanAlpha(p), Math.min(p.bw_nic, p.bw_wan)];
     return [intraAlpha(p), p.bw_nic];
   }
 
+  /** @param {Params} p @param {number} size */
   function ringAllreduce(p, size) {
     const [alpha, bw] = ringPath(p);
     return 2 * (p.workers - 1) * (alpha + size / p.workers / bw);
   }
 
+  /** @param {Params} p @param {number} payload */
   function ringAllgather(p, payload) {
     const [alpha, bw] = ringPath(p);
     return (p.workers - 1) * (alpha + payload / bw);
   }
 
+  /** @param {Params} p @param {number} size */
   function hierAllreduce(p, size) {
     const k = perDc(p);
     let t = 2 * (k - 1) * (intraAlpha(p) + size / (k * p.bw_nic));
@@ -208,6 +275,7 @@
     return t;
   }
 
+  /** @param {Params} p @param {number} payload */
   function hierAllgather(p, payload) {
     const k = perDc(p);
     let t = (k - 1) * (intraAlpha(p) + p.dcs * payload / p.bw_nic);
@@ -215,6 +283,7 @@
     return t;
   }
 
+  /** @param {Params} p @param {number} dense @param {number} band */
   function innetSum(p, dense, band) {
     const k = perDc(p);
     let t = (k - 1) * (intraAlpha(p) + dense / (k * p.bw_nic));
@@ -222,6 +291,7 @@
     return t + (k - 1) * intraAlpha(p);
   }
 
+  /** @param {Params} p @param {string} mech */
   function gpuMacs(p, mech) {
     if (mech === "A") return 0.0;
     if (mech === "B") return 2 * p.dct2d_macs;
@@ -229,6 +299,7 @@
     return p.band_macs;
   }
 
+  /** @param {Params} p @param {string} mech */
   function modules(p, mech) {
     if (mech === "E") return p.workers;
     if (mech === "Eprime") return p.dcs;
@@ -237,6 +308,7 @@
 
   // [communication time, bytes on worker links counted per link, WAN bytes both ways,
   // bytes one worker sends on its own link]
+  /** @param {Params} p @param {string} mech @returns {[number, number, number, number]} */
   function traffic(p, mech) {
     const n = p.workers;
     const k = perDc(p);
@@ -279,6 +351,7 @@
   }
 
   // One training step of one mechanism: times (s), energies (J), bytes.
+  /** @param {Params} p @param {string} mech @returns {Step} */
   function step(p, mech) {
     const n = p.workers;
     const compute = p.flops_per_param_token * p.n_params * p.tokens / p.gpu_rate;
@@ -297,8 +370,9 @@
   }
 
   // Bisection in log-bandwidth (geometric midpoints) on timeA(bw) < timeB(bw).
+  /** @param {TimeFn} timeA @param {TimeFn} timeB @param {number} lo @param {number} hi @param {number} iterations @returns {BreakEven} */
   function breakEven(timeA, timeB, lo, hi, iterations) {
-    const wins = (bw) => {
+    const wins = (/** @type {number} */ bw) => {
       const ta = timeA(bw);
       const tb = timeB(bw);
       if (ta === null) return false;
@@ -319,25 +393,37 @@
     return { kind: wLo ? "below" : "above", at: Math.sqrt(a * b) };
   }
 
+  /** @param {ExplorerData} data @param {string} key @returns {VariantInfo} */
   function variant(data, key) {
-    return data.variants.find((v) => v.key === key);
+    return one(data.variants.find((v) => v.key === key), "variant " + key);
   }
 
+  // What a find() must have found (the data names only what it holds).
+  /** @template T @param {T|undefined} x @param {string} what @returns {T} */
+  function one(x, what) {
+    if (x === undefined) throw new Error("explorer data: no " + what);
+    return x;
+  }
+
+  /** @param {ExplorerData} data @param {Params} p @param {Record<string, number|null>} steps @param {string} key @returns {TimeFn} */
   function timeFn(data, p, steps, key) {
     const mech = variant(data, key).mech;
     const s = steps[key];
     return (bw) => (s === null ? null : s * step(withBw(p, bw), mech).total);
   }
 
+  /** @param {ExplorerData} data @param {Params} p @param {Record<string, number|null>} steps @param {string} a @param {string} b */
   function breakEvenPair(data, p, steps, a, b) {
     return breakEven(timeFn(data, p, steps, a), timeFn(data, p, steps, b),
       data.lo, data.hi, data.iterations);
   }
 
   // Everything the explorer shows, at the given settings.
+  /** @param {ExplorerData} data @param {Partial<Controls>} [controls] */
   function evaluate(data, controls) {
     const p = paramsFrom(data, controls);
     const steps = data.steps;
+    /** @type {Record<string, Step>} */
     const byMech = {};
     for (const v of data.variants) {
       if (!(v.mech in byMech)) byMech[v.mech] = step(p, v.mech);
@@ -376,6 +462,7 @@
   }
 
   // cit/sim/report.py's against_rows: one quoted figure beside ours.
+  /** @param {Quoted} q @param {VariantResult[]} variants @param {BreakEvenResult[]} breakevens */
   function againstRow(q, variants, breakevens) {
     const dot = q.key.indexOf(".");
     const group = q.key.slice(0, dot);
@@ -386,11 +473,11 @@
     let shown;
     if (group === "time") {
       kind = "time";
-      ours = variants.find((v) => v.key === rest).time;
+      ours = one(variants.find((v) => v.key === rest), "variant " + rest).time;
       text = fS(ours);
-      shown = ours === null ? "never" : fmt(ours, q.decimals);
+      shown = ours === null ? "never" : fmt(ours, q.decimals === null ? 0 : q.decimals);
     } else {
-      const be = breakevens.find((b) => b.id === rest).be;
+      const be = one(breakevens.find((b) => b.id === rest), "break-even " + rest).be;
       kind = be.kind;
       ours = be.at === null ? null : be.at / 1e9;
       text = fBreakEven(be);
@@ -401,9 +488,10 @@
     return { q, text, shown, rel, same: shown === q.text };
   }
 
+  /** @param {ExplorerData} data @param {{variants: VariantResult[]}} res @param {string} a @param {string} b */
   function faster(data, res, a, b) {
-    const va = res.variants.find((v) => v.key === a);
-    const vb = res.variants.find((v) => v.key === b);
+    const va = one(res.variants.find((v) => v.key === a), "variant " + a);
+    const vb = one(res.variants.find((v) => v.key === b), "variant " + b);
     const ta = va.time;
     const tb = vb.time;
     if (ta === null && tb === null) return "neither";
@@ -414,9 +502,12 @@
 
   // The cells of data/sim/results.md §3-§6 as the closed form gives them, keyed
   // "section|table|row|column" (the browser test compares them with the recorded file).
+  /** @param {ExplorerData} data @param {Partial<Controls>} [controls] */
   function computeCells(data, controls) {
     const res = evaluate(data, controls);
+    /** @type {Record<string, string>} */
     const out = {};
+    /** @param {number} sec @param {string} table @param {string} row @param {string} col @param {string} text */
     const put = (sec, table, row, col, text) => {
       out[sec + "|" + table + "|" + row + "|" + col] = text;
     };
@@ -483,6 +574,7 @@
       const row = fGbps(g);
       put(6, t, row, "WAN bandwidth (GB/s)", row);
       const pg = withBw(p, g);
+      /** @type {Record<string, Step>} */
       const cache = {};
       for (const v of data.variants) {
         if (!(v.mech in cache)) cache[v.mech] = step(pg, v.mech);
@@ -815,7 +907,7 @@
   // set WAN bandwidth marked.
 
   // The figure's lines and markers at the settings `controls` (the closed form's values).
-  /** @param {any} data @param {any} [controls] */
+  /** @param {ExplorerData} data @param {Partial<Controls>} [controls] */
   function figureInput(data, controls) {
     const res = evaluate(data, controls);
     const c = Object.assign({}, data.controls, controls || {});
@@ -836,7 +928,7 @@
     return { lines, markers };
   }
 
-  /** @param {any} data @param {any} [controls] */
+  /** @param {ExplorerData} data @param {Partial<Controls>} [controls] */
   function figureSvg(data, controls) {
     const { lines, markers } = figureInput(data, controls);
     const f = data.figure;
@@ -846,43 +938,52 @@
 
   // ---- the page ------------------------------------------------------------------------------
 
+  /** @param {HTMLFormElement} form @param {ExplorerData} data @returns {Controls} */
   function readControls(form, data) {
     const c = Object.assign({}, data.controls);
-    const wan = form.querySelector('[name="wan"]');
+    /** @param {string} sel */
+    const field = (sel) => /** @type {HTMLInputElement|null} */ (form.querySelector(sel));
+    const wan = field('[name="wan"]');
     if (wan && wan.dataset.moved) c.wan_gbps = 10 ** Number(wan.value);
-    const lat = form.querySelector('[name="latency"]');
+    const lat = field('[name="latency"]');
     if (lat && lat.dataset.moved) c.wan_latency_us = Number(lat.value);
-    const budget = form.querySelector('[name="budget"]');
+    const budget = field('[name="budget"]');
     if (budget && budget.dataset.moved) c.module_budget_gflops = 10 ** Number(budget.value);
-    const util = form.querySelector('[name="utilisation"]');
+    const util = field('[name="utilisation"]');
     if (util && util.dataset.moved) c.utilisation = Number(util.value);
-    const counts = form.querySelector('[name="counts"]');
+    const counts = field('[name="counts"]');
     if (counts) c.transform_counts = counts.checked;
-    const layout = form.querySelector('[name="layout"]:checked');
+    const layout = field('[name="layout"]:checked');
     if (layout) c.layout = layout.value;
     return c;
   }
 
+  /** @param {Element|null} el (an output the page may lack) @param {string} text */
   function setText(el, text) {
+    if (el === null) return;
     if (el.textContent !== text || !el.classList.contains("live")) {
       el.textContent = text;
       el.classList.add("live");
     }
   }
 
+  /** @param {HTMLElement & {explorer?: object}} root */
   function mount(root) {
     const script = root.querySelector("script.explorer-data");
     if (!script) return null;
-    const data = JSON.parse(script.textContent);
-    const form = root.querySelector("form.explorer-controls");
+    /** @type {ExplorerData} */
+    const data = JSON.parse(script.textContent || "null");
+    const form = /** @type {HTMLFormElement|null} */ (root.querySelector("form.explorer-controls"));
+    if (!form) return null;
+    /** @type {Map<Element, string>} */
     const saved = new Map();
     root.querySelectorAll("[data-out]").forEach((el) => saved.set(el, el.innerHTML));
 
     const show = () => {
       const c = readControls(form, data);
       const res = evaluate(data, c);
-      const out = (sel) => root.querySelector(sel);
-      const o = (name) => out('[data-out="' + name + '"]');
+      const out = (/** @type {string} */ sel) => root.querySelector(sel);
+      const o = (/** @type {string} */ name) => out('[data-out="' + name + '"]');
       if (o("wan")) setText(o("wan"), fmtSig(c.wan_gbps, 3));
       if (o("latency")) setText(o("latency"), fmt(c.wan_latency_us, 1));
       if (o("budget")) setText(o("budget"), fmtSig(c.module_budget_gflops, 3));
@@ -920,7 +1021,8 @@
     };
 
     form.addEventListener("input", (ev) => {
-      if (ev.target && ev.target.name) ev.target.dataset.moved = "1";
+      const target = /** @type {HTMLInputElement|null} */ (ev.target);
+      if (target && target.name) target.dataset.moved = "1";
       show();
     });
     form.addEventListener("change", () => show());
@@ -928,22 +1030,23 @@
     const resetButton = form.querySelector('[data-action="reset"]');
     if (resetButton) resetButton.addEventListener("click", (ev) => { ev.preventDefault(); reset(); });
     form.hidden = false;
-    const note = root.querySelector(".explorer-note");
+    const note = /** @type {HTMLElement|null} */ (root.querySelector(".explorer-note"));
     if (note) note.hidden = true;
-    const liveNote = root.querySelector(".explorer-live-note");
+    const liveNote = /** @type {HTMLElement|null} */ (root.querySelector(".explorer-live-note"));
     if (liveNote) liveNote.hidden = false;
     root.classList.add("explorer-ready");
-    root.explorer = { data, show, reset, evaluate: (c) => evaluate(data, c) };
+    root.explorer = { data, show, reset, evaluate: (/** @type {Partial<Controls>} */ c) => evaluate(data, c) };
     return root.explorer;
   }
 
-  globalThis.citExplorer = {
+  Object.assign(globalThis, { citExplorer: {
     figureInput, figureSvg, lineChart, fmt, fmtInt, fmtSig, fmtGeneral, fGbps, fmtPct, fBreakEven, paramsFrom, moduleRate, intraAlpha, wanAlpha, ringPath,
     step, breakEven, evaluate, computeCells, mount,
-  };
+  } });
 
   if (typeof document !== "undefined") {
-    const start = () => document.querySelectorAll("[data-explorer]").forEach((r) => mount(r));
+    const start = () => document.querySelectorAll("[data-explorer]")
+      .forEach((r) => mount(/** @type {HTMLElement} */ (r)));
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
     else start();
   }
