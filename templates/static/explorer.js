@@ -906,7 +906,7 @@
   // reaches the target, its time to target over the sweep's grid; the break-evens and the
   // set WAN bandwidth marked.
 
-  // The figure's lines and markers at the settings `controls` (the closed form's values).
+  // The figure's lines and markers at the given settings (the closed form's values).
   /** @param {ExplorerData} data @param {Partial<Controls>} [controls] */
   function figureInput(data, controls) {
     const res = evaluate(data, controls);
