@@ -1,6 +1,6 @@
 """study/blocks/explorer.py: the @[explorer] block draws from the simulator's computation
 it is handed (no state kept anywhere), shows registered numbers before any control
-moves, and writes explorer.js inline."""
+moves, and asks for explorer.js by src."""
 
 import json
 import re
