@@ -140,6 +140,6 @@ def test_a_prose_only_page_kept_from_the_cache_is_refused_after_an_allow_list_ed
              "  - pattern: '\\bQ\\d+ of the test\\b'\n    reason: an entry the test adds\n", "")
     cached = _same_outcome(project_copy, tmp_path)
     assert cached.returncode == 1
-    assert cached.stderr == ("build failed: naked-number check: digits outside number "
-                             "elements:\n  prose/index.html: naked number '7' in “Words only. Prose "
-                             "It ran as Q7 of the test. Built from commit”\n")
+    assert cached.stderr.startswith("build failed: naked-number check: digits outside "
+                                    "number elements:\n  prose/index.html: naked number '7' in “")
+    assert "It ran as Q7 of the test." in cached.stderr and cached.stderr.count("\n") == 2
