@@ -182,7 +182,7 @@ def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]],
     if claims:
         out["c"] = {c.id: [c.checked, c.holds, [list(e) for e in c.evidence],
                            [sat[source(src)] for src in c.sources], c.computation,
-                           c.hypothesis] for c in claims}
+                           c.hypothesis, [list(w) for w in c.words]] for c in claims}
     return out
 
 

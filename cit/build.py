@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections import Counter
 import sys
 import threading
 import time
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import (benchfigures, buildrecord, cache, claims, incremental, links, naked, output, search,
+               sentences,
                render, vendor, yamlio)
 from .progress import Progress, counted, silent, summary_lines
 from .blocks import block_table, compute_now
@@ -142,13 +144,15 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     reg, verification, sim_cells, sim_values, key = data_stages(
         root, reads, vendored, vendor_reads, code, use_cache, progress, store)
     benchfigures.register(reg, root, reads)
+    memo = cache.json_memo(root, store) if use_cache else compute_now
+    found = sentences.check(root, memo, reg.claims)
     figures = buildrecord.build_figures(root, len(vendored), verification, sim_cells,
-                                        reg.claims, len(reg), reads)
+                                        reg.claims, len(reg), found,
+                                        Counter(n.kind for n in reg.numbers.values()), reads)
     stamp = buildrecord.git_stamp(root)
     build_info = dict(stamp, verification=buildrecord.register_build_figures(reg, figures))
     allowlist = naked.load_allowlist(root / "data" / "allowlist.yaml", reads)
     data_reads = incremental.text_key(code, reads.shared())     # all the registry is made of
-    memo = cache.json_memo(root, store) if use_cache else compute_now
     blocks = block_table(reg, root / "content", root / "templates", sim_values, memo, key)
     if previous is None:
         previous = read_page_records(root) if use_cache else {}

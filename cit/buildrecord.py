@@ -29,11 +29,13 @@ def git_stamp(root: Path) -> dict:
 
 def build_figures(root: Path, upstream_files: int, verification: Mapping[str, tuple[int, int]],
                   sim_cells: int, claims: Mapping, registry_size: int,
-                  reads: Reads | None = None) -> dict[str, tuple]:
+                  sentences, kinds=None, reads: Reads | None = None) -> dict[str, tuple]:
     """key -> (value, label on /tested, computation) for what this build verified.
 
     `verification`: results.md name -> (numbers verified, numbers in it); `claims`: the
     registry's checked claims; `registry_size`: the registry's entries before these
+    figures are added; `sentences`: the comparing-sentence check's report
+    (cit/sentences.py); `kinds`: kind -> count of the registry's entries before these
     figures are added."""
     reads = reads or Reads(root)
     glossary = load_glossary(reads.text(root / "content" / "glossary.yaml"),
@@ -62,14 +64,33 @@ def build_figures(root: Path, upstream_files: int, verification: Mapping[str, tu
     figures["allowlist_size"] = (
         len(load_allowlist(root / "data" / "allowlist.yaml", reads)),
         "Entries in the allow-list of structural numerals", "entries of data/allowlist.yaml")
+    # not the count of every sentence read: any edit would change it, and with it every
+    # page that shows the registry (docs/claims.md)
+    figures["sentences_found"] = (sentences.found, "Comparing sentences found",
+                                  "sentences that compare, order, bound, count over a set or "
+                                  "give a cause, or carry a claim")
+    figures["sentences_checked"] = (sentences.checked, "Comparing sentences carrying a checked claim",
+                                    "sentences ending in a claim reference")
+    figures["sentences_exempt"] = (sentences.exempt, "Comparing sentences exempt, with a reason",
+                                   "comparing sentences listed in data/sentences.yaml")
+    figures["sentence_exemptions"] = (sentences.entries, "Entries in the sentence exemption file",
+                                      "entries of data/sentences.yaml")
     # The build fails unless the check finds nothing, so a published 0 is true.
     figures["naked_numbers"] = (0, "Naked numbers found on the site",
                                 "digits outside number elements found by this build's check")
     # Every registry entry is listed on /method, so the site's number count is the
-    # registry's size once these build figures (this one included) are added.
-    figures["site_numbers"] = (registry_size + len(figures) + 1,
-                               "Numbers on the site with provenance",
+    # registry's size once these build figures (this one and the counts by kind
+    # included) are added; every build figure is of kind derived.
+    kinds = dict(kinds or {})
+    names = sorted(set(kinds) | {"derived"})
+    added = len(figures) + 1 + len(names)
+    figures["site_numbers"] = (registry_size + added, "Numbers on the site with provenance",
                                "entries of the number registry, every one shown on the site")
+    kinds["derived"] = kinds.get("derived", 0) + added
+    for kind in names:
+        figures[f"kind_count.{kind}"] = (kinds[kind], f"Numbers of kind {kind}",
+                                         f"entries of the number registry of kind {kind}, "
+                                         "this build's figures counted as derived")
     return figures
 
 

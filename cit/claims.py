@@ -51,6 +51,14 @@ class Claim:
     seeds: tuple[int, ...] = ()
     one_seed: bool = False
     kind: str = CLAIM_KIND
+    # the sentence's loose words as the predicate tests them: ("far below", "by more
+    # than ten times the largest seed sd"); cit/sentences.py requires one for each
+    # loose word (VAGUE_WORDS) of a sentence that cites the claim
+    words: tuple[tuple[str, str], ...] = ()
+
+    def defines(self, word: str) -> bool:
+        """Whether one of `words` holds `word` (one word, or several in a row)."""
+        return any(f" {word} " in f" {' '.join(w.lower().split())} " for w, _ in self.words)
 
     @property
     def hypothesis(self) -> bool:
@@ -60,11 +68,15 @@ class Claim:
     def evidence_text(self) -> str:
         return "; ".join(f"{label} = {text}" for label, text in self.evidence)
 
+    def words_text(self) -> str:
+        return "; ".join(f"“{w}” = {meaning}" for w, meaning in self.words)
+
     def as_json(self, appears: list[str]) -> dict:
         return {"id": self.id, "kind": self.kind, "checked": self.checked,
                 "verdict": "verified" if self.holds else "false",
                 "evidence": [{"label": k, "text": v} for k, v in self.evidence],
                 "seeds": list(self.seeds), "hypothesis": self.hypothesis,
+                "words": [{"word": w, "tested_as": m} for w, m in self.words],
                 "provenance": {"sources": [s.as_json() for s in self.sources],
                                "computation": self.computation},
                 "appears": appears}
@@ -78,14 +90,17 @@ class ClaimBook:
     prefix: str = ""
 
     def add(self, id: str, checked: str, verdict: Verdict, *, sources, computation: str,
-            one_seed: bool = False) -> Claim:
+            one_seed: bool = False, words=()) -> Claim:
         cid = self.prefix + id
         if not ID_RE.match(cid):
             raise BuildError("registry", f"bad claim id {cid!r}")
         if cid in self.claims or (self.numbers is not None and cid in self.numbers):
             raise BuildError("registry", f"claim id {cid!r} registered twice")
+        if not checked.strip() or "\n" in checked:
+            raise BuildError("registry", f"claim {cid!r}: what it checked must be one line")
         c = Claim(cid, checked, bool(verdict.holds), tuple(verdict.evidence),
-                  tuple(sources), computation, tuple(verdict.seeds), one_seed)
+                  tuple(sources), computation, tuple(verdict.seeds), one_seed,
+                  words=tuple((w, m) for w, m in words))
         self.claims[cid] = c
         return c
 

@@ -378,9 +378,10 @@ def _render_block(self, tokens, idx, options, env) -> str:
 
 def make_markdown() -> MarkdownIt:
     """The site's Markdown parser: CommonMark + tables + strikethrough + typographic
-    quotes, raw HTML off, and the three extensions."""
+    quotes, raw HTML off, and the three extensions. The typographer's replacements are
+    off: they turn a variant's name in brackets, "(C)", into a copyright sign."""
     md = MarkdownIt("commonmark", {"html": False, "typographer": True})
-    md.enable(["table", "strikethrough", "replacements", "smartquotes"])
+    md.enable(["table", "strikethrough", "smartquotes"])
     md.inline.ruler.before("link", "cit_refs", _inline_rule)
     md.block.ruler.before("paragraph", "cit_block", _block_rule)
     md.core.ruler.push("cit_lines_slugs", _core_lines_and_slugs)

@@ -34,8 +34,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-import yaml
-
 from . import yamlio
 from .htmlscan import walk
 from .fieldcheck import FieldRule, check_fields
@@ -89,19 +87,9 @@ def load_allowlist(path: Path | str = ALLOWLIST_PATH, reads: Reads | None = None
     MAX_ENTRIES entries is an error."""
     path = Path(path)
     reads = reads or Reads.beside(path)
-    text = reads.text(path)
     name = reads.rel(path)
-    try:
-        node = yamlio.compose(text)
-        data = yamlio.load(text, name)
-    except yaml.YAMLError as e:
-        raise BuildError(f"{name}:1", f"not valid YAML: {e}") from None
-    if not isinstance(data, dict) or set(data) != {"entries"} or not isinstance(data["entries"], list):
-        raise BuildError(f"{name}:1", "expected one key, `entries`, holding a list")
-    seq = [v for k, v in node.value if k.value == "entries"][0]
     out = []
-    for i, raw in enumerate(data["entries"]):
-        line = seq.value[i].start_mark.line + 1
+    for line, raw in yamlio.entries(reads.text(path), name):
         check_fields(raw, ALLOW_ENTRY_RULES, lambda key: f"{name}:{line}", "allow-list entry")
         try:
             pat = re.compile(raw["pattern"])

@@ -65,3 +65,18 @@ def load(text: str, name: str = "YAML text", first_line: int = 1):
 def compose(text: str):
     """The node tree, whose marks give line numbers for error messages."""
     return yaml.compose(text, Loader=BASE_LOADER)
+
+
+def entries(text: str, name: str) -> list[tuple[int, object]]:
+    """A file of one key, `entries`, holding a list (the naked-number allow-list, the
+    sentence exemptions): each entry with its file line. Bad YAML or another shape is a
+    BuildError naming the file's first line."""
+    try:
+        node = compose(text)
+        data = load(text, name)
+    except yaml.YAMLError as e:
+        raise BuildError(f"{name}:1", f"not valid YAML: {e}") from None
+    if not isinstance(data, dict) or set(data) != {"entries"} or not isinstance(data["entries"], list):
+        raise BuildError(f"{name}:1", "expected one key, `entries`, holding a list")
+    seq = [v for k, v in node.value if k.value == "entries"][0]
+    return [(seq.value[i].start_mark.line + 1, raw) for i, raw in enumerate(data["entries"])]

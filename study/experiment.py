@@ -469,3 +469,34 @@ def _register_ledger(reg, src, folders, sessions, log_rel):
     reg.add_table("sessions", "What the sweep log shows: each start of the sweep script",
                   ["Start", "Log lines", "Runs still to do", "Runs finished", "Crashes and resumes",
                    "Runs given up"], srows, source=log_rel)
+    _sweep_claim(reg, f, sessions)
+
+
+def _sweep_claim(reg, sources, sessions) -> None:
+    """What the notebook's reading of the sweep log says, tested on the parsed starts."""
+    from cit.claims import Verdict
+    lr = [t for s in sessions for folder, _, t in s.stages if folder.endswith("-lr")]
+    first, last = sessions[0], sessions[-1]
+    middle = sessions[1:-1]
+    last_todo = sum(t for _, _, t in last.stages)
+    main_todo = first.stages[1][2] if len(first.stages) > 1 else -1
+    main_done = [r for r, _, _ in first.finished][:max(main_todo, 0)]
+    holds = (len(lr) == len(sessions) and not any(lr) and bool(first.gave_up)
+             and main_todo == len(main_done) > 0
+             and all(sum(t for _, _, t in s.stages) == len(s.finished) and not s.crashes
+                     for s in middle + [last])
+             and all("fbsent" in r for r, _, _ in last.finished))
+    reg.claim_book().add(
+        "exp.sweep_log_sessions",
+        "in every start of the sweep script the learning-rate batch has nothing left to do; "
+        "the first start finished the runs its main batch had left, then gave up on a run "
+        "after crashes; every later start finished each run "
+        "it said was still to do, with no crash, and the last one's runs all feed back the "
+        "band sent",
+        Verdict(holds, (("starts", str(len(sessions))),
+                        ("learning-rate runs still to do, per start", ", ".join(map(str, lr))),
+                        ("first start: main batch to do, finished", f"{main_todo}, {len(main_done)}"),
+                        ("runs given up in the first start", str(len(first.gave_up))),
+                        ("last start: to do, finished", f"{last_todo}, {len(last.finished)}"))),
+        sources=sources, computation="parsed starts of the sweep log (cit/sweeplog.py): "
+                                     "stage lines, done lines, resume and giving-up lines")

@@ -24,7 +24,7 @@ LAYERS = (
     ("content", ("frontmatter", "glossary", "markdown", "claimrefs")),
     ("blocks", ("svgplot", "blocks")),
     ("render", ("assets", "incremental", "render")),
-    ("checks and record", ("naked", "links", "buildrecord", "search")),
+    ("checks and record", ("naked", "sentences", "links", "buildrecord", "search")),
     ("cache and output", ("cache", "output")),
     ("build", ("build", "serve", "numbersdiff", "__init__")),
 )

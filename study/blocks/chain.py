@@ -34,6 +34,8 @@ from cit.blocks.spec import BlockSpec
 
 PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9_][A-Za-z0-9_.\-′]*)(\|unit)?\}")
 DIGIT_RE = re.compile(r"\d")
+# a checked claim at the end of a sentence, as in content Markdown (docs/claims.md)
+CLAIM_TOKEN_RE = re.compile(r"\s*:c\[([^\]\n]*)\]([.!?;,:]*)")
 
 # Layout constants, in SVG user units. The diagram scales with its container; these
 # only fix proportions, so the output is the same on every build.
@@ -116,6 +118,11 @@ class _Checker:
 def _check_text(ck: _Checker, loc, text: str, *, placeholders: bool):
     """Page text in the chain carries no digits; numbers come only from the registry."""
     rest = PLACEHOLDER_RE.sub("", text) if placeholders else text
+    if placeholders:
+        rest = CLAIM_TOKEN_RE.sub("", rest)
+    elif CLAIM_TOKEN_RE.search(text):
+        ck.fail(loc, f"{loc[-1]}: claim references are not allowed here (the SVG shows "
+                     f"no marks): {text!r}")
     if not placeholders and PLACEHOLDER_RE.search(text):
         ck.fail(loc, f"{loc[-1]}: number placeholders are not allowed here (the SVG "
                      f"shows no numbers): {text!r}")
@@ -340,7 +347,30 @@ def _esc(s: str) -> str:
 
 # ---------------------------------------------------------------- rendering
 
-def _fill(text: str, registry, num: Callable[[str], str], where: str) -> str:
+def _fill(text: str, registry, num: Callable[[str], str], where: str, claim=None) -> str:
+    """Escape text and replace each `{id}` with the number's `<data>` element; a
+    sentence ending in `:c[id]` (or `:c[id|hypothesis]`) is wrapped and marked as a
+    checked claim, looked up by `claim(id, marked, where)` (cit/claims.py)."""
+    from cit.claimrefs import SENTENCE_END_RE
+    from cit.claims import mark_html, open_html, parse_reference
+    out, last = [], 0
+    for m in CLAIM_TOKEN_RE.finditer(text):
+        parsed = parse_reference(m.group(1))
+        if parsed is None or claim is None:
+            raise BuildError(where, f"malformed or misplaced claim reference {m.group(0).strip()!r}")
+        head = text[last:m.start()]
+        ends = list(SENTENCE_END_RE.finditer(head))
+        cut = ends[-1].end() if ends else 0
+        c = claim(parsed[0], parsed[1], where)
+        out.append(_fill_numbers(head[:cut], registry, num, where) + open_html(c)
+                   + _fill_numbers(head[cut:], registry, num, where) + _esc(m.group(2))
+                   + mark_html(c))
+        last = m.end()
+    out.append(_fill_numbers(text[last:], registry, num, where))
+    return "".join(out)
+
+
+def _fill_numbers(text: str, registry, num: Callable[[str], str], where: str) -> str:
     """Escape text and replace each `{id}` with the number's `<data>` element."""
     out, last = [], 0
     for m in PLACEHOLDER_RE.finditer(text):
@@ -451,11 +481,12 @@ def _tag_svg(tag: str, cx: float, top: float) -> str:
 
 
 def render_chain(registry, chain_yaml_path, num: Callable[[str], str],
-                 reads: Reads | None = None) -> str:
+                 reads: Reads | None = None, claim=None) -> str:
     """The `@[chain]` block: controls (shown by chain.js), the SVG, the tag legend, a
     summary per path and an ordered list of the steps with their numbers. `num(id)`
     returns a registered number's `<data>` HTML and records that the page shows it; an
-    unknown id raises BuildError naming chain.yaml, the line and the block."""
+    unknown id raises BuildError naming chain.yaml, the line and the block. `claim(id,
+    marked, where)`: the checked claim a text's `:c[id]` cites (PageContext.claim)."""
     chain, ck = _load_checked(chain_yaml_path, reads)
     where = ck.where
 
@@ -489,7 +520,7 @@ def render_chain(registry, chain_yaml_path, num: Callable[[str], str],
 
     for i, p in enumerate(chain.paths):
         if p.summary:
-            body = _fill(p.summary, registry, num, where(("paths", i, "summary")))
+            body = _fill(p.summary, registry, num, where(("paths", i, "summary")), claim)
             out.append(f'<p class="chain-summary path-{p.id}" data-path="{p.id}">'
                        f'<strong class="chain-path-name">{_esc(p.name)}</strong>: '
                        f'{_esc(p.label)}. {body}</p>')
@@ -507,7 +538,7 @@ def render_chain(registry, chain_yaml_path, num: Callable[[str], str],
             only = (' <span class="chain-only">only on '
                     + " and ".join(_esc(names[p]) for p in paths) + '</span>')
         tag_html = f' <span class="chain-tag-pill tag-{tag}">{tag}</span>' if tag else ""
-        body = _fill(detail, registry, num, where(loc + ("detail",)))
+        body = _fill(detail, registry, num, where(loc + ("detail",)), claim)
         out.append(f'<li id="{sid}" class="{pcls}" data-path="{" ".join(paths)}">'
                    f'<strong>{_esc(label[:1].upper() + label[1:])}</strong>{tag_html}{only} {body}</li>')
     out.append('</ol>')
@@ -520,6 +551,7 @@ def chain_blocks(registry, chain_yaml: Path) -> dict[str, BlockSpec]:
     (content/chain.yaml), which loads static/chain.js on its page."""
     def chain_block(ctx) -> str:
         ctx.add_script("chain.js")
-        return render_chain(registry, chain_yaml, ctx.num, getattr(ctx.site, "reads", None))
+        return render_chain(registry, chain_yaml, ctx.num, getattr(ctx.site, "reads", None),
+                            claim=lambda cid, marked, where: ctx.claim(cid, marked, where=where))
 
     return {"chain": BlockSpec(chain_block)}

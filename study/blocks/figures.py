@@ -204,7 +204,9 @@ def optics_enob(ctx) -> str:
                      "the values are under “The data behind this figure”.",
                 uid=uid, height=280)
     caption = ("Final validation loss of the emulated-optics runs with eight bit planes, one seed "
-               "each, against ENOB, beside the exact band's mean (dotted).")
+               "each, against ENOB, beside the exact band's mean (dotted). The optics code cuts "
+               "the LayerNorm vectors into other chunks than the exact band does, so the dotted "
+               "line is not a pure optics reference (the optics page gives the evidence).")
     rows = [(f"ENOB {x}", [a, b]) for (x, a), (_, b) in zip(first, fixed)]
     table = data_table(ctx, uid, "Final validation loss of the optics runs by ENOB",
                        ("Readout", "First design", "Repaired"), rows)
@@ -414,10 +416,11 @@ def target(ctx) -> str:
                 sp.Axis("Validation loss (log scale)", log=True),
                 title="AdamW's validation loss against step, and the target it sets",
                 desc="One falling line with a thin shaded band between its lowest and highest seed; "
-                     "its last value is the target every other variant is measured against.",
+                     "its last value is the target of the experiment's own tables.",
                 uid=uid, height=260)
     caption = ("AdamW's validation loss at each evaluation, mean over seeds, shaded from the "
-               "lowest to the highest seed; its final mean is the target loss.")
+               "lowest to the highest seed; its final mean is the target of the experiment's "
+               "tables (the simulator uses another, on the transit page).")
     spec = ChartSpec("target", "AdamW's validation loss against step", ChartAxis("Training step", "int"),
                      ChartAxis("Validation loss", "dec3"))
     return figure_html(ctx, uid, svg, caption, fallback_html(spec, [s]))

@@ -67,7 +67,7 @@ window.CIT_CARDS = (function () {
   }
 
   /* c = claim id -> [checked, verdict, [[label, figure], ...], [sources], computation,
-     hypothesis] (cit/render.py prov_payload). */
+     hypothesis, [[word, tested as], ...]] (cit/assets.py prov_payload). */
   function claimEntry(id) {
     var e = data && data.c && has(data.c, id) ? data.c[id] : null;
     if (!e) return null;
@@ -79,7 +79,7 @@ window.CIT_CARDS = (function () {
       return out;
     });
     return { checked: e[0], holds: e[1], evidence: e[2] || [], sources: sources,
-             computation: e[4], hypothesis: e[5] };
+             computation: e[4], hypothesis: e[5], words: e[6] || [] };
   }
 
   function termEntry(key) {
@@ -241,6 +241,16 @@ window.CIT_CARDS = (function () {
     startCard("Checked claim: " + (id || "unnamed"), "claim", "Kind of reference", id);
     var dl = make("dl");
     row(dl, "checked", "Checked", entry.checked || missing);
+    if (entry.words && entry.words.length) {
+      var wl = make("ul", "claim-words");
+      entry.words.forEach(function (pair) {
+        var li = make("li");
+        li.appendChild(make("span", "claim-word", "\u201c" + pair[0] + "\u201d: "));
+        li.appendChild(make("span", "claim-word-test", pair[1]));
+        wl.appendChild(li);
+      });
+      row(dl, "words", "Words as tested", wl);
+    }
     var verdict = entry.holds === true ? "holds on this build's data"
       : entry.holds === false ? "false" : missing;
     if (entry.hypothesis) verdict += " (compares single-seed runs: a hypothesis)";

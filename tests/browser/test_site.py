@@ -295,7 +295,8 @@ CHECK_NUMBERS = """async ({expected, settleMs}) => {
 
 # For each checked claim's mark in turn: click it, wait until its card shows kind
 # "claim" and what numbers.json records for the claim (what was checked, the verdict,
-# every evidence figure, the sources, the computation).
+# every evidence figure, the sources, the computation, and what each loose word was
+# tested as).
 CHECK_CLAIMS = """async ({expected, settleMs}) => {
 """ + CARD_JS_HELPERS + """  const mismatches = (mark, card, id, want) => {
     const out = [];
@@ -316,6 +317,10 @@ CHECK_CLAIMS = """async ({expected, settleMs}) => {
       if (!src.includes(s.path)) out.push(`source ${JSON.stringify(s.path)} not shown`);
     }
     if (field(card, 'computation') !== want.provenance.computation) out.push('computation differs');
+    const words = field(card, 'words') || '';
+    for (const w of want.words || []) {
+      if (!words.includes(`\u201c${w.word}\u201d: ${w.tested_as}`)) out.push(`word ${JSON.stringify(w.word)} not shown`);
+    }
     return out;
   };
   const marks = [...document.querySelectorAll('data.claim-mark')];

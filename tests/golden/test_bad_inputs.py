@@ -159,7 +159,7 @@ def test_an_undefined_glossary_term(case):
 
 def test_a_literal_number_in_content(case):
     p = case.root / "content" / "hub.md"
-    p.write_text(p.read_text() + "\nThe band kept 42 of every chunk.\n")
+    p.write_text(p.read_text() + "\nThe band kept 42 values of a chunk.\n")
     err = case.run().stderr
     assert "build failed: naked-number check" in err and "42" in err
 

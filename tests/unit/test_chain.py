@@ -104,6 +104,31 @@ class _Num:
                 f'data-kind="{n.kind}">{html.escape(n.text)}</data>')
 
 
+def _claims(cited):
+    """A claim lookup for the chain's `:c[id]`: every claim holds; a marked one rests on
+    one seed."""
+    from cit.claims import Claim
+
+    def claim(cid, marked, where):
+        cited.append((cid, where))
+        return Claim(cid, "checked", True, (), (), "how", (1, 1) if marked else (3, 3))
+    return claim
+
+
+def test_a_chain_text_claim_wraps_its_sentence_and_names_its_line(tmp_path):
+    from cit.claims import check_reference
+    text = MINI.replace('detail: "Ends here."', 'detail: "First words. The band is below AdamW :c[x.y]."')
+    path = _write(tmp_path, text)
+    reg = _registry(["demo.count", "demo.time"])
+    cited = []
+    out = render_chain(reg, path, _Num(reg), claim=_claims(cited))
+    assert '<span class="claim" data-claim="x.y">The band is below AdamW.<data class="claim-mark"' in out
+    assert "First words. <span" in out
+    with pytest.raises(BuildError) as e:
+        render_chain(reg, path, _Num(reg), claim=lambda cid, m, where: check_reference({}, cid, m, where))
+    assert "chain.yaml:" in e.value.where and "unknown claim id 'x.y'" in e.value.message
+
+
 def _fails(tmp_path, text) -> BuildError:
     path = _write(tmp_path, text)
     with pytest.raises(BuildError) as info:
@@ -129,8 +154,10 @@ def test_the_real_chain_renders_every_number_through_num_and_no_digit_in_the_svg
     chain = load_chain(CHAIN_YAML)
     reg = _registry(chain_number_ids(chain))
     num = _Num(reg)
-    out = render_chain(reg, CHAIN_YAML, num)
+    cited = []
+    out = render_chain(reg, CHAIN_YAML, num, claim=_claims(cited))
     assert sorted(set(num.calls)) == chain_number_ids(chain)
+    assert cited and out.count('class="claim-mark') == len(cited)
     svg = re.search(r"<svg.*?</svg>", out, re.S).group(0)
     assert not re.search(r"&#", svg), "no numeric character references in the SVG source"
     svg_text = html.unescape(re.sub(r"<[^>]+>", "", svg))
@@ -148,7 +175,8 @@ def test_the_real_chain_renders_every_number_through_num_and_no_digit_in_the_svg
 def test_rendering_is_deterministic():
     chain = load_chain(CHAIN_YAML)
     reg = _registry(chain_number_ids(chain))
-    assert render_chain(reg, CHAIN_YAML, _Num(reg)) == render_chain(reg, CHAIN_YAML, _Num(reg))
+    assert (render_chain(reg, CHAIN_YAML, _Num(reg), claim=_claims([]))
+            == render_chain(reg, CHAIN_YAML, _Num(reg), claim=_claims([])))
 
 
 # ---------------------------------------------------------------- rendering details

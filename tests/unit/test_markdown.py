@@ -257,3 +257,10 @@ def test_front_matter_errors_name_the_key_line(front, line, words):
     with pytest.raises(BuildError) as e:
         parse_content_file(f"---\n{front}---\nBody\n", "content/pages/x.md")
     assert e.value.where == f"content/pages/x.md:{line}" and words in e.value.message
+
+
+def test_a_variant_name_in_brackets_is_not_turned_into_a_copyright_sign(page):
+    """The typographer's replacements are off: "(C)" on decks/03 read as "©"."""
+    html, _ = page(FRONT + "The low band (C), \"quoted\".\n")
+    assert "(C)" in html and "©" not in html
+    assert "“quoted”" in html

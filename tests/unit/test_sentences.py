@@ -1,0 +1,165 @@
+"""The comparing-sentence check (cit/sentences.py, docs/claims.md "Sentences the build
+finds"): which sentences it finds, where it says they are, the exemption file, the loose
+words a claim must define, and a build that fails on a planted unmarked comparison."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cit import sentences as S
+from cit.claims import Claim
+from cit.errors import BuildError
+from tests.conftest import give_caches, run_build
+
+FRONT = "---\ntitle: A page\ndescription: One line about it.\nlayout: page\n---\n"
+
+
+def _project(tmp_path: Path, body: str, exemptions: str = "entries: []\n") -> Path:
+    (tmp_path / "content" / "pages").mkdir(parents=True)
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "data").mkdir()
+    (tmp_path / "content" / "pages" / "x.md").write_text(FRONT + body)
+    (tmp_path / "data" / "sentences.yaml").write_text(exemptions)
+    return tmp_path
+
+
+def test_split_inline_ends_a_sentence_at_a_claim_and_counts_lines():
+    raw = "First one here. Then A is below B :c[a.b], and C is above D\nover two lines."
+    got = S.split_inline(raw, "f.md", 10)
+    assert [(s.line, s.claims) for s in got] == [(10, ()), (10, ("a.b",)), (10, ())]
+    assert got[1].text == "Then A is below B,"
+    assert got[2].comparing() == ["above"]
+    later = S.split_inline("One two three.\nFour is below five.", "f.md", 3)
+    assert later[1].line == 4
+
+
+def test_markup_reads_as_the_reader_sees_it():
+    assert S.plain("A :t[all-gather|gathers] at :n[x.y] [here](a/) **now**") == \
+        "A gathers at # here now"
+    # a hyphenated name is not the quantifier "all"
+    assert S.Sentence("f", 1, "An all-gather and an all-reduce of it.").comparing() == []
+    assert S.Sentence("f", 1, "It is faster, so it wins.").comparing() == ["faster", ", so", "wins"]
+
+
+def test_markdown_sentences_cover_front_matter_headings_lists_and_cells():
+    text = (FRONT + "## Every heading\n\n- An item below the rest.\n\n| a | b |\n|---|---|\n"
+            "| more than one | x |\n\n@[table:every-thing]\n")
+    got = S.markdown_sentences(text, "content/pages/x.md")
+    where = {s.text: s.line for s in got}
+    assert where["Every heading"] == 6
+    assert where["An item below the rest."] == 8
+    assert where["more than one"] == 12
+    assert not any("every-thing" in s.text for s in got)
+
+
+def test_code_sentences_take_prose_literals_not_docstrings_or_errors():
+    code = ('"""Every docstring is left alone."""\n'
+            'def f():\n'
+            '    """Below every line."""\n'
+            '    raise BuildError("x", "every error message is left alone")\n'
+            '    cap = ("Final loss, mean over seeds; lower is "\n'
+            '           "better than higher.")\n'
+            '    reg.add("id", 1, "1", computation="mean over every seed")\n'
+            '    return f"<p>{cap} Every bar is one run.</p>"\n')
+    got = S.code_sentences(code, "cit/blocks/x.py")
+    assert [(s.line, s.text) for s in got] == [
+        (5, "Final loss, mean over seeds; lower is better than higher."),
+        (8, "# Every bar is one run.")]
+
+
+def test_yaml_sentences_skip_names_and_give_lines():
+    text = ("a:\n  term: \"a term\"\n  definition: \"It is built this way. Every worker "
+            "sends more.\"\n  see: [all, every-one, more-than-that]\n")
+    got = S.yaml_sentences(text, "content/glossary.yaml")
+    assert [(s.line, s.text) for s in got] == [
+        (3, "It is built this way."), (3, "Every worker sends more.")]
+
+
+def test_an_unmarked_comparing_sentence_fails_with_file_and_line(tmp_path):
+    root = _project(tmp_path, "Intro text goes here.\n\nBand C ended far below top-k here.\n")
+    with pytest.raises(BuildError) as e:
+        S.check(root)
+    assert "content/pages/x.md:8: a sentence that compares (below)" in e.value.message
+    assert "Band C ended far below top-k here." in e.value.message
+
+
+def test_a_claim_or_an_exemption_with_a_reason_passes(tmp_path):
+    body = ("The band ended below top-k :c[a.b].\n\n"
+            "Each line is a variant; lower is better.\n")
+    ex = ("entries:\n  - {file: content/pages/x.md, starts: 'Each line is a variant',\n"
+          "     reason: 'caption: what the chart draws'}\n")
+    report = S.check(_project(tmp_path, body, ex))
+    assert (report.checked, report.exempt, report.entries, report.found) == (1, 1, 1, 2)
+    assert report.read >= 4
+
+
+def test_a_stale_exemption_or_one_on_a_claimed_sentence_fails(tmp_path):
+    ex = ("entries:\n  - {file: content/pages/x.md, starts: 'No such sentence here',\n"
+          "     reason: 'a definition'}\n"
+          "  - {file: content/pages/x.md, starts: 'The band ended below',\n"
+          "     reason: 'a definition'}\n")
+    with pytest.raises(BuildError) as e:
+        S.check(_project(tmp_path, "The band ended below top-k :c[a.b].\n", ex))
+    msg = e.value.message
+    assert "data/sentences.yaml:2: exemption matches no sentence" in msg
+    assert "data/sentences.yaml:4: exempts content/pages/x.md:6, which carries a claim" in msg
+
+
+def test_an_exemption_of_a_sentence_that_compares_nothing_fails(tmp_path):
+    ex = ("entries:\n  - {file: content/pages/x.md, starts: 'The band ended here',\n"
+          "     reason: 'a definition'}\n")
+    with pytest.raises(BuildError, match=r"sentences.yaml:2: exempts content/pages/x.md:6, "
+                                         r"which compares nothing"):
+        S.check(_project(tmp_path, "The band ended here at last.\n", ex))
+
+
+def test_an_exemption_needs_a_reason(tmp_path):
+    ex = "entries:\n  - {file: content/pages/x.md, starts: 'The band ended below', reason: ' '}\n"
+    with pytest.raises(BuildError, match=r"sentences.yaml:2: an exemption needs"):
+        S.check(_project(tmp_path, "The band ended below top-k.\n", ex))
+
+
+def _claim(words=()):
+    return Claim("a.b", "A below B", True, (), (), "A < B", (3, 3), words=words)
+
+
+def test_a_loose_word_needs_the_claims_definition(tmp_path):
+    root = _project(tmp_path, "The band ended far below top-k :c[a.b].\n")
+    with pytest.raises(BuildError, match=r"x.md:6: 'far' in a sentence citing a.b"):
+        S.check(root, claims={"a.b": _claim()})
+    report = S.check(root, claims={"a.b": _claim((("far below", "by more than ten sds"),))})
+    assert report.checked == 1
+
+
+def test_the_repository_passes_and_reports_its_figures():
+    root = Path(__file__).resolve().parents[2]
+    report = S.check(root)
+    entries = S.load_exemptions(root / S.EXEMPTIONS_PATH)
+    assert report.entries == len(entries) and report.found == report.checked + report.exempt
+    assert all(e.reason.strip() for e in entries)
+
+
+def test_a_planted_unmarked_comparison_fails_the_build(project_copy, warm_copy):
+    give_caches(warm_copy, project_copy)
+    page = project_copy / "content" / "pages" / "optics.md"
+    lines = page.read_text().splitlines(keepends=True)
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("## What went wrong"))
+    lines.insert(at + 1, "\nThe repaired runs trained better than the exact band.\n")
+    page.write_text("".join(lines))
+    r = run_build(project_copy.parent / "site", root=project_copy, cold=False)
+    assert r.returncode == 1
+    assert (f"content/pages/optics.md:{at + 3}: a sentence that compares (better, than)"
+            in r.stderr), r.stderr
+    assert not (project_copy.parent / "site").exists()
+
+
+def test_numbers_json_and_tested_report_the_figures(built_site):
+    build = json.loads((built_site / "numbers.json").read_text())["build"]
+    root = Path(__file__).resolve().parents[2]
+    report = S.check(root)
+    assert (build["sentences_found"], build["sentences_checked"],
+            build["sentences_exempt"], build["sentence_exemptions"]) == (
+        report.found, report.checked, report.exempt, report.entries)
+    tested = (built_site / "tested" / "index.html").read_text()
+    assert 'data-id="build.sentences_found"' in tested
