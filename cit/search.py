@@ -16,13 +16,12 @@ under a hash of both, so a build whose pages did not change does not run Pagefin
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 import json
 import re
+import subprocess
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from html import escape
 from importlib import metadata
 from pathlib import Path
@@ -122,47 +121,80 @@ def search_files(records: dict, memo) -> dict[str, bytes]:
     return {f"{PAGEFIND_DIR}/{name}": base64.b64decode(data) for name, data in sorted(kept.items())}
 
 
-def _run_coroutine(make):
-    """asyncio.run(make()), in a thread of its own when this one already runs an event
-    loop (a caller driving a browser with Playwright's sync API does)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(make())
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(lambda: asyncio.run(make())).result()
+class _PagefindPipe:
+    """Pagefind's `--service` mode, spoken directly: each request is base64 JSON ended
+    by a comma on its stdin, each answer the same on its stdout. One request at a time,
+    each answer read as soon as it is written. (The `pagefind` package's own client
+    polls its pipe every 0.1 s, one answer per poll: 6.5 of a 7.3 s index of this site.
+    See docs/architecture.md, "Search".)"""
+
+    def __init__(self, binary: Path, log) -> None:
+        self.proc = subprocess.Popen([str(binary), "--service"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=log)
+        self.sent = 0
+        self.pending = b""
+
+    def ask(self, payload: dict) -> dict:
+        self.sent += 1
+        request = json.dumps({"message_id": self.sent, "payload": payload})
+        self.proc.stdin.write(base64.b64encode(request.encode("utf-8")) + b",")
+        self.proc.stdin.flush()
+        while b"," not in self.pending:
+            chunk = self.proc.stdout.read1(1 << 16)
+            if not chunk:
+                raise RuntimeError(f"the service ended while answering {payload['type']}")
+            self.pending += chunk
+        answer, self.pending = self.pending.split(b",", 1)
+        reply = json.loads(base64.b64decode(answer))["payload"]
+        if reply.get("type") == "Error":
+            raise RuntimeError(reply.get("message", "an error without a message"))
+        return reply
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
 
 def _run_pagefind(records: dict) -> dict[str, bytes]:
     try:
-        from pagefind.index import IndexConfig
-        from pagefind.service import PagefindService
+        from pagefind.service import get_executable
     except ImportError:
         pagefind_version()      # names the missing package
         raise
-    config = IndexConfig(root_selector="main", force_language=LANGUAGE,
-                         exclude_selectors=list(NOT_INDEXED))
-
-    async def run() -> dict[str, bytes]:
-        # the service, not the index's context manager, which would write to disk
-        service = await PagefindService().launch()
+    binary = get_executable()
+    if binary is None:
+        raise BuildError("pyproject.toml", "Pagefind's binary is missing: python -m pip install -e .")
+    config = {"root_selector": "main", "force_language": LANGUAGE,
+              "exclude_selectors": list(NOT_INDEXED)}
+    with tempfile.TemporaryDirectory(prefix="cit-search-") as tmp, \
+            open(Path(tmp) / "pagefind.log", "w+b") as log:
         try:
-            index = await service.create_index(config)
-            for url, html_text in records["pages"]:
-                await index.add_html_file(content=html_text, url=url)
-            # written to a scratch folder and read back: the service's answer to
-            # get_files can fill its pipe and hang
-            with tempfile.TemporaryDirectory(prefix="cit-search-") as tmp:
-                await index.write_files(output_path=tmp)
-                return {p.relative_to(tmp).as_posix(): p.read_bytes()
-                        for p in sorted(Path(tmp).rglob("*")) if p.is_file()
-                        and SHIPPED.match(p.relative_to(tmp).as_posix())}
-        finally:
-            await service.close()
-    try:
-        files = _run_coroutine(run)
-    except Exception as e:   # noqa: BLE001 - the binary's failure, named in one line
-        raise BuildError("search index", f"Pagefind failed: {type(e).__name__}: {e}") from None
+            files = _index_in(Path(tmp) / "out", records, config, _PagefindPipe(binary, log))
+        except (OSError, RuntimeError, ValueError, KeyError) as e:
+            log.seek(0)
+            said = log.read().decode("utf-8", "replace").strip().splitlines()[-1:]
+            raise BuildError("search index", f"Pagefind failed: {e}"
+                             + (f" ({said[0]})" if said else "")) from None
     if "pagefind.js" not in files or not any(n.startswith("index/") for n in files):
         raise BuildError("search index", f"Pagefind wrote no index (files: {sorted(files)})")
     return files
+
+
+def _index_in(out: Path, records: dict, config: dict, pipe: _PagefindPipe) -> dict[str, bytes]:
+    """The index of `records`, written by the service into `out` and read back (the
+    shipped files only)."""
+    try:
+        index = pipe.ask({"type": "NewIndex", "config": config})["index_id"]
+        for url, html_text in records["pages"]:
+            pipe.ask({"type": "AddFile", "index_id": index, "url": url,
+                      "file_contents": html_text, "file_path": None})
+        pipe.ask({"type": "WriteFiles", "index_id": index, "output_path": str(out)})
+    finally:
+        pipe.close()
+    return {p.relative_to(out).as_posix(): p.read_bytes()
+            for p in sorted(out.rglob("*")) if p.is_file()
+            and SHIPPED.match(p.relative_to(out).as_posix())}

@@ -66,3 +66,23 @@ def test_the_memo_keeps_the_index_under_a_key_of_its_pages(site, render_registry
     assert search.search_files(records, memo) == a and len(runs) == 1
     changed = {"pages": records["pages"][:-1]}
     assert search.search_files(changed, memo) != a and len(runs) == 2
+
+
+def test_a_pagefind_binary_that_dies_fails_the_build_in_one_line(tmp_path, monkeypatch):
+    """A binary that ends before answering (here: one that prints a line and exits 1)
+    fails the search stage with one line naming the request and what it said."""
+    import pagefind.service
+
+    from cit.errors import BuildError
+    fake = tmp_path / "pagefind"
+    fake.write_text("#!/bin/sh\necho 'no index today' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(pagefind.service, "get_executable", lambda: fake)
+    try:
+        search._run_pagefind({"pages": [["/index.html", "<main><p>a page</p></main>"]]})
+    except BuildError as e:
+        said = str(e)
+    else:
+        raise AssertionError("a dead Pagefind binary was not refused")
+    assert "Pagefind failed" in said and "NewIndex" in said and "no index today" in said
+    assert "\n" not in said
