@@ -160,10 +160,11 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
         site = render.render_site(reg, root / "content", root / "templates", blocks,
                                   build_info, code=code if use_cache else None,
                                   previous=previous, memo=memo, bundle_root=root, reads=reads)
-        kept = len(site.records) - len(site.rendered)
+        # every page, counted by its URL: --no-cache keeps no records
+        kept = len(site.pages) - len(site.rendered)
         shown = (f" ({', '.join(site.rendered)})"
-                 if 0 < len(site.rendered) < len(site.records) else "")
-        progress.done(f"{len(site.rendered)} of {counted(len(site.records), 'page')} "
+                 if 0 < len(site.rendered) < len(site.pages) else "")
+        progress.done(f"{len(site.rendered)} of {counted(len(site.pages), 'page')} "
                       f"rendered{shown}" + (f"; {kept} unchanged since the last good build"
                                             if kept else ""))
         if kept:

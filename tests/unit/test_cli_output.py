@@ -55,6 +55,10 @@ def test_a_build_prints_its_stages_in_order_and_a_summary_with_its_own_counts(
             in text)
     assert f"{b['sim_cells']:,} cells of data/sim/results.md recomputed and matched" in text
     assert f"open {out}/index.html" in text
+    # cold (--no-cache): every page rendered, counted by the pages written
+    pages = sum(1 for _ in out.rglob("index.html"))
+    assert f"render: {pages} of {pages} pages rendered (" in text, text
+    assert "unchanged since" not in text and "Reused" not in text
 
 
 def test_quiet_prints_nothing_on_success(project_copy, tmp_path):
