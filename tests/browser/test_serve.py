@@ -118,6 +118,7 @@ def _rebuilds(server) -> int:
     return sum(line.startswith("rebuilt after") for line in server.lines)
 
 
+@pytest.mark.timeout(2700)   # its own bounds: 600 s for the first build, 180 s per reload (10)
 def test_each_save_reloads_the_open_page_with_one_rebuild(server, project_copy, browser,
                                                           tmp_path):
     """Behaviour, not speed (the speed is benchmarks/bench_serve.py's): every save, an
