@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_inline import autolink as _autolink, image as _image, link as _link
 from markdown_it.token import Token
 
 from .errors import BuildError
@@ -186,6 +187,55 @@ def _inline_rule(state, silent: bool) -> bool:
     return False
 
 
+# URL schemes a content link may not use (docs/output.md, "What a content link may
+# name"): each would run code or open something the site does not check
+REFUSED_SCHEMES = {"javascript": "it would run code in the reader's browser",
+                   "vbscript": "it would run code in the reader's browser",
+                   "data": "it is a document the site does not check; put the file in "
+                           "templates/static/ and link to it",
+                   "file": "it names a file on the reader's own computer"}
+_IMAGE_DATA_RE = re.compile(r"data:image/(?:gif|png|jpeg|webp);")
+_URL_SCHEME_RE = re.compile(r"([a-z][a-z0-9+.-]*):")
+
+
+def refused_link(url: str, image: bool = False) -> str | None:
+    """Why a content link's URL (as the parser normalised it) is refused, or None. It is
+    read as a browser reads a URL: percent-escapes and character references decoded,
+    tabs and line breaks inside dropped, leading spaces and control characters stripped,
+    so `java&#x09;script:` is `javascript:`. An image may be a `data:image/...` URL."""
+    from urllib.parse import unquote
+    plain = re.sub(r"[\t\n\r]", "", unquote(html.unescape(url)))
+    plain = plain.lstrip("".join(map(chr, range(0x21)))).lower()
+    m = _URL_SCHEME_RE.match(plain)
+    if not m or m.group(1) not in REFUSED_SCHEMES:
+        return None
+    if image and _IMAGE_DATA_RE.match(plain):
+        return None
+    return f"a {m.group(1)}: URL is refused ({REFUSED_SCHEMES[m.group(1)]})"
+
+
+def _checked_links(rule):
+    """Markdown-it's link, image or autolink rule, followed by our URL check: a link it
+    made whose URL `refused_link` refuses becomes an error token naming its line (the
+    parser's own check would drop the link silently; it is turned off, see
+    make_markdown)."""
+    def check(state, silent: bool) -> bool:
+        start, n = state.pos, len(state.tokens)
+        if not rule(state, silent):
+            return False
+        for tok in state.tokens[n:] if not silent else ():
+            if tok.type in ("link_open", "image"):
+                why = refused_link(tok.attrGet("href" if tok.type == "link_open" else "src")
+                                   or "", image=tok.type == "image")
+                if why:
+                    written = state.src[start:state.pos]
+                    shown = repr(written if len(written) <= 60 else written[:57] + "…")
+                    tok.type, tok.meta = "cit_bad", {"pos": start, "msg": f"link {shown}: {why}"}
+                break
+        return True
+    return check
+
+
 _BLOCK_LINE_RE = re.compile(r"@\[(" + BLOCK_NAME_RE.pattern + r")\]")
 
 
@@ -246,6 +296,7 @@ def _core_lines_and_slugs(state) -> None:
 
 
 _SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_RULES = {"link": _link, "image": _image, "autolink": _autolink}
 
 
 def folder_href(href: str) -> str:
@@ -382,6 +433,10 @@ def make_markdown() -> MarkdownIt:
     off: they turn a variant's name in brackets, "(C)", into a copyright sign."""
     md = MarkdownIt("commonmark", {"html": False, "typographer": True})
     md.enable(["table", "strikethrough", "smartquotes"])
+    # every link is kept and checked by our rule, which names the line of a refused one
+    md.validateLink = lambda url: True
+    for name in ("link", "image", "autolink"):
+        md.inline.ruler.at(name, _checked_links(_RULES[name]))
     md.inline.ruler.before("link", "cit_refs", _inline_rule)
     md.block.ruler.before("paragraph", "cit_block", _block_rule)
     md.core.ruler.push("cit_lines_slugs", _core_lines_and_slugs)

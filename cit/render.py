@@ -91,6 +91,7 @@ class SiteState:
     term_pages: dict[str, list[str]] = field(default_factory=dict)
     definitions: dict[str, str] = field(default_factory=dict)
     reads: Reads | None = None      # every file a block opens goes through it
+    template_ids: frozenset = frozenset()   # ids the templates give (see template_ids)
 
     def page(self, url: str) -> Page:
         for p in self.pages:
@@ -164,6 +165,7 @@ def render_site(registry: Registry, content_dir, templates_dir,
     state = SiteState(registry, discover(content_dir, rel, reads), glossary, make_markdown(),
                       dict(blocks), build_info, reads=reads)
     state.definitions = _plain_definitions(state)
+    state.template_ids = template_ids(templates_dir, reads)
     previous = previous or {}
     sources = {p.out: reads.bytes(root / p.doc.path) for p in state.pages}
     site_key = code and incremental.site_key(code, build_info, [
@@ -540,9 +542,27 @@ def _bodies(state: SiteState, site_key: str | None, previous, sources) -> set[st
     return reused
 
 
+def template_ids(templates_dir: Path, reads: Reads) -> frozenset:
+    """The element ids the templates write as they are (`id="main"`; not those made of
+    a template value, such as a slide's): a page's headings and blocks never take one,
+    so `## Main` is `main-2` rather than a second `main` on the page."""
+    from .htmlscan import element_ids
+    lexer = jinja2.Environment()
+    found = set()
+    for f in reads.glob(templates_dir, "*.html"):
+        # the template's own markup: Jinja's lexer drops its tags, values and comments
+        try:
+            markup = "".join(v for _, kind, v in lexer.lex(reads.text(f)) if kind == "data")
+        except jinja2.TemplateSyntaxError:
+            continue        # the page's render names the template's line
+        found.update(element_ids(markup))
+    return frozenset(found)
+
+
 def _render_fresh(state: SiteState, p: Page) -> None:
     p.ctx = PageContext(state.registry, p.url, p.root, p.doc.path, state.glossary,
                         state.blocks, state)
+    p.ctx.slugs.update(state.template_ids)
     with state.reads.scope(private=True) as got:      # what its blocks read
         _render_body(state, p)
     p.reads = got

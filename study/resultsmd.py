@@ -109,8 +109,9 @@ def check(doc: ResultsDoc, text: str, name: str = "results.md") -> Checked:
 
     numbered = [(line, TOKEN.findall(t)) for line, t in p.prose if TOKEN.search(t)]
     if len(numbered) != len(doc.prose):
-        raise BuildError(name, f"{len(numbered)} prose lines carry numbers, recomputation "
-                         f"names quantities for {len(doc.prose)}")
+        where, what = _unmatched_prose_line(numbered, doc.prose, name, len(text.split("\n")))
+        raise BuildError(where, f"{what} ({len(numbered)} prose lines carry numbers, "
+                         f"recomputation names quantities for {len(doc.prose)})")
     for (line, tokens), quantities in zip(numbered, doc.prose):
         if len(tokens) != len(quantities):
             raise BuildError(f"{name}:{line}", f"{len(tokens)} numbers {tokens}, recomputation "
@@ -124,3 +125,22 @@ def check(doc: ResultsDoc, text: str, name: str = "results.md") -> Checked:
     if verified != total:
         raise BuildError(name, f"only {verified} of {total} numbers verified")
     return Checked(verified, total, locators)
+
+
+def _unmatched_prose_line(numbered, prose, name: str, last_line: int) -> tuple[str, str]:
+    """Where the file's prose lines with numbers and the recomputation's part ways: the
+    first line whose numbers are not those of the quantities in the same place. With
+    more lines than quantities that line is one the recomputation does not name; with
+    fewer, the quantities expected there are missing."""
+    for k, ((line, tokens), quantities) in enumerate(zip(numbered, prose)):
+        if tokens != [q.text for q in quantities]:
+            break
+    else:
+        k = min(len(numbered), len(prose))
+    if len(numbered) > len(prose):
+        line, tokens = numbered[k]
+        return f"{name}:{line}", f"numbers {tokens} that the recomputation does not name"
+    ids = [q.id for q in prose[k]]
+    line = numbered[k][0] if k < len(numbered) else last_line
+    after = f" (after line {numbered[k - 1][0]})" if k else ""
+    return f"{name}:{line}", f"a prose line with {ids} is missing before this line{after}"

@@ -77,11 +77,43 @@ def test_an_edited_prose_number_names_its_line(ts_doc, vendored_root):
     assert str(e.value).startswith(f"results.md:{line}: exp.target")
 
 
-def test_an_unaccounted_number_fails_coverage(ts_doc, vendored_root):
+def test_an_unaccounted_number_fails_coverage_naming_its_line(ts_doc, vendored_root):
     text = _text(vendored_root, TS) + "\nA stray line ending in a number: 7\n"
     with pytest.raises(BuildError) as e:
         resultsmd.check(ts_doc, text, "results.md")
-    assert "prose lines carry numbers" in str(e.value)
+    line = len(text.split("\n")) - 1
+    assert str(e.value).startswith(f"results.md:{line}: numbers ['7'] that the "
+                                   "recomputation does not name (")
+
+
+def test_a_prose_line_with_a_number_added_in_the_middle_is_named(ts_doc, vendored_root):
+    """Issue 23's review (C4): the error said `7 prose lines carry numbers, recomputation
+    names quantities for 6`, naming no line."""
+    lines = _text(vendored_root, TS).split("\n")
+    at = next(i for i, l in enumerate(lines) if l.startswith("## ")) - 1   # before §1
+    lines[at:at] = ["", "A stray line with 17 in it."]
+    with pytest.raises(BuildError) as e:
+        resultsmd.check(ts_doc, "\n".join(lines), "results.md")
+    n = len(ts_doc.prose)
+    assert str(e.value) == (f"results.md:{at + 2}: numbers ['17'] that the recomputation "
+                            f"does not name ({n + 1} prose lines carry numbers, "
+                            f"recomputation names quantities for {n})")
+
+
+def test_a_missing_prose_line_is_named_by_the_lines_around_it(ts_doc, vendored_root):
+    text = _text(vendored_root, TS)
+    target = ts_doc.prose[3][0]                # the target line's quantity
+    lines = text.split("\n")
+    k = next(i for i, l in enumerate(lines) if target.text in l and not l.startswith("|"))
+    numbered = [i + 1 for i, l in enumerate(lines)
+                if resultsmd.TOKEN.search(l) and not l.startswith(("|", "#"))]
+    before, after = numbered[numbered.index(k + 1) - 1], numbered[numbered.index(k + 1) + 1]
+    del lines[k]
+    with pytest.raises(BuildError) as e:
+        resultsmd.check(ts_doc, "\n".join(lines), "results.md")
+    assert str(e.value).startswith(
+        f"results.md:{after - 1}: a prose line with ['{target.id}'] is missing before "
+        f"this line (after line {before}) (")
 
 
 def test_group_statistics_use_the_sample_standard_deviation():
