@@ -1031,3 +1031,15 @@ def test_a_build_on_a_full_disk_is_refused_whole_with_no_leftovers(case, tmp_pat
                         r"output is untouched", last), r.stderr
     assert tree_digest(out) == old and _leftovers(tmp_path) == []
     assert [q.name for q in (case.root / ".cache").iterdir() if q.name.endswith(".part")] == []
+
+
+def test_a_javascript_link_hidden_by_an_entity_is_named_by_its_line(case):
+    """C4/C5: `java&#x09;script:` was reported against the built page with no Markdown
+    line, and a plain `javascript:` link vanished from the page without a word."""
+    p = case.root / "content" / "pages" / "method.md"
+    p.write_text(p.read_text() + "\n[c](java&#x09;script:alert(document.domain))\n")
+    line = len(p.read_text().splitlines())
+    assert case.run().stderr == (
+        f"build failed: content/pages/method.md:{line}: link "
+        "'[c](java&#x09;script:alert(document.domain))': a javascript: URL is refused (it "
+        "would run code in the reader's browser)\n")

@@ -264,3 +264,40 @@ def test_a_variant_name_in_brackets_is_not_turned_into_a_copyright_sign(page):
     html, _ = page(FRONT + "The low band (C), \"quoted\".\n")
     assert "(C)" in html and "©" not in html
     assert "“quoted”" in html
+
+
+# ---- links the site refuses (issue 23's review, C4 and C5): they were dropped silently,
+# or reported against the built page with no Markdown line --------------------------------
+
+@pytest.mark.parametrize("link,scheme", [
+    ("[c](java&#x09;script:alert(document.domain))", "javascript"),   # the review's case
+    ("[c](javascript:alert(document.domain))", "javascript"),
+    ("[c]( JavaScript:void(0))", "javascript"),
+    ("<javascript:alert(1)>", "javascript"),
+    ("[c](vbscript:msgbox)", "vbscript"),
+    ("[c](data:text/html,hello)", "data"),
+    ("![c](data:text/html;base64,AAAA)", "data"),
+    ("[c](file:///etc/passwd)", "file"),
+])
+def test_a_link_the_site_refuses_names_its_file_and_line(page, link, scheme):
+    body = f"A first paragraph.\n\nA second one,\nwith {link} on its second line.\n"
+    with pytest.raises(BuildError) as e:
+        page(FRONT + body)
+    assert e.value.where == f"content/pages/x.md:{FRONT_LINES + 4}"
+    assert e.value.message.startswith(f"link {link!r}: a {scheme}: URL is refused (")
+
+
+def test_a_refused_link_given_by_reference_names_the_line_that_uses_it(page):
+    body = "See [the note][n].\n\n[n]: vbscript:msgbox\n"
+    with pytest.raises(BuildError) as e:
+        page(FRONT + body)
+    assert e.value.where == f"content/pages/x.md:{FRONT_LINES + 1}"
+    assert "a vbscript: URL is refused" in e.value.message
+
+
+def test_links_the_site_takes_are_kept_as_written(page):
+    html, _ = page(FRONT + "[a](optics/#x), <https://example.org/a>, [m](mailto:a@b.org), "
+                   "[p](a%3Ab) and ![i](data:image/png;base64,AAAA)\n")
+    assert ('href="optics/index.html#x"' in html and 'href="https://example.org/a"' in html
+            and 'href="mailto:a@b.org"' in html and 'href="a%3Ab"' in html
+            and 'src="data:image/png;base64,AAAA"' in html)

@@ -124,3 +124,22 @@ def test_a_page_with_the_wrong_layout_fails(render_content, render_tiny):
 def test_numbers_in_glossary_definitions_appear_even_without_a_number_index(render_content, render_tiny):
     site = render_tiny(render_content(drop=("pages/method.md",)))
     assert "/glossary/" in site.appears["final_loss.B"]
+
+def test_a_heading_never_takes_an_id_the_templates_use(render_content, render_tiny):
+    """Issue 23's review (C4): `## Main` gave a second id="main" (the template's <main>),
+    reported against the built page with no Markdown line. Every id the templates write
+    as it is stays theirs; the heading takes the next free one."""
+    from cit.links import check_links
+    from cit.reads import Reads
+    from cit.render import template_ids
+    from tests.conftest import ROOT
+    reserved = template_ids(ROOT / "templates", Reads(ROOT))
+    assert {"main", "site-nav"} <= reserved
+    text = "\n".join(f"## {i.replace('-', ' ').title()}\n\nWords.\n" for i in sorted(reserved))
+    content = render_content({"pages/optics.md": "---\ntitle: Optics\ndescription: The "
+                              "failure and the repair.\nlayout: page\n---\n" + text})
+    site = render_tiny(content)
+    html = site.files["optics/index.html"].decode()
+    assert check_links(site.files, ["optics/index.html"]) == []
+    for i in sorted(reserved):
+        assert f'<h2 id="{i}-2">' in html
