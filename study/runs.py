@@ -11,14 +11,15 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from typing import Annotated
 
-from pydantic import (BaseModel, BeforeValidator, ConfigDict, NonNegativeFloat, NonNegativeInt,
-                      ValidationError, field_validator)
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, NonNegativeFloat,
+                      NonNegativeInt, ValidationError, field_validator)
 
 from cit.errors import BuildError
 from cit.reads import Reads
@@ -107,10 +108,23 @@ class ConfigRecord(_Strict):
     hardware: Hardware
 
 
+# The largest size a logged value may have: the summaries square differences of up to
+# twice a value and add up to ten million of them in floating point (a standard deviation),
+# which must stay finite. 1e150 (the float maximum is about 1.8e308). A larger value made
+# pandas warn on stderr and printed a 600-digit mean and an infinite sd (issue 23, C4).
+LARGEST = 10.0 ** (int(math.log10(sys.float_info.max)) // 2 - 4)
+
+
 def _finite(v):
     if v is not None and not math.isfinite(v):
         raise ValueError("must be a finite number")
+    if v is not None and abs(v) > LARGEST:
+        raise ValueError(f"{v:g} is out of range: the summaries square it, so a logged "
+                         f"value must lie within ±{LARGEST:g}")
     return v
+
+
+Measured = Annotated[float, AfterValidator(_finite)]
 
 
 class EvalRecord(_Strict):
@@ -132,13 +146,15 @@ class EvalRecord(_Strict):
 class DiagRecord(_Strict):
     type: Literal["diag"]
     step: NonNegativeInt
-    energy: dict[str, dict[str, dict[str, float]]]
+    energy: dict[str, dict[str, dict[str, Measured]]]
 
 
 class DoneRecord(_Strict):
     type: Literal["done"]
     step: NonNegativeInt
     seconds: NonNegativeFloat
+
+    _check = field_validator("seconds")(_finite)
 
 
 RECORD_TYPES = {"config": ConfigRecord, "eval": EvalRecord, "diag": DiagRecord,

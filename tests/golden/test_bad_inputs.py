@@ -956,6 +956,10 @@ SCHEMA_BREAKS = {
                       "bad eval record: val_loss: Input should be greater than or equal to 0"),
     "negative-step": (lambda l: re.sub(r'"step": (\d+)', r'"step": -\1', l),
                       "bad eval record: step: Input should be greater than or equal to 0"),
+    # C4: pandas warned of an overflow on stderr, then a 600-digit mean ± inf was printed
+    "too-large": (lambda l: re.sub(r'"val_loss": ([0-9.]+)', r'"val_loss": 1e308', l),
+                  "bad eval record: val_loss: Value error, 1e+308 is out of range: the "
+                  "summaries square it, so a logged value must lie within ±1e+150"),
 }
 
 

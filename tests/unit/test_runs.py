@@ -104,3 +104,29 @@ def test_duplicate_or_decreasing_steps_name_the_file_and_line(log_copy, change):
     with pytest.raises(BuildError) as e:
         load_run(log_copy, "x/log.jsonl")
     assert str(e.value).startswith(f"x/log.jsonl:{b + 1}: eval step {rec['step']} does not increase")
+
+
+@pytest.mark.parametrize("kind,field", [("eval", "val_loss"), ("diag", "energy"),
+                                        ("done", "seconds")])
+def test_a_value_too_large_for_the_summaries_names_its_line(tmp_path, vendored_root, kind,
+                                                            field):
+    """Issue 23's review (C4): `val_loss: 1e308` passed the schema; pandas then warned
+    `overflow encountered in square` on stderr and a 600-digit mean with an infinite sd
+    reached the error. Every logged float must lie within ±LARGEST (1e150), from which a
+    sum of squares stays finite."""
+    import re
+    from study.runs import LARGEST
+    src = next(f for f in sorted((vendored_root / HEADLINE).glob("*.jsonl"))
+               if f'"type": "{kind}"' in f.read_text())
+    log_copy = tmp_path / src.name
+    lines = _lines(src)
+    i = max(k for k, l in enumerate(lines) if json.loads(l)["type"] == kind)
+    pattern = r'("low": )([0-9.e-]+)' if kind == "diag" else rf'("{field}": )([0-9.e-]+)'
+    lines[i] = re.sub(pattern, r"\g<1>1e308", lines[i], count=1)
+    log_copy.write_text("\n".join(lines) + "\n")
+    with pytest.raises(BuildError) as e:
+        load_run(log_copy, "x/log.jsonl")
+    assert str(e.value).startswith(f"x/log.jsonl:{i + 1}: bad {kind} record: {field}")
+    assert str(e.value).endswith(f"Value error, 1e+308 is out of range: the summaries square "
+                                 f"it, so a logged value must lie within ±{LARGEST:g}")
+    assert LARGEST ** 2 * 4 * 10 ** 7 < 1.7e308        # the sum of squares stays finite
