@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from cit.vendor import git_blob_sha1
+from study.runs import LARGEST
 from tests.conftest import (edit_cell, give_caches, run_build, run_build_process,
                             run_in_process, tree_digest)
 
@@ -959,7 +960,7 @@ SCHEMA_BREAKS = {
     # C4: pandas warned of an overflow on stderr, then a 600-digit mean ± inf was printed
     "too-large": (lambda l: re.sub(r'"val_loss": ([0-9.]+)', r'"val_loss": 1e308', l),
                   "bad eval record: val_loss: Value error, 1e+308 is out of range: the "
-                  "summaries square it, so a logged value must lie within ±1e+150"),
+                  f"summaries square it, so a logged value must lie within ±{LARGEST:g}"),
 }
 
 
