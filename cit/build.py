@@ -61,7 +61,8 @@ def _cached_shape(value) -> bool:
 
 
 def data_stages(root: Path, reads: Reads, vendored, vendor_reads, code: str,
-                use_cache: bool, progress: Progress | None = None, store: bool = True):
+                use_cache: bool, progress: Progress | None = None, store: bool = True,
+                writes: cache.Writes | None = None):
     """Experiment and simulator stages: load, recompute, check, register. Their result is
     cached under what they read (`vendor_reads`, the lock and the vendored files, and
     every file the stages opened through `reads`) and the code; a content-only edit or
@@ -104,8 +105,9 @@ def data_stages(root: Path, reads: Reads, vendored, vendor_reads, code: str,
     # it, and with it pandas, on every cached rebuild
     verification = {k: (c.verified, c.total) for k, c in exp.verification.items()}
     if use_cache and store:
-        cache.write(root, key, (reg, verification, sim_cells, cache.pickled(computed)))
-        cache.write_json(root, STAGE_READS, code, recorded)
+        writes = writes or cache.Writes(root)
+        cache.write(root, key, (reg, verification, sim_cells, cache.pickled(computed)), writes)
+        cache.write_json(root, STAGE_READS, code, recorded, writes)
     return reg, verification, sim_cells, lambda: computed, key
 
 
@@ -135,6 +137,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     reads = Reads(root)
     use_cache = use_cache and cache.usable(root)
     store = store and use_cache     # False: read the caches, write none (--check)
+    writes = cache.Writes(root, store)      # after one failed write, no more (a full disk)
     with progress.stage("vendor", "verifying the upstream files against the lock"):
         with reads.scope() as vendor_reads:
             vendored = vendor.materialise(vendor_from, root, reads=reads)
@@ -142,9 +145,9 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                       "vendored/lock.yaml (git blob SHA-1)")
     code = incremental.code_key(root)
     reg, verification, sim_cells, sim_values, key = data_stages(
-        root, reads, vendored, vendor_reads, code, use_cache, progress, store)
+        root, reads, vendored, vendor_reads, code, use_cache, progress, store, writes)
     benchfigures.register(reg, root, reads)
-    memo = cache.json_memo(root, store) if use_cache else compute_now
+    memo = cache.json_memo(root, store, writes) if use_cache else compute_now
     found = sentences.check(root, memo, reg.claims)
     figures = buildrecord.build_figures(root, len(vendored), verification, sim_cells,
                                         reg.claims, len(reg), found,
@@ -176,10 +179,10 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     if site.unused_terms:
         print("glossary terms no page uses: " + ", ".join(site.unused_terms), file=sys.stderr)
     files = site.files | {"numbers.json": numbers_json(root, reg, site, figures, stamp,
-                                                       data_reads, use_cache, store)}
+                                                       data_reads, use_cache, writes)}
     files |= search.search_files(search.search_records(site.files, reg.numbers), memo)
     if store:
-        write_page_records(root, site.records, numbers_blob=files["numbers.json"])
+        write_page_records(root, site.records, files["numbers.json"], writes)
     return BuildResult(reg, files, figures, time.perf_counter() - t0, site.records,
                        site.rendered, list(progress.reused))
 
@@ -216,23 +219,25 @@ def read_page_records(root: Path) -> dict:
         lambda name: cache.read_blob(root, name))
 
 
-def write_page_records(root: Path, records: dict, numbers_blob: bytes) -> None:
+def write_page_records(root: Path, records: dict, numbers_blob: bytes,
+                       writes: cache.Writes | None = None) -> None:
     """Store the page records (their texts as blobs) and drop the blobs nothing names
     any more (numbers.json's text is kept as one too; see numbers_json)."""
     names: set[str] = set()
+    writes = writes or cache.Writes(root)
 
     def store(data: bytes) -> str:
-        name = cache.write_blob(root, data)
+        name = cache.write_blob(root, data, writes)
         names.add(name)
         return name
     cache.write_json(root, PAGE_RECORDS, PAGE_RECORDS_FORMAT,
-                     incremental.records_to_json(records, store))
-    names.add(cache.write_blob(root, numbers_blob))
+                     incremental.records_to_json(records, store), writes)
+    names.add(cache.write_blob(root, numbers_blob, writes))
     cache.prune_blobs(root, names)
 
 
 def numbers_json(root: Path, reg: Registry, site, figures, stamp, data_reads: str,
-                 use_cache: bool, store: bool = True) -> bytes:
+                 use_cache: bool, writes: cache.Writes | None = None) -> bytes:
     """site/numbers.json (buildrecord.numbers_json), its text kept in .cache/ (a blob
     named in `numbers-json`) under the hash of everything it holds (the registry, by
     the code and the reads it was made from; the usage, the figures, the stamp) and
@@ -246,8 +251,10 @@ def numbers_json(root: Path, reg: Registry, site, figures, stamp, data_reads: st
         if data is not None:
             return data
     data = buildrecord.numbers_json(reg, site.appears, site.claim_pages, figures, stamp)
-    if use_cache and store:
-        cache.write_json(root, "numbers-json", key, cache.write_blob(root, data))
+    if use_cache:
+        writes = writes or cache.Writes(root)
+        cache.write_json(root, "numbers-json", key, cache.write_blob(root, data, writes),
+                         writes)
     return data
 
 

@@ -121,12 +121,12 @@ def _refuse(path: Path, root: Path, why: str, then: str = "building cold") -> No
     return None
 
 
-def write(root: Path, key: str, value) -> None:
+def write(root: Path, key: str, value, writes: "Writes | None" = None) -> None:
     """Store `value` for `key`, replacing any older data-stage cache. A cache that
     cannot be written is reported in one line; the build does not depend on it."""
     path = cache_file(root, key)
-    _store(path, _framed(MAGIC, key, pickled(value)), "the next build runs cold",
-           stale=path.parent.glob(f"{PREFIX}*.pickle"))
+    (writes or Writes(root)).store(path, _framed(MAGIC, key, pickled(value)),
+                                   stale=path.parent.glob(f"{PREFIX}*.pickle"))
 
 
 def _framed(magic: bytes, key: str, body: bytes) -> bytes:
@@ -135,19 +135,40 @@ def _framed(magic: bytes, key: str, body: bytes) -> bytes:
                       hashlib.sha256(body).hexdigest().encode())) + b"\n" + body
 
 
-def _store(path: Path, data: bytes, consequence: str, stale=()) -> None:
-    """Write `data` at `path` through the atomic writer (a temporary file beside it,
-    flushed, renamed: no reader sees half a file; cit/atomic.py), after deleting the
-    `stale` files; a failure leaves no temporary file and is reported in one line
-    ending with `consequence` (what the next build does without it)."""
-    try:
-        path.parent.mkdir(exist_ok=True)
-        for old in list(stale):
-            old.unlink()
-        atomic.write_file(path, data)
-    except OSError as e:
-        where = f": {e.filename}" if e.filename else f" writing {path.name}"
-        print(f"cache not written ({e.strerror}{where}); {consequence}", file=sys.stderr)
+class Writes:
+    """The cache files one build writes, each through the atomic writer (a temporary
+    file beside it, flushed, renamed: no reader sees half a file; cit/atomic.py). The
+    first write that fails (a full disk) is reported in one line, and the build writes
+    no more of them: each would fail the same way, and the next build computes again
+    whatever they would have held (docs/output.md, "Caches"). `enabled` False (--check)
+    writes none."""
+
+    def __init__(self, root: Path, enabled: bool = True):
+        self.root, self.enabled = Path(root), enabled
+        self.failed: OSError | None = None
+
+    def store(self, path: Path, data: bytes, stale=()) -> bool:
+        """Write `data` at `path` after deleting the `stale` files; False when nothing
+        was written (a failure leaves no temporary file)."""
+        if not self.enabled or self.failed is not None:
+            return False
+        try:
+            path.parent.mkdir(exist_ok=True)
+            for old in list(stale):
+                old.unlink()
+            atomic.write_file(path, data)
+        except OSError as e:
+            self.failed = e
+            named = Path(e.filename) if e.filename else path
+            try:
+                named = named.relative_to(self.root)
+            except ValueError:
+                pass
+            print(f"cache not written ({e.strerror}: {named.as_posix()}); this build "
+                  "writes no more of .cache/, and the next one computes again what is "
+                  "missing", file=sys.stderr)
+            return False
+        return True
 
 
 def usable(root: Path) -> bool:
@@ -187,23 +208,24 @@ def read_json(root: Path, name: str, key: str):
         return _refuse(path, root, f"cannot be loaded ({e})")
 
 
-def write_json(root: Path, name: str, key: str, value) -> None:
+def write_json(root: Path, name: str, key: str, value, writes: Writes | None = None) -> None:
     """Store `value` as `name` for `key`; a failure is reported in one line."""
     body = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
-    _store(json_file(root, name), _framed(JSON_MAGIC, key, body),
-           "the next build renders every page")
+    (writes or Writes(root)).store(json_file(root, name), _framed(JSON_MAGIC, key, body))
 
 
-def json_memo(root: Path, store: bool = True):
+def json_memo(root: Path, store: bool = True, writes: Writes | None = None):
     """A memo for values made of JSON (a chart's figure): `memo(name, key, compute)`
     returns the value stored as `name` for `key` (verified like every cache file), else
-    `compute()`, stored for the next build (unless `store` is False: --check)."""
+    `compute()`, stored for the next build (unless `store` is False: --check) through
+    the build's `writes`."""
+    writes = writes or Writes(root, store)
+
     def memo(name: str, key: str, compute):
         value = read_json(root, name, key)
         if value is None:
             value = compute()
-            if store:
-                write_json(root, name, key, value)
+            write_json(root, name, key, value, writes)
         return value
     return memo
 
@@ -219,12 +241,12 @@ def blob_file(root: Path, digest: str) -> Path:
     return Path(root) / ".cache" / f"{BLOB_PREFIX}{digest}"
 
 
-def write_blob(root: Path, data: bytes) -> str:
+def write_blob(root: Path, data: bytes, writes: Writes | None = None) -> str:
     """Store `data` (once) and return its SHA-256, the name to read it back by."""
     digest = hashlib.sha256(data).hexdigest()
     path = blob_file(root, digest)
     if not path.exists():
-        _store(path, data, "the next build renders every page")
+        (writes or Writes(root)).store(path, data)
     return digest
 
 

@@ -76,3 +76,31 @@ def test_cached_simulator_values_that_cannot_be_loaded_are_computed_instead(
     load = build._computed_loader(tmp_path, None, [], b"not a pickle")
     assert load() == "computed cold" and calls == [False]
     assert "cache of the simulator's values discarded: cannot be loaded" in capsys.readouterr().err
+
+
+def test_after_one_cache_write_fails_the_build_writes_no_more_and_says_so_once(
+        tmp_path, monkeypatch, capsys):
+    """Issue 23's review (C3): a full disk gave one `cache not written` line per cache
+    file (eight in the review's run). The first failure is one line naming the file; the
+    build's later cache writes are not tried; --check's writes are never tried."""
+    import errno
+    import os
+    from cit import atomic
+    tried = []
+
+    def full(path, data):
+        tried.append(path.name)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+    monkeypatch.setattr(atomic, "write_file", full)
+    writes = cache.Writes(tmp_path)
+    cache.write(tmp_path, "k1", (1, 2), writes)
+    cache.write_json(tmp_path, "pages", "k", {"a": 1}, writes)
+    cache.write_blob(tmp_path, b"a page", writes)
+    cache.json_memo(tmp_path, writes=writes)("figure", "k", lambda: [1])
+    assert tried == ["data-stages-k1.pickle"]
+    assert capsys.readouterr().err == (
+        "cache not written (No space left on device: .cache/data-stages-k1.pickle); this "
+        "build writes no more of .cache/, and the next one computes again what is missing\n")
+    checking = cache.Writes(tmp_path, enabled=False)
+    cache.write_json(tmp_path, "pages", "k", {"a": 1}, checking)
+    assert tried == ["data-stages-k1.pickle"] and capsys.readouterr().err == ""
