@@ -131,16 +131,18 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     """Run every stage in memory; nothing is written except verified vendored files
     (and the caches). `previous`: the page records of the last good build (--serve
     keeps them in memory); None: read from .cache/ when caches are used. A cold build
-    (use_cache False) renders and checks every page."""
+    (use_cache False) renders and checks every page. `store` False (--check): nothing
+    is written at all, the upstream files it fetches held in memory."""
     t0 = time.perf_counter()
     progress = progress or silent()
     reads = Reads(root)
+    store_vendored = store
     use_cache = use_cache and cache.usable(root)
     store = store and use_cache     # False: read the caches, write none (--check)
     writes = cache.Writes(root, store)      # after one failed write, no more (a full disk)
     with progress.stage("vendor", "verifying the upstream files against the lock"):
         with reads.scope() as vendor_reads:
-            vendored = vendor.materialise(vendor_from, root, reads=reads)
+            vendored = vendor.materialise(vendor_from, root, reads=reads, store=store_vendored)
         progress.done(f"{counted(len(vendored), 'upstream file')} verified against "
                       "vendored/lock.yaml (git blob SHA-1)")
     code = incremental.code_key(root)

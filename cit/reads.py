@@ -19,6 +19,7 @@ rather than by inputs listed by hand (cit/cache.py, cit/incremental.py).
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import hashlib
 import os
 import stat
@@ -60,6 +61,7 @@ class Reads:
         self._private = 0                             # private scopes open
         self._shared: dict[str, str] = {}             # reads outside private scopes
         self._known: dict[str, str] = {}              # entry -> its value in this build
+        self._given: dict[str, bytes] = {}            # files held in memory (`give`)
 
     # ---- names
 
@@ -149,9 +151,18 @@ class Reads:
 
     # ---- reading
 
+    def give(self, path: Path | str, data: bytes) -> None:
+        """Hold `data` as the file at `path` for this build, without writing it: it is
+        read and listed as if it were there (`--check` verifies the upstream files it
+        fetches this way, leaving vendored/ as it was)."""
+        self._given[self._inside(path)[0]] = data
+
     def maybe_bytes(self, path: Path | str) -> bytes | None:
         """The file's bytes, or None when there is no file there (recorded as missing)."""
         rel, real = self._inside(path)
+        if rel in self._given:
+            self._note("f:" + rel, _digest(self._given[rel]))
+            return self._given[rel]
         try:
             fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         except FileNotFoundError:
@@ -194,6 +205,13 @@ class Reads:
         base = self._base(folder) / rel
         found = sorted(base.glob(pattern)) if real.is_dir() else []
         names = [p.relative_to(base).as_posix() for p in found]
+        prefix = "" if rel == "." else rel + "/"
+        given = [g[len(prefix):] for g in self._given if g.startswith(prefix)]
+        extra = sorted(n for n in given if n not in names and (
+            pattern == "**/*" or ("/" not in n and fnmatch.fnmatchcase(n, pattern))))
+        if extra:     # files held in memory (`give`), listed as if they were there
+            found = sorted(found + [base / n for n in extra])
+            names = [p.relative_to(base).as_posix() for p in found]
         self._note(f"g:{rel}|{pattern}", _digest("\0".join(names).encode()))
         return found
 

@@ -191,12 +191,14 @@ def _download(lock: Lock, f: LockedFile) -> bytes:
 
 
 def materialise(vendor_from: str | Path | None = None, root: Path = ROOT,
-                lock_path: Path | None = None, reads: Reads | None = None
-                ) -> dict[str, VendoredFile]:
+                lock_path: Path | None = None, reads: Reads | None = None,
+                store: bool = True) -> dict[str, VendoredFile]:
     """Make every locked file present under root/vendored/ and verified; returns rel -> file.
 
     A file already in vendored/ is re-hashed and kept when it matches; a mismatch there is
     an error (never silently replaced), so an edited vendored file fails the build.
+    With `store` False (--check) a file fetched is held in `reads` for this build
+    (Reads.give) and vendored/ is left as it was.
     """
     reads = reads or Reads(root)
     lock = read_lock(lock_path or root / "vendored" / "lock.yaml", reads)
@@ -220,8 +222,11 @@ def materialise(vendor_from: str | Path | None = None, root: Path = ROOT,
             else:
                 data = _download(lock, f)
                 _verify(f, data, "download")
-            local.parent.mkdir(parents=True, exist_ok=True)
-            _store(local, f.path, data)
+            if store:
+                local.parent.mkdir(parents=True, exist_ok=True)
+                _store(local, f.path, data)
+            else:
+                reads.give(local, data)
             reads.bytes(local)      # recorded as read, as the next build will read it
         out[f.path] = VendoredFile(f.path, local, f.commit, f.blob_sha1, f.size)
     return out

@@ -261,7 +261,7 @@ def _sources(root: Path, folder: Folder | None, reads: Reads | None = None):
     scenario = load_scenario(root / "data" / "sim" / "scenario.yaml", reads=reads)
     if folder is None:
         vdir = root / "vendored" / headline
-        if not vdir.is_dir():
+        if not reads.glob(vdir, "*.jsonl"):     # listed there, or held in memory (--check)
             raise BuildError(f"vendored/{headline}", "vendored logs missing; materialise "
                              "them first: python -m cit.vendor fetch")
         folder = load_folder(vdir, headline, reads)

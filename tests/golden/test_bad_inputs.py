@@ -904,18 +904,25 @@ def test_a_file_where_the_cache_folder_goes_is_one_line(case, tmp_path, warm_cop
     assert (case.root / ".cache").read_text() == "x\n"
 
 
-def test_check_writes_no_site_and_no_cache(case, tmp_path):
-    """C7: --check wrote 92 paths under .cache/ (the README says it writes nothing): with
-    no cache it builds cold and writes none; with a warm one it reads it, as it was."""
+def test_check_writes_no_site_and_no_cache(case, tmp_path, upstream_mirror):
+    """C7: --check wrote 92 paths under .cache/ and vendored/ (the README says it writes
+    nothing): with a warm cache it reads it, as it was; with no cache and no upstream
+    files in vendored/ it fetches them from the mirror into memory, builds cold and
+    writes nothing anywhere in the project."""
     from cit import build
     before = tree_digest(case.root / ".cache")
     r = run_in_process(build.main, ["--check"], case.root, None)
     assert r.returncode == 0 and "Nothing written (--check)." in r.stdout, r.stderr
     assert tree_digest(case.root / ".cache") == before
     shutil.rmtree(case.root / ".cache")
-    r = run_in_process(build.main, ["--check"], case.root, None)
+    for entry in (case.root / "vendored").iterdir():
+        if entry.name not in ("lock.yaml", "plotly"):      # what a fresh clone holds
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    project = sorted(p.relative_to(case.root).as_posix() for p in case.root.rglob("*"))
+    r = run_in_process(build.main, ["--check"], case.root,
+                       {"CIT_VENDOR_MIRROR": str(upstream_mirror)})
     assert r.returncode == 0, r.stderr
-    assert not (case.root / ".cache").exists() and not (case.root / "site").exists()
+    assert sorted(p.relative_to(case.root).as_posix() for p in case.root.rglob("*")) == project
     assert re.search(r"^render: (\d+) of \1 pages rendered ", r.stdout, re.M), r.stdout
 
 

@@ -76,3 +76,20 @@ def test_a_private_scope_is_left_out_of_the_shared_reads(project):
     with reads.scope(private=True) as own:
         reads.text(project / "content" / "b.md")
     assert set(own) == {"f:content/b.md"} and set(reads.shared()) == {"f:content/a.md"}
+
+
+def test_a_file_held_in_memory_is_read_and_listed_but_never_written(tmp_path):
+    """--check fetches the upstream files it lacks into memory (Reads.give), so that it
+    writes nothing in vendored/ (issue 23's review, C7)."""
+    from cit.reads import Reads
+    (tmp_path / "v").mkdir()
+    (tmp_path / "v" / "a.jsonl").write_text("on disk\n")
+    reads = Reads(tmp_path)
+    reads.give(tmp_path / "v" / "b.jsonl", b"in memory\n")
+    reads.give(tmp_path / "w" / "c.jsonl", b"in a folder that is not there\n")
+    assert [p.name for p in reads.glob(tmp_path / "v", "*.jsonl")] == ["a.jsonl", "b.jsonl"]
+    assert [p.name for p in reads.glob(tmp_path / "w", "*.jsonl")] == ["c.jsonl"]
+    assert reads.glob(tmp_path / "w", "*.md") == []
+    assert reads.text(tmp_path / "v" / "b.jsonl") == "in memory\n"
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == [
+        "v", "v/a.jsonl"]
