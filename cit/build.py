@@ -345,7 +345,11 @@ def _build_and_write(a, root: Path, out: Path, use_cache: bool, progress,
     and SIGTERM held during the swap; `state["committed"]` says it happened."""
     inputs = build_inputs(root, a.vendor_from)
     if not a.check:
-        output.check_target(out, root, inputs)     # refuse a bad --out before the work
+        target = output.check_target(out, root, inputs)   # refuse a bad --out before the work
+        restored = output.recover(target)        # a previous site a killed swap left aside
+        if restored:
+            print(f"{_shown_path(out)}: the previous site put back from {restored}, where a "
+                  "build killed between the two renames of its swap left it", file=sys.stderr)
     result = run_stages(root, a.vendor_from, use_cache, progress=progress,
                         store=not a.check)     # --check reads the caches, writes none
     if not a.check:

@@ -116,6 +116,35 @@ def _named(p: Path, project: Path | None) -> str:
 
 
 LEFTOVER = r"\.{name}-(?:new|old)-(\d+)-[0-9a-f]+"    # atomic.sweep's pattern for `out`
+ASIDE = r"\.{name}-old-(\d+)-[0-9a-f]+"      # where atomic.exchange's fallback moves `out`
+
+
+def recover(out: Path) -> str | None:
+    """Put back the previous output a killed build left aside, then remove what killed
+    builds left beside `out`. Where the system has no exchange, the swap is two renames
+    (atomic.exchange): a build killed between them leaves no `out`, the previous output
+    under `.NAME-old-PID-HEX`. A later build restores it before anything else, so that a
+    build which then fails leaves it in place (docs/output.md). Returns the name put
+    back, or None. `out` is a path check_target accepted."""
+    rx = re.compile(ASIDE.format(name=re.escape(out.name)))
+    restored = None
+    if not os.path.lexists(out):
+        try:
+            names = os.listdir(out.parent)
+        except OSError:
+            names = []
+        aside = [out.parent / n for n in names if (m := rx.fullmatch(n))
+                 and not atomic.pid_alive(int(m.group(1)))]
+        aside = [p for p in aside if p.is_dir() and not p.is_symlink() and made_by_build(p)]
+        if aside:
+            newest = max(aside, key=lambda p: p.stat().st_mtime_ns)
+            try:
+                atomic.place(newest, out)
+            except OSError:
+                return None     # left as it is, and nothing swept: never lose it
+            restored = newest.name
+    atomic.sweep(out.parent, LEFTOVER.format(name=re.escape(out.name)))
+    return restored
 
 
 def _new_folder(parent: Path, prefix: str) -> Path:
@@ -148,7 +177,7 @@ def stage_site(files: dict[str, bytes], out: Path, project: Path | None = None,
     and the previous output is untouched."""
     shown = str(out)
     out = check_target(out, project, inputs)
-    atomic.sweep(out.parent, LEFTOVER.format(name=re.escape(out.name)))
+    recover(out)
     try:
         tmp = _new_folder(out.parent, f".{out.name}-new-")
     except OSError as e:

@@ -1060,3 +1060,46 @@ def test_a_javascript_link_hidden_by_an_entity_is_named_by_its_line(case):
         f"build failed: content/pages/method.md:{line}: link "
         "'[c](java&#x09;script:alert(document.domain))': a javascript: URL is refused (it "
         "would run code in the reader's browser)\n")
+
+
+# Where the system has no renameat2 exchange, the swap is two renames: this process
+# writes a small site over `out` that way and is SIGKILLed between the two renames.
+KILLED_BETWEEN_RENAMES = r"""
+import os, signal, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from cit import atomic, output
+atomic._renameat2 = lambda *args: False        # a system without the exchange
+real, calls = os.rename, []
+def rename(src, dst):
+    calls.append(dst)
+    if len(calls) == 2:                         # the old site moved aside, the new not in
+        os.kill(os.getpid(), signal.SIGKILL)
+    real(src, dst)
+os.rename = rename
+output.write_site({"numbers.json": b'{"build": {"commit": "c", "commit_date": "d"}}',
+                   "index.html": b"new"}, Path(sys.argv[2]))
+"""
+
+
+def test_a_build_killed_between_the_fallback_renames_gets_the_old_site_back(case, tmp_path):
+    """The two-rename fallback (no renameat2 exchange): a build killed between the
+    renames left no site/ and the previous one under .site-old-PID-HEX, which the next
+    build's sweep then deleted, so a next build that failed left no site at all. Now the
+    next build puts the previous site back first; failing, it leaves it as it was."""
+    import signal
+    import subprocess
+    import sys
+    from tests.conftest import ROOT
+    out = tmp_path / "site"
+    old = tree_digest(out)
+    r = subprocess.run([sys.executable, "-c", KILLED_BETWEEN_RENAMES, str(ROOT), str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == -signal.SIGKILL, r.stderr
+    aside = [p for p in tmp_path.iterdir() if p.name.startswith(".site-old-")]
+    assert not out.exists() and len(aside) == 1 and tree_digest(aside[0]) == old
+    p = case.root / "content" / "pages" / "optics.md"
+    p.write_text(p.read_text() + "\nHere is :n[nowhere.to.be.found].\n")
+    err = case.run().stderr       # fails; checks site/ is the old one and nothing is left
+    assert err.startswith(f"{out}: the previous site put back from {aside[0].name}, where a "
+                          "build killed between the two renames of its swap left it\n"), err
