@@ -210,6 +210,15 @@ class PreviewServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = BACKLOG
 
+    def handle_error(self, request, client_address) -> None:
+        """A client that went away (closed or reset the connection before its answer,
+        a refused Host's 421 included, or timed out) is simply dropped: that is the
+        client's choice, not an error of the preview. Anything else is printed, as the
+        standard server does."""
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
 
 def bind(port: int) -> http.server.ThreadingHTTPServer:
     """The server on 127.0.0.1:port (never another address), or SystemExit(2) with a

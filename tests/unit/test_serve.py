@@ -224,3 +224,22 @@ def test_a_syntax_error_in_the_code_is_named_with_its_file_and_line(tmp_path):
 
 def test_code_that_compiles_and_imports_is_no_error():
     assert serve.code_error(ROOT) is None
+
+
+def test_a_client_that_resets_before_its_answer_is_dropped_without_a_traceback(running,
+                                                                               capsys):
+    """Issue 23: a client closing (resetting) its connection before the 421 answer to a
+    refused Host, or before a page, printed a ConnectionResetError traceback in the
+    terminal for each one (10 of 10 here before). It is dropped; the server answers on."""
+    import struct
+    port, _ = running
+    for host in ("evil.example", f"127.0.0.1:{port}"):
+        for _ in range(5):
+            s = socket.create_connection(("127.0.0.1", port))
+            s.sendall(f"GET / HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            s.close()                       # linger 0: a reset, not a polite close
+    assert _get(port, f"127.0.0.1:{port}").split(" ")[1] == "200"
+    assert _get(port, "evil.example").split(" ")[1] == "421"
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "Exception occurred" not in err, err
