@@ -150,7 +150,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
         root, reads, vendored, vendor_reads, code, use_cache, progress, store, writes)
     benchfigures.register(reg, root, reads)
     memo = cache.json_memo(root, store, writes) if use_cache else compute_now
-    found = sentences.check(root, memo, reg.claims)
+    found = sentences.check(root, reads, memo, reg.claims, code)
     figures = buildrecord.build_figures(root, len(vendored), verification, sim_cells,
                                         reg.claims, len(reg), found,
                                         Counter(n.kind for n in reg.numbers.values()), reads)

@@ -16,6 +16,8 @@ from .naked import load_allowlist
 from .reads import Reads
 from .registry import Registry, Source
 
+PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
+
 
 def git_stamp(root: Path) -> dict:
     """Commit and commit date of HEAD: the build stamp never reads the clock."""

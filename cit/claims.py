@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from .errors import BuildError
 from .registry import ID_RE, Source
 
+PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
+
 CLAIM_KIND = "claim"
 HYPOTHESIS = "hypothesis"
 CLAIM_REF_RE = re.compile(r"^([A-Za-z0-9_][A-Za-z0-9_.\-′]*)(?:\|(hypothesis))?$")

@@ -37,6 +37,8 @@ from .markdown import PageContext, make_markdown, plain_text, render_chunk, rend
 from .reads import Reads
 from .registry import Registry
 
+PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
+
 SITE_TITLE = "Compute in Transit"
 DECK_FILE_RE = re.compile(r"^(\d{2})-([a-z0-9][a-z0-9-]*)\.md$")
 PAGE_FILE_RE = re.compile(r"^([a-z0-9][a-z0-9-]*)\.md$")

@@ -31,6 +31,8 @@ from .claims import parse_reference
 from .errors import BuildError
 from .fieldcheck import FieldRule, check_fields
 from .frontmatter import parse_content_file
+from .incremental import CODE_FOLDERS
+from .reads import Reads
 
 EXEMPTIONS_PATH = "data/sentences.yaml"
 # Words that make a sentence a comparison, an ordering, a bound, a count over a set or
@@ -268,11 +270,13 @@ EXEMPTION_RULES = {"file": FieldRule(str), "starts": FieldRule(str), "reason": F
 MIN_STARTS = 6
 
 
-def load_exemptions(path: Path, name: str = EXEMPTIONS_PATH) -> list[Exemption]:
-    """The exemption file: `entries`, each a `file`, the sentence's first words as the
-    check shows them (`starts`) and the `reason` it compares nothing of the data."""
-    out = []
-    for line, raw in yamlio.entries(path.read_text(encoding="utf-8"), name):
+def load_exemptions(root: Path, reads: Reads | None = None) -> list[Exemption]:
+    """The exemption file of the project at `root`: `entries`, each a `file`, the
+    sentence's first words as the check shows them (`starts`) and the `reason` it
+    compares nothing of the data."""
+    out, name = [], EXEMPTIONS_PATH
+    reads = reads or Reads(root)
+    for line, raw in yamlio.entries(reads.text(Path(root) / name), name):
         check_fields(raw, EXEMPTION_RULES, lambda key: f"{name}:{line}", "exemption")
         if len(raw["starts"]) < MIN_STARTS or not raw["reason"].strip():
             raise BuildError(f"{name}:{line}", f"an exemption needs `starts` of at least "
@@ -295,53 +299,37 @@ class SentenceReport:
         return self.checked + self.exempt
 
 
-# The modules whose strings reach pages: the block renderers, the engine modules that
-# register tables or figure labels, and the study's modules that register tables,
-# captions and labels (paths relative to the project; one that a project lacks is
-# skipped). The study's parsers, simulator and results.md writer write no page text.
-PAGE_TEXT_DIRS = ("cit/blocks", "study/blocks")
-PAGE_TEXT_MODULES = ("cit/benchfigures.py", "cit/buildrecord.py", "cit/claims.py",
-                     "cit/render.py", "cit/markup.py", "study/experiment.py",
-                     "study/tables.py", "study/sim/register.py")
+# A module whose string literals reach pages (a block renderer, a module that registers
+# tables, captions or figure labels) declares it with a top-level `PAGE_TEXT = True`;
+# the check reads every module of the project's code folders and takes those.
+PAGE_TEXT_RE = re.compile(r"^PAGE_TEXT = True\b", re.M)
+READERS = (("content", "**/*.md", markdown_sentences),
+           ("content", "*.yaml", yaml_sentences),
+           ("templates", "*.html", template_sentences))
 
 
-def page_text_modules(root: Path) -> list[Path]:
-    out = [root / m for m in PAGE_TEXT_MODULES if (root / m).is_file()]
-    for d in PAGE_TEXT_DIRS:
-        if (root / d).is_dir():
-            out += sorted(p for p in (root / d).rglob("*.py") if "__pycache__" not in p.parts)
-    return out
+def _sources(root: Path, reads: Reads):
+    """(name, text, reader) for every file whose sentences the site shows, each read
+    through `reads` (so recorded, and decoded in the one place)."""
+    for top, pattern, reader in READERS:
+        for p in reads.glob(root / top, pattern):
+            yield reads.rel(p), reads.text(p), reader
+    for folder in CODE_FOLDERS:
+        for p in reads.glob(root / folder, "**/*.py"):
+            text = reads.text(p)
+            if PAGE_TEXT_RE.search(text):
+                yield reads.rel(p), text, code_sentences
 
 
-READERS = (("content", "*.md", True, markdown_sentences),
-           ("content", "*.yaml", False, yaml_sentences),
-           ("templates", "*.html", False, template_sentences))
-
-
-def _sources(root: Path):
-    """(file, reader) for every file whose sentences the site shows."""
-    for top, pattern, deep, reader in READERS:
-        d = root / top
-        for p in sorted(d.rglob(pattern) if deep else d.glob(pattern)):
-            yield p, reader
-    for p in page_text_modules(root):
-        yield p, code_sentences
-
-
-def collect(root: Path, memo=None) -> list[Sentence]:
+def collect(root: Path, reads: Reads, memo=None, code: str = "") -> list[Sentence]:
     """Every sentence the site shows, from where it is written. `memo` (the build's
-    JSON memo, cit/cache.py) keeps each file's sentences under the hash of its bytes
-    and of this module's code; none reads every file."""
-    root = Path(root)
-    rule = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    JSON memo, cit/cache.py) keeps each file's sentences under the hash of its text and
+    of the build's code (`code`: cit/incremental.py code_key); none reads every file."""
     out: list[Sentence] = []
-    for p, reader in _sources(root):
-        name = p.relative_to(root).as_posix()
-        data = p.read_bytes()
-        def compute(data=data, name=name, reader=reader):
-            return [[s.file, s.line, s.text, list(s.claims)]
-                    for s in reader(data.decode("utf-8"), name)]
-        key = hashlib.sha256(rule.encode() + b"\0" + name.encode() + b"\0" + data).hexdigest()
+    for name, text, reader in _sources(Path(root), reads):
+        def compute(text=text, name=name, reader=reader):
+            return [[s.file, s.line, s.text, list(s.claims)] for s in reader(text, name)]
+        key = hashlib.sha256(f"{code}\0{name}\0{text}".encode()).hexdigest()
         rows = memo("sentences-" + re.sub(r"[^A-Za-z0-9]+", "-", name), key, compute) \
             if memo else compute()
         out += [Sentence(f, ln, t, tuple(c)) for f, ln, t, c in rows]
@@ -357,15 +345,19 @@ def _undefined_words(s: Sentence, claims) -> list[str]:
     return [w for w in words if not any(c.defines(w) for c in cited)]
 
 
-def check(root: Path, memo=None, claims=None) -> SentenceReport:
+def check(root: Path, reads: Reads | None = None, memo=None, claims=None,
+          code: str = "") -> SentenceReport:
     """The comparing-sentence check over `root`'s sources; BuildError listing every
     comparing sentence with neither a claim nor an exemption (file:line, the words that
     make it one, the sentence), every loose word of a claim-carrying sentence that its
     claims do not define (`claims`: the registry's, id -> Claim), and every exemption
-    that matches no sentence, or one that carries a claim or compares nothing."""
+    that matches no sentence, or one that carries a claim or compares nothing.
+    `reads`: the build's (cit/reads.py), a fresh one when None; `memo`, `code`: as for
+    `collect`."""
     root = Path(root)
-    sentences = collect(root, memo)
-    exemptions = load_exemptions(root / EXEMPTIONS_PATH)
+    reads = reads or Reads(root)
+    sentences = collect(root, reads, memo, code)
+    exemptions = load_exemptions(root, reads)
     used: set[int] = set()
     problems, checked, exempt = [], 0, 0
     for s in sentences:

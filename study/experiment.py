@@ -20,6 +20,8 @@ from .runs import Folder, Run, load_folder
 from .tables import Quantity
 from cit.vendor import VendoredFile
 
+PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
+
 
 @dataclass
 class Experiment:

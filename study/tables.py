@@ -15,6 +15,8 @@ from cit.errors import BuildError
 from cit.fmt import fmt, fmt_general, fmt_int, fmt_pct, fmt_plain, fmt_ratio, fmt_sci
 from .runs import Folder, Run
 
+PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
+
 LETTER = {"adamw": "A", "topk": "B", "band": "C", "calib": "D", "optics": "E"}
 BASE = {"adamw": "AdamW, all-reduce", "topk": "DeMo, top-k", "band": "DeMo, fixed band",
         "calib": "DeMo, calibrated band", "optics": "DeMo, band via emulated optics"}

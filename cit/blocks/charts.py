@@ -47,6 +47,8 @@ from ..markup import json_for_script, scroll_region, wrap_text
 from ..registry import Registry, Series
 from .spec import BlockSpec, compute_now
 
+PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
+
 # Okabe-Ito colours: distinguishable with the common colour-vision deficiencies
 VARIANT_COLOURS = {
     "A": "#0072B2",   # blue: AdamW

@@ -26,6 +26,8 @@ from ..markup import scroll_region
 from ..registry import Ref, Registry, Table
 from .spec import BlockSpec
 
+PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
+
 
 def table_html(ctx, t: Table, *, table_id: str | None = None) -> str:
     """A registry Table as accessible HTML."""

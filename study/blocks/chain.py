@@ -30,6 +30,8 @@ from cit.reads import Reads
 from .chainschema import TAGS as TAG_ORDER, Chain, Edge, parse_chain
 from cit.blocks.spec import BlockSpec
 
+PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
+
 
 
 PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9_][A-Za-z0-9_.\-′]*)(\|unit)?\}")

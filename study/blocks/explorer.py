@@ -21,6 +21,8 @@ from cit.errors import BuildError
 from cit.markup import json_for_script, scroll_region
 from cit.blocks.spec import BlockSpec, compute_now
 
+PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
+
 # The explorer's figure: what the build draws here at the recorded settings and
 # explorer.js draws again at the reader's (it reads these from the embedded data).
 FIGURE = {

@@ -40,6 +40,8 @@ from cit.blocks.charts import Axis as ChartAxis
 from cit.blocks.generic import scroll_region
 from cit.blocks.spec import BlockSpec
 
+PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
+
 
 MARK_ID_RE = re.compile(r'<g class="fig-mark" data-id="([^"]+)"')
 

@@ -20,6 +20,8 @@ from .compute import BREAKEVENS, Computed
 from .report import RESULTS, SimResultsDoc, Tab, against_rows, build_doc, locator
 from .quoted import QUOTED, QuotedFile, load_quoted
 
+PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
+
 SCENARIO = "data/sim/scenario.yaml"
 
 

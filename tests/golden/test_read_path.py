@@ -136,9 +136,9 @@ NOT_UTF8 = [
 ]
 
 
-# (explorer.js is no longer read by its block, which asks for it by src: it is read as
-# a static file, like site.css)
-BLOCK_READS = {"content/chain.yaml": ("content/hub.md", "chain")}
+# Each is named alone, by file and line: the comparing-sentence check (cit/sentences.py)
+# reads the content, glossary, chain and templates through the build's Reads before any
+# page or block is rendered; explorer.js is read as a static file, like site.css.
 
 
 @pytest.mark.parametrize("rel", NOT_UTF8)
@@ -148,13 +148,7 @@ def test_a_byte_that_is_not_utf8(case, rel):
     cut = data.index(b"\n", len(data) // 2) + 1      # the start of a line mid-file
     line = data.count(b"\n", 0, cut) + 1
     p.write_bytes(data[:cut] + b"caf\xe9 " + data[cut:])
-    block = BLOCK_READS.get(rel)      # read by a block: the error names its page line too
-    where = ""
-    if block:
-        page, name = block
-        at = (case.root / page).read_text().splitlines().index(f"@[{name}]") + 1
-        where = f"{page}:{at} (@[{name}]) "
-    _fails_with(case, f"build failed: {where}{rel}:{line}: not UTF-8 (byte 0xe9 at column "
+    _fails_with(case, f"build failed: {rel}:{line}: not UTF-8 (byte 0xe9 at column "
                       "4); save the file as UTF-8")
 
 

@@ -10,6 +10,7 @@ import pytest
 from cit import sentences as S
 from cit.claims import Claim
 from cit.errors import BuildError
+from cit.reads import Reads
 from tests.conftest import give_caches, run_build
 
 FRONT = "---\ntitle: A page\ndescription: One line about it.\nlayout: page\n---\n"
@@ -132,10 +133,39 @@ def test_a_loose_word_needs_the_claims_definition(tmp_path):
     assert report.checked == 1
 
 
+def test_a_module_declaring_page_text_is_read_and_every_read_is_recorded(tmp_path):
+    """Code is read when it declares `PAGE_TEXT = True`, not from a hand-kept list; every
+    file the check reads goes through the Reads it is given, so it is recorded."""
+    root = _project(tmp_path, "Intro text goes here.\n")
+    (root / "study" / "blocks").mkdir(parents=True)
+    caption = 'CAP = "<p>Band C ended below top-k here.</p>"\n'
+    (root / "study" / "blocks" / "shown.py").write_text("PAGE_TEXT = True\n" + caption)
+    (root / "study" / "hidden.py").write_text(caption)
+    reads = Reads(root)
+    with pytest.raises(BuildError) as e:
+        S.check(root, reads)
+    assert "study/blocks/shown.py:2: a sentence that compares (below)" in e.value.message
+    assert "hidden.py" not in e.value.message
+    got = reads.shared()
+    assert {"f:content/pages/x.md", "f:data/sentences.yaml", "f:study/hidden.py",
+            "f:study/blocks/shown.py"} <= set(got)
+
+
+def test_a_bad_byte_or_a_folder_is_refused_by_the_reads(tmp_path):
+    root = _project(tmp_path, "Intro text goes here.\n")
+    (root / "content" / "glossary.yaml").write_bytes(b"a:\n  definition: caf\xe9\n")
+    with pytest.raises(BuildError, match=r"^content/glossary.yaml:2: not UTF-8 \(byte 0xe9"):
+        S.check(root)
+    (root / "content" / "glossary.yaml").unlink()
+    (root / "content" / "pages" / "odd.md").mkdir()
+    with pytest.raises(BuildError, match=r"^content/pages/odd.md: not a regular file"):
+        S.check(root)
+
+
 def test_the_repository_passes_and_reports_its_figures():
     root = Path(__file__).resolve().parents[2]
     report = S.check(root)
-    entries = S.load_exemptions(root / S.EXEMPTIONS_PATH)
+    entries = S.load_exemptions(root)
     assert report.entries == len(entries) and report.found == report.checked + report.exempt
     assert all(e.reason.strip() for e in entries)
 
