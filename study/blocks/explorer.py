@@ -1,14 +1,18 @@
 """The `@[explorer]` block of the transit page: controls, output tables, the model's
 inputs as JSON, and the closed-form port (templates/static/explorer.js).
 
-The port is a classic script loaded by `src` (the block asks for it with
-`ctx.add_script`), not a module: Chromium refuses module scripts from file:// URLs, and
-the site must work from file://; nor is it written inline, which the site's
-Content-Security-Policy forbids (docs/output.md, "Content-Security-Policy").
+The port is a classic script loaded by `src`, not a module: Chromium refuses module
+scripts from file:// URLs, and the site must work from file://; nor is it written
+inline, which the site's Content-Security-Policy forbids (docs/output.md, "Content-Security-Policy").
+
+The page asks for static/explorer-boot.js only: it shows the controls at load and
+fetches the port the first time a reader reaches for them (pointer, focus, key, touch or
+change), so a page view that never touches the explorer carries none of the port's code
+(docs/architecture.md, "What a page loads").
 
 Before any control moves, every output is the registered number (with its provenance),
 so the block reads correctly without JavaScript; once a reader moves a control, the
-module replaces the outputs with its own figures for those settings.
+port replaces the outputs with its own figures for those settings.
 """
 
 from __future__ import annotations
@@ -171,8 +175,9 @@ def explorer_payload(c) -> dict:
 
 def explorer_html(ctx, payload: dict) -> str:
     """The block's HTML for page context `ctx` and `payload` (explorer_payload); asks
-    for static/explorer.js."""
-    ctx.add_script("explorer.js")
+    for static/explorer-boot.js (which fetches static/explorer.js when a reader reaches
+    for the controls)."""
+    ctx.add_script("explorer-boot.js")
     data = payload["data"]
     ctl = data["controls"]
     wan_log = math.log10(ctl["wan_gbps"])

@@ -28,13 +28,15 @@
     return target && target.closest ? target.closest(selector) : null;
   }
 
+  /* cards.js and its sheet (static/cards.css, which no page links) come together; a
+     card opens once both are here, so it is never drawn unstyled. */
   function loadCards() {
     if (uiState !== "idle" || !cardsSrc) return;
     uiState = "loading";
-    var script = document.createElement("script");
-    script.src = cardsSrc;
-    script.async = true;
-    script.onload = function () {
+    var pending = 2;
+    function arrived() {
+      pending -= 1;
+      if (pending > 0) return;
       ui = window.CIT_CARDS || null;
       uiState = ui ? "ready" : "failed";
       if (!ui) return;
@@ -42,7 +44,16 @@
       var then = intent;
       intent = null;
       if (then) then();
-    };
+    }
+    var sheet = document.createElement("link");
+    sheet.rel = "stylesheet";
+    sheet.href = cardsSrc.replace(/cards\.js$/, "cards.css");
+    sheet.onload = sheet.onerror = arrived;     // an unstyled card beats none
+    document.head.appendChild(sheet);
+    var script = document.createElement("script");
+    script.src = cardsSrc;
+    script.async = true;
+    script.onload = arrived;
     script.onerror = function () { uiState = "failed"; };
     document.head.appendChild(script);
   }

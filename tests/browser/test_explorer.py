@@ -1,7 +1,9 @@
 """The transit explorer's JavaScript port, in Chromium: it reproduces, character for
 character, every cell of data/sim/results.md §3-§7 that the closed form covers (§7 is
 "Against the original"); its formatting matches cit.fmt; moving a control changes the
-results, and the layout switch moves the break-evens; it runs from file://.
+results, and the layout switch moves the break-evens; it runs from file://; the page
+fetches the port only when a reader reaches for the controls, and a move made before it
+arrived is shown once it has.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from study.blocks.explorer import (explorer_data, explorer_html, explorer_payloa
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "templates" / "static" / "explorer.js"
+BOOT = ROOT / "templates" / "static" / "explorer-boot.js"
 HEADLINE = "results/tinystories-gpu"
 PORTED_SECTIONS = (3, 4, 5, 6, 7)
 
@@ -171,14 +174,59 @@ def block_page(computed, tmp_path_factory):
     ctx = PageContext(registry=reg, url="/transit/", root="", path="content/pages/transit.md",
                       glossary={}, blocks={})
     html = explorer_html(ctx, explorer_payload(computed))
-    assert ctx.scripts == [("explorer.js", False)]
+    assert ctx.scripts == [("explorer-boot.js", False)]
     d = tmp_path_factory.mktemp("explorer-block")
     shutil.copy(SCRIPT, d / "explorer.js")
+    shutil.copy(BOOT, d / "explorer-boot.js")
     (d / "index.html").write_text(
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>explorer</title>'
-        f'</head><body>{html}<script src="explorer.js" defer></script></body></html>',
+        f'</head><body>{html}<script src="explorer-boot.js" defer></script></body></html>',
         encoding="utf-8")
     return d, reg
+
+
+def reach(page) -> None:
+    """Point at the explorer's controls (what fetches the port) and wait until it runs."""
+    page.hover("form.explorer-controls")
+    page.wait_for_selector(".explorer.explorer-ready")
+
+
+def test_the_port_comes_when_a_reader_reaches_for_it_and_shows_an_earlier_move(
+        make_page, block_page, serve_dir):
+    """At load the controls show and explorer.js is not fetched; a slider moved while the
+    port is still on its way (its response held back here) is computed once it runs."""
+    d, reg = block_page
+    page = make_page()
+    asked, held = [], []
+    page.on("request", lambda r: asked.append(r.url) if r.url.endswith("/explorer.js") else None)
+    page.route("**/explorer.js", lambda route: held.append(route))
+    page.goto(serve_dir(d) + "index.html", wait_until="load")
+    page.wait_for_timeout(200)
+    assert asked == [] and page.evaluate("typeof window.citExplorer") == "undefined"
+    assert page.locator("form.explorer-controls").is_visible()
+    assert page.locator(".explorer-note").is_hidden()
+    assert page.locator(".explorer-live-note").is_visible()
+    time_a = page.locator('tr[data-variant="A"] [data-out="time"]')
+    recorded = reg.get("sim.time.A").text
+    page.evaluate("() => { const w = document.querySelector('input[name=\"wan\"]'); "
+                  "w.value = String(Number(w.value) - 1); "
+                  "w.dispatchEvent(new Event('input', {bubbles: true})); }")
+    for _ in range(50):
+        if held:
+            break
+        page.wait_for_timeout(20)
+    assert len(held) == 1 and time_a.inner_text() == recorded      # asked for, not here
+    held[0].continue_()
+    page.wait_for_function(
+        "(t) => document.querySelector('tr[data-variant=\"A\"] [data-out=\"time\"]')"
+        ".textContent !== t", arg=recorded)
+    expect = page.evaluate(
+        "() => { const r = document.querySelector('.explorer').explorer; "
+        "const v = Number(document.querySelector('input[name=\"wan\"]').value); "
+        "const c = Object.assign({}, r.data.controls, {wan_gbps: 10 ** v}); "
+        "return r.evaluate(c).variants.find(x => x.key === 'A').time; }")
+    assert time_a.inner_text() == fmt(expect, 2)
+    assert len(asked) == 1
 
 
 def test_moving_a_control_changes_the_results_and_reset_restores_them(make_page, block_page,
@@ -186,7 +234,7 @@ def test_moving_a_control_changes_the_results_and_reset_restores_them(make_page,
     d, reg = block_page
     page = make_page()
     page.goto(serve_dir(d) + "index.html")
-    page.wait_for_selector(".explorer.explorer-ready")
+    reach(page)
     assert page.locator("form.explorer-controls").is_visible()
     assert page.locator(".explorer-note").is_hidden()
     assert page.locator(".explorer-live-note").is_visible()
@@ -236,7 +284,7 @@ def test_the_explorer_runs_from_a_file_url(browser, block_page):
     page.on("pageerror", lambda exc: problems.append(str(exc)))
     page.on("request", lambda r: None if r.url.startswith("file:") else problems.append(r.url))
     page.goto((d / "index.html").as_uri())
-    page.wait_for_selector(".explorer.explorer-ready")
+    reach(page)
     util = page.locator('input[name="utilisation"]')
     util.fill("1")
     page.wait_for_function(
@@ -273,7 +321,7 @@ def test_the_layout_switch_moves_the_break_evens_and_reset_restores_them(make_pa
     d, reg = block_page
     page = make_page()
     page.goto(serve_dir(d) + "index.html")
-    page.wait_for_selector(".explorer.explorer-ready")
+    reach(page)
     be = page.locator('[data-breakeven="Eprime_Esteps_vs_A"]')
     same = page.locator('[data-out="against-same"]')
     recorded_be = reg.get("sim.breakeven.Eprime_Esteps_vs_A").text

@@ -1,6 +1,6 @@
 """study/blocks/explorer.py: the @[explorer] block draws from the simulator's computation
 it is handed (no state kept anywhere), shows registered numbers before any control
-moves, and asks for explorer.js by src."""
+moves, and asks for explorer-boot.js (which fetches explorer.js) by src."""
 
 import json
 import re
@@ -60,5 +60,5 @@ def test_every_output_starts_as_a_registered_number(registry, computed):
 def test_the_script_is_asked_for_by_src_and_nothing_is_written_inline(registry, computed):
     """Under the site's Content-Security-Policy an inline script would not run."""
     _, html, ctx = _render(registry, computed)
-    assert ctx.scripts == [("explorer.js", False)]
+    assert ctx.scripts == [("explorer-boot.js", False)]
     assert re.findall(r"<script(?![^>]*type=\"application/json\")[^>]*>", html) == []
