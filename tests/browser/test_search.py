@@ -2,7 +2,8 @@
 script, Pagefind or the index until the reader opens it); a query for a number's id
 finds its row of the number index, a query for a glossary term its entry; a result
 link takes the reader there; from file:// the box says in one line why it cannot
-search and links the site menu. The bytes at load and after a query are measured."""
+search and links the site menu; on a deck, keys typed in the box do not drive the deck.
+The bytes at load and after a query are measured."""
 
 from __future__ import annotations
 
@@ -92,3 +93,35 @@ def test_from_a_file_url_the_box_says_why_in_one_line_and_links_the_site_menu(br
         assert not errors, errors
     finally:
         ctx.close()
+
+
+CURRENT_SLIDE = "() => document.querySelector('section.slide.is-current').id"
+
+
+def test_on_a_deck_keys_typed_in_the_search_box_stay_in_the_box(make_page, served):
+    """F, S, O, ? and the slide keys typed into the search box are words of the query:
+    no fullscreen, presenter window, overview or key list, and the slide stays; once the
+    box is closed the same keys drive the deck again (O opens the overview)."""
+    _, base = served
+    page = make_page()
+    windows = []
+    page.context.on("page", lambda p: windows.append(p))
+    page.goto(base + "decks/02-training-traffic/index.html#slide-2", wait_until="load")
+    slide = page.evaluate(CURRENT_SLIDE)
+    page.click("button.search-open")
+    page.wait_for_selector("dialog.search-dialog[open]")
+    box = page.locator("dialog .search-input")
+    box.focus()
+    page.keyboard.type("fso? FSO")
+    for key in ("ArrowRight", "PageDown", "End", "Home", "ArrowLeft"):
+        page.keyboard.press(key)
+    page.wait_for_timeout(300)
+    assert box.input_value() == "fso? FSO"
+    assert page.evaluate("document.fullscreenElement") is None
+    assert page.locator("html.deck-overview").count() == 0
+    assert page.locator("dialog.deck-help[open]").count() == 0
+    assert windows == [] and page.evaluate(CURRENT_SLIDE) == slide
+    page.click("dialog .search-close")
+    page.wait_for_selector("dialog.search-dialog:not([open])", state="attached")
+    page.keyboard.press("o")
+    page.wait_for_selector("html.deck-overview")
