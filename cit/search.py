@@ -137,12 +137,16 @@ class _PagefindPipe:
     def ask(self, payload: dict) -> dict:
         self.sent += 1
         request = json.dumps({"message_id": self.sent, "payload": payload})
-        self.proc.stdin.write(base64.b64encode(request.encode("utf-8")) + b",")
-        self.proc.stdin.flush()
+        ended = RuntimeError(f"the service ended before answering {payload['type']}")
+        try:
+            self.proc.stdin.write(base64.b64encode(request.encode("utf-8")) + b",")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            raise ended from None
         while b"," not in self.pending:
             chunk = self.proc.stdout.read1(1 << 16)
             if not chunk:
-                raise RuntimeError(f"the service ended while answering {payload['type']}")
+                raise ended
             self.pending += chunk
         answer, self.pending = self.pending.split(b",", 1)
         reply = json.loads(base64.b64decode(answer))["payload"]
@@ -151,12 +155,15 @@ class _PagefindPipe:
         return reply
 
     def close(self) -> None:
-        self.proc.stdin.close()
+        """Ends the service: every answer has been read, so nothing of it is lost. (No
+        timed wait: under faketime, the reproducibility test's clock, time.sleep fails.)"""
         try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+            self.proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        self.proc.kill()
+        self.proc.wait()
+        self.proc.stdout.close()
 
 
 def _run_pagefind(records: dict) -> dict[str, bytes]:
@@ -170,10 +177,9 @@ def _run_pagefind(records: dict) -> dict[str, bytes]:
         raise BuildError("pyproject.toml", "Pagefind's binary is missing: python -m pip install -e .")
     config = {"root_selector": "main", "force_language": LANGUAGE,
               "exclude_selectors": list(NOT_INDEXED)}
-    with tempfile.TemporaryDirectory(prefix="cit-search-") as tmp, \
-            open(Path(tmp) / "pagefind.log", "w+b") as log:
+    with tempfile.TemporaryFile() as log:
         try:
-            files = _index_in(Path(tmp) / "out", records, config, _PagefindPipe(binary, log))
+            files = _index_of(records, config, _PagefindPipe(binary, log))
         except (OSError, RuntimeError, ValueError, KeyError) as e:
             log.seek(0)
             said = log.read().decode("utf-8", "replace").strip().splitlines()[-1:]
@@ -184,17 +190,17 @@ def _run_pagefind(records: dict) -> dict[str, bytes]:
     return files
 
 
-def _index_in(out: Path, records: dict, config: dict, pipe: _PagefindPipe) -> dict[str, bytes]:
-    """The index of `records`, written by the service into `out` and read back (the
-    shipped files only)."""
+def _index_of(records: dict, config: dict, pipe: _PagefindPipe) -> dict[str, bytes]:
+    """The index of `records` as the service answers GetFiles: the shipped files, in
+    memory. (Its WriteFiles answers before its last file is complete on disk: a build
+    that ended the service at once read an empty pagefind-entry.json.)"""
     try:
         index = pipe.ask({"type": "NewIndex", "config": config})["index_id"]
         for url, html_text in records["pages"]:
             pipe.ask({"type": "AddFile", "index_id": index, "url": url,
                       "file_contents": html_text, "file_path": None})
-        pipe.ask({"type": "WriteFiles", "index_id": index, "output_path": str(out)})
+        answer = pipe.ask({"type": "GetFiles", "index_id": index})
     finally:
         pipe.close()
-    return {p.relative_to(out).as_posix(): p.read_bytes()
-            for p in sorted(out.rglob("*")) if p.is_file()
-            and SHIPPED.match(p.relative_to(out).as_posix())}
+    return {f["path"]: base64.b64decode(f["content"])
+            for f in sorted(answer["files"], key=lambda f: f["path"]) if SHIPPED.match(f["path"])}

@@ -31,7 +31,7 @@ def _replace(root, rel, old, new):
 
 
 def _content(root):
-    _append(root, "content/pages/notebook.md", "\nA sentence the test adds, in words only.\n")
+    _append(root, "content/pages/notebook.md", "\nA sentence the test adds, in plain words.\n")
 
 
 def _glossary(root):
@@ -132,7 +132,7 @@ def test_a_prose_only_page_kept_from_the_cache_is_refused_after_an_allow_list_ed
     give_caches(warm_copy, project_copy)
     _allowlist(project_copy)
     (project_copy / "content" / "pages" / "prose.md").write_text(
-        "---\ntitle: Prose\ndescription: Words only.\nlayout: page\n---\n\n"
+        "---\ntitle: Prose\ndescription: Plain words.\nlayout: page\n---\n\n"
         "## Prose\n\nIt ran as Q7 of the test.\n")
     first = run_build(tmp_path / "first", root=project_copy, cold=False)
     assert first.returncode == 0, first.stderr
