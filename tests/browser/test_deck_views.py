@@ -139,13 +139,13 @@ def test_f_toggles_fullscreen_and_the_slide_takes_the_screen(page, served):
     _open(page, url, deck_names(site)[0])
     before = page.locator("main.deck").bounding_box()
     page.keyboard.press("f")
-    page.wait_for_function("document.fullscreenElement === document.documentElement")
+    page.wait_for_function("() => document.fullscreenElement === document.documentElement")
     page.wait_for_function("h => document.querySelector('main.deck').getBoundingClientRect().height > h",
                            arg=before["height"])
     assert page.locator(".site-header").is_hidden()
     assert page.locator(".deck-bar").is_visible()
     page.keyboard.press("f")
-    page.wait_for_function("document.fullscreenElement === null")
+    page.wait_for_function("() => document.fullscreenElement === null")
     assert page.locator(".site-header").is_visible()
 
 

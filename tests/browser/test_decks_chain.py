@@ -492,7 +492,7 @@ def test_packets_move_along_the_active_path(make_page, site):
     page.goto(site.url)
     fig = page.locator("figure.chain")
     chain_on_screen(page)
-    page.wait_for_function("window.__rafCalls > 3")
+    page.wait_for_function("() => window.__rafCalls > 3")
     assert fig.get_attribute("data-animating") == "true"
     first = _packet_positions(page)
     try:   # until a packet has moved, for at most 2 s
@@ -520,7 +520,7 @@ def test_off_screen_the_chain_asks_for_no_frame_and_on_screen_it_moves(make_page
     assert page.evaluate("window.__rafCalls") == calls, "frames asked for while off screen"
     chain_on_screen(page)
     assert fig.get_attribute("data-animating") == "true"
-    page.wait_for_function(f"window.__rafCalls > {calls + 3}")
+    page.wait_for_function(f"() => window.__rafCalls > {calls + 3}")
     chain_on_screen(page, False)
     assert fig.get_attribute("data-animating") == "false"
     page.wait_for_timeout(100)      # a frame already asked for may still run once
@@ -759,7 +759,7 @@ def test_each_chart_draws_the_values_of_its_data_table(page, site):
         for chart in page.query_selector_all("div.chart"):
             chart.scroll_into_view_if_needed()
             chart.hover()
-        page.wait_for_function("[...document.querySelectorAll('div.chart')].every(d => d.data)")
+        page.wait_for_function("() => [...document.querySelectorAll('div.chart')].every(d => d.data)")
         drawn = page.eval_on_selector_all("div.chart", """ds => ds.flatMap(d => d.data.map(t =>
             [t.legendgroup, t.fill === 'toself', t.x, t.y]))""")
         lines = {sid: (x, y) for sid, band, x, y in drawn if not band}

@@ -55,7 +55,7 @@ def harness(computed, tmp_path_factory, serve_dir):
 def open_harness(make_page, url):
     page = make_page()
     page.goto(url + "index.html")
-    page.wait_for_function("window.ready === true")
+    page.wait_for_function("() => window.ready === true")
     return page
 
 

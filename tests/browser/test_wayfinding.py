@@ -78,12 +78,12 @@ def test_on_a_wide_screen_the_outline_is_open_in_the_margin_beside_the_text(make
     _, base = served
     page = make_page(viewport={"width": 1700, "height": 900})
     page.goto(base + "transit/index.html")
-    page.wait_for_function("document.querySelector('nav.page-outline details').open")
+    page.wait_for_function("() => document.querySelector('nav.page-outline details').open")
     nav = page.eval_on_selector("nav.page-outline", "n => n.getBoundingClientRect().toJSON()")
     wide = page.evaluate("""() => Math.min(...[...document.querySelectorAll('main > :not(section, nav), main > section > *')]
         .map(e => e.getBoundingClientRect()).filter(r => r.width > 0 && r.height > 0).map(r => r.left))""")
     assert nav["right"] <= wide, f"the outline ({nav}) reaches over the text (left edge {wide})"
     page.mouse.wheel(0, 3000)
-    page.wait_for_function("scrollY > 1000")
+    page.wait_for_function("() => scrollY > 1000")
     again = page.eval_on_selector("nav.page-outline", "n => n.getBoundingClientRect().top")
     assert again == nav["top"], "the outline should stay in place as the page scrolls"
