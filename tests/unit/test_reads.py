@@ -93,3 +93,15 @@ def test_a_file_held_in_memory_is_read_and_listed_but_never_written(tmp_path):
     assert reads.text(tmp_path / "v" / "b.jsonl") == "in memory\n"
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == [
         "v", "v/a.jsonl"]
+
+
+def test_a_byte_order_mark_before_front_matter_is_dropped_where_text_is_decoded(tmp_path):
+    """Issue 23's review (C4): a UTF-8 BOM before `---` gave `front matter missing`. The
+    one decoder drops it, so the page reads as if it were not there."""
+    from cit.frontmatter import parse_content_file
+    from cit.reads import Reads
+    page = "---\ntitle: A page\ndescription: One sentence.\nlayout: page\n---\n\nWords.\n"
+    (tmp_path / "p.md").write_bytes(b"\xef\xbb\xbf" + page.encode())
+    text = Reads(tmp_path).text(tmp_path / "p.md")
+    assert text == page
+    assert parse_content_file(text, "p.md").meta.title == "A page"

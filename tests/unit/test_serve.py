@@ -243,3 +243,43 @@ def test_a_client_that_resets_before_its_answer_is_dropped_without_a_traceback(r
     assert _get(port, "evil.example").split(" ")[1] == "421"
     err = capsys.readouterr().err
     assert "Traceback" not in err and "Exception occurred" not in err, err
+
+
+def test_serve_honours_no_cache(monkeypatch, tmp_path):
+    """Issue 23's review (C7): `--serve --no-cache` ignored --no-cache. Every rebuild of
+    the preview runs cold with it (no page records kept), and keeps them without it."""
+    import types
+    from cit import build
+    seen = []
+
+    def stages(root, vendor_from, use_cache=True, previous=None, **kw):
+        seen.append((use_cache, previous))
+        return types.SimpleNamespace(files={}, records={"index.html": "its record"})
+    monkeypatch.setattr(build, "run_stages", stages)
+    monkeypatch.setattr(serve, "serve", lambda root, port, rebuild: rebuild(None)
+                        or rebuild({"content/hub.md"}) or 0)
+    monkeypatch.delenv("CIT_NO_CACHE", raising=False)
+    assert build.main(["--serve", "--no-cache", "--root", str(tmp_path)]) == 0
+    assert seen == [(False, {}), (False, {})]
+    seen.clear()
+    assert build.main(["--serve", "--root", str(tmp_path)]) == 0
+    assert seen == [(True, None), (True, {"index.html": "its record"})]
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_sigterm_and_sighup_stop_the_preview_as_ctrl_c_does(name):
+    """Issue 23's review (C8): SIGTERM and SIGHUP ended the server by the signal (exit
+    -15, -1) without `stopped`; they now raise KeyboardInterrupt, which serve() answers
+    with `stopped` and exit 0 (the golden test sends SIGTERM to a running preview)."""
+    import os
+    import signal
+    sig = getattr(signal, name)
+    before = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        serve._stop_on_signals()
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), sig)
+            time.sleep(5)           # the handler runs at once; this is never waited out
+    finally:
+        for s, h in before.items():
+            signal.signal(s, h)
