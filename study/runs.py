@@ -111,7 +111,7 @@ class ConfigRecord(_Strict):
 # The largest size a logged value may have: the summaries square differences of up to
 # twice a value and add up to ten million of them in floating point (a standard deviation),
 # which must stay finite. 1e150 (the float maximum is about 1.8e308). A larger value made
-# pandas warn on stderr and printed a 600-digit mean and an infinite sd (issue 23, C4).
+# pandas warn on stderr and printed a 600-digit mean and an infinite sd (docs/faults.md, C4g).
 LARGEST = 10.0 ** (int(math.log10(sys.float_info.max)) // 2 - 4)
 
 
