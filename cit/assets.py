@@ -139,8 +139,28 @@ def prov_path(url: str) -> str:
     return f"{PROV_DIR}/{url.strip('/') or 'index'}.js"
 
 
+# Where a locator names the line of its file: "path:12 (…)", "… (line 12)", "… prose
+# line 12", "… lines 1–168" (the forms study/ writes; docs/numbers.md, "Locators").
+LOCATOR_LINES = (re.compile(r"^[^\s:]+:(\d+)\b()"), re.compile(r"\(line (\d+)\)()"),
+                 re.compile(r"\bprose line (\d+)\b()"), re.compile(r"\blines (\d+)[–-](\d+)\b"))
+
+
+def record_anchor(n) -> tuple[str, str] | None:
+    """The upstream file a number's locator starts with and the line(s) it names there,
+    as GitHub's anchor: ("results/x.jsonl", "L12") or ("results/colab_sweep.log",
+    "L1-L168"); None when the locator names no line of an upstream source."""
+    src = next((s for s in n.sources if s.commit and n.locator.startswith(s.path)), None)
+    if src is None:
+        return None
+    for pattern in LOCATOR_LINES:
+        m = pattern.search(n.locator)
+        if m:
+            return src.path, f"L{m.group(1)}" + (f"-L{m.group(2)}" if m.group(2) else "")
+    return None
+
+
 def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]],
-                 claim_ids=()) -> dict:
+                 claim_ids=(), source_url: str | None = None) -> dict:
     """The provenance of numbers `ids` and the definitions of `terms` (key -> (term,
     definition)), compacted for a page's lazily loaded script.
 
@@ -149,9 +169,12 @@ def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]],
     indices into `t` (null where a part is absent), sorted; `n`: id -> [kind, value, text,
     unit, [source indices], locator, computation], with kind, unit, locator and
     computation as indices into `t` and value (JSON number, string or null) and text
-    as they are; `g`: term key -> [term, definition]; `c`: checked claim id -> [what was
-    checked, verdict, [[label, figure], …], [source indices], computation, hypothesis]
-    (cit/claims.py). site.js and the tests decode it."""
+    as they are, and an eighth item where the locator names a line of its upstream file:
+    [source index, "L12"] (`record_anchor`); `g`: term key -> [term, definition]; `c`:
+    checked claim id -> [what was checked, verdict, [[label, figure], …], [source
+    indices], computation, hypothesis] (cit/claims.py); `u`: with `source_url` (the
+    upstream files' web address before "<commit>/<path>"), that address, so a card links
+    each upstream file at its commit. cards.js and the tests decode it."""
     numbers = [registry.numbers[i] for i in sorted(ids)]
     claims = [registry.claims[i] for i in sorted(claim_ids)]
     strings: set[str] = set()
@@ -177,8 +200,14 @@ def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]],
         entries[n.id] = [at[n.kind], value, n.text, at[n.unit],
                          [sat[source(src)] for src in n.sources], at[n.locator],
                          at[n.computation]]
+        anchor = record_anchor(n)
+        if anchor:
+            src = next(s for s in n.sources if s.path == anchor[0])
+            entries[n.id].append([sat[source(src)], anchor[1]])
     out = {"t": table, "s": [list(x) for x in sources], "n": entries,
            "g": {k: list(terms[k]) for k in sorted(terms)}}
+    if source_url and any(src.commit for n in numbers + claims for src in n.sources):
+        out["u"] = source_url
     if claims:
         out["c"] = {c.id: [c.checked, c.holds, [list(e) for e in c.evidence],
                            [sat[source(src)] for src in c.sources], c.computation,

@@ -86,9 +86,11 @@ def code_key(root: Path) -> str:
 
 def site_key(code: str, build_info: Mapping, fronts: Iterable[tuple]) -> str:
     """What every page depends on besides the files it read: the code, the build
-    stamp, and each page's front matter (`fronts`: (out, layout, title, description,
-    order) per page, in site order: the navigation and deck links name every page)."""
+    stamp, the upstream files' web address (cards link there), and each page's front
+    matter (`fronts`: (out, layout, title, description, order) per page, in site order:
+    the navigation and deck links name every page)."""
     return _h(code, str(build_info.get("commit")), str(build_info.get("commit_date")),
+              str(build_info.get("source_url")),
               json.dumps([list(f) for f in fronts], ensure_ascii=False))
 
 

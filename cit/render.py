@@ -143,8 +143,9 @@ def render_site(registry: Registry, content_dir, templates_dir,
     """Render the whole site in memory: discover -> bodies -> late pass -> templates.
 
     `blocks`: the block table (cit.blocks.block_table). `build_info` keys read here:
-    `commit` (str), `commit_date` (str); blocks read more (`verification` for
-    table:tested). `repo_root` (default: content_dir's parent) is what content file
+    `commit` (str), `commit_date` (str), `source_url` (optional: the upstream files' web
+    address, which cards link; cit.vendor.file_url_base); blocks read more
+    (`verification` for table:tested). `repo_root` (default: content_dir's parent) is what content file
     names are relative to, in error messages and in the page records. `bundle_root`: the project whose vendored/plotly/ bundle
     is shipped (default: this code's).
 
@@ -426,7 +427,7 @@ def _render_templates(state: SiteState, templates_dir: Path,
             terms_shown = {k: (state.glossary[k].term, state.definitions[k])
                            for k in p.ctx.terms_linked}
             payload = prov_payload(state.registry, p.ctx.numbers_shown, terms_shown,
-                                   p.ctx.claims_cited)
+                                   p.ctx.claims_cited, state.build_info.get("source_url"))
             payload.update(p.ctx.prov_extra)
             files[prov_path(p.url)] = prov_script(p.url, payload)
         scripts = page_scripts(p.layout, p.ctx.scripts, assets.names, p.doc.path)

@@ -32,6 +32,8 @@ LOCK = ROOT / "vendored" / "lock.yaml"
 REPOSITORY = "BrendanJamesLynskey/DeMo_Fixed_Band_Experiment"
 SNAPSHOT = "4d6b4b2ee5edc7687f32be2fa67e0f27f2c2796d"
 RAW_HOST = "https://raw.githubusercontent.com"
+# A lock's raw-file host -> the host whose pages show a file at a commit, with line anchors
+WEB_HOSTS = {RAW_HOST: "https://github.com"}
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,14 @@ def read_lock(path: Path = LOCK, reads: Reads | None = None) -> Lock:
                              "vendored/; a pinned file lies under it, by a relative path")
     return Lock(raw["repository"], raw["commit"], raw["host"],
                 [LockedFile(**entry) for entry in raw["files"]])
+
+
+def file_url_base(lock: Lock) -> str | None:
+    """The web address an upstream file's page starts with, before "<commit>/<path>"
+    (a card links each upstream source there, docs/numbers.md); None for a host whose
+    pages we do not know."""
+    web = WEB_HOSTS.get(lock.host.rstrip("/"))
+    return f"{web}/{lock.repository}/blob/" if web else None
 
 
 def _inside_vendored(rel: str) -> bool:

@@ -316,3 +316,24 @@ def test_a_link_to_a_number_s_row_opens_its_group_and_shows_the_row(make_page, s
     box_ = row.bounding_box()
     assert box_ and 0 <= box_["y"] < 800, f"the row is not in view: {box_}"
     assert row.locator("data.num").get_attribute("data-id") == target
+
+
+def test_a_card_links_its_upstream_file_at_the_commit_and_the_record_s_line(make_page, served):
+    """cards.js draws the link the page's provenance script gives (tests/unit/
+    test_source_links.py checks that script against the vendored files)."""
+    site, base = served
+    script = (site / "static" / "prov" / "notebook.js").read_text(encoding="utf-8")
+    payload = json.loads(script[script.index("]=") + 2:script.rindex(";")])
+    t, sources = payload["t"], payload["s"]
+    nid, entry = next((k, e) for k, e in sorted(payload["n"].items()) if len(e) > 7)
+    path_i, commit_i, _ = sources[entry[7][0]]
+    want = f"{payload['u']}{t[commit_i]}/{t[path_i]}#{entry[7][1]}"
+    page = make_page()
+    page.goto(base + "notebook/index.html")
+    num = page.locator(f"main data.num[data-id='{nid}']").first
+    num.scroll_into_view_if_needed()
+    num.click()
+    link = page.locator("#cit-prov-card:not([hidden]) a.prov-link").first
+    link.wait_for()
+    assert link.get_attribute("href") == want
+    assert t[path_i] in link.inner_text() and "line" in link.inner_text()
