@@ -157,7 +157,8 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     stamp = buildrecord.git_stamp(root)
     build_info = dict(stamp, verification=buildrecord.register_build_figures(reg, figures),
                       source_url=vendor.file_url_base(
-                          vendor.read_lock(root / "vendored" / "lock.yaml", reads)))
+                          vendor.read_lock(root / "vendored" / "lock.yaml", reads)),
+                      figures={k: v[0] for k, v in figures.items()})
     allowlist = naked.load_allowlist(root / "data" / "allowlist.yaml", reads)
     data_reads = incremental.text_key(code, reads.shared())     # all the registry is made of
     blocks = block_table(reg, root / "content", root / "templates", sim_values, memo, key)

@@ -78,7 +78,7 @@ class SiteState:
     `pages`: every page in site order; `glossary`: every term; `md`: the Markdown
     parser (for rendering glossary definitions); `blocks`: the block table;
     `build_info`: the build's stamp and figures (`commit`, `commit_date`,
-    `verification`). Filled in as the render goes: `definitions`, term key -> its
+    `verification`; `figures`, key -> value, part of the site key). Filled in as the render goes: `definitions`, term key -> its
     definition as plain text (for the provenance scripts); then, before each late
     block and at the end, `appears`, number id -> sorted page URLs where it counts as
     shown, and `term_pages`, term key -> sorted page URLs that link it (the glossary

@@ -34,6 +34,13 @@ def _content(root):
     _append(root, "content/pages/notebook.md", "\nA sentence the test adds, in plain words.\n")
 
 
+def _claimed_sentence(root):
+    """A page gains a sentence carrying a claim: the sentence counts that /tested and
+    /method show change, so every page showing them must be rendered again."""
+    _append(root, "content/pages/optics.md",
+            "\nEvery band here trained worse than top-k :c[exp.topk_below_every_band].\n")
+
+
 def _glossary(root):
     text = (root / "content" / "glossary.yaml").read_text()
     at = text.index("definition:")
@@ -93,8 +100,8 @@ def _code(root):
     _append(root, "cit/fmt.py", "\n# a comment the test adds\n")
 
 
-EDITS = {"content page": _content, "glossary": _glossary, "chain": _chain,
-         "templates": _templates, "static": _static, "data yaml": _data_yaml,
+EDITS = {"content page": _content, "claimed sentence": _claimed_sentence,
+         "glossary": _glossary, "chain": _chain, "templates": _templates, "static": _static, "data yaml": _data_yaml,
          "allow-list": _allowlist, "sim scenario": _scenario,
          "vendored unpinned file": _stray_log, "lock": _lock, "code": _code}
 
