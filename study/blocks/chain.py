@@ -360,10 +360,9 @@ def _fill(text: str, registry, num: Callable[[str], str], where: str, claim=None
         parsed = parse_reference(m.group(1))
         if parsed is None:
             raise BuildError(where, f"malformed or misplaced claim reference {m.group(0).strip()!r}")
-        if claim is None:     # a caller without claims (the browser tests' demo page)
-            out.append(_fill_numbers(text[last:m.start()], registry, num, where))
-            last = m.end()
-            continue
+        if claim is None:     # a sentence is never shown with its claim unchecked
+            raise BuildError(where, f"claim reference ':c[{m.group(1)}]' with no claims "
+                             "to check it against (render_chain needs `claim`)")
         head = text[last:m.start()]
         ends = list(SENTENCE_END_RE.finditer(head))
         cut = ends[-1].end() if ends else 0

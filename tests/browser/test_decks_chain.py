@@ -25,6 +25,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from study.blocks.chain import chain_number_ids, load_chain, render_chain
+from cit.claims import Claim, check_reference
 from cit.registry import Registry, Source
 from cit.assets import prov_path, prov_payload, prov_script
 
@@ -89,12 +90,29 @@ def _registry_from(path: Path) -> Registry:
     return reg
 
 
+def _claims_from(numbers_json: Path) -> dict[str, Claim]:
+    """The build's checked claims, read back from its numbers.json (the chain's texts
+    cite them; the demo shows them as the build does)."""
+    out = {}
+    for c in json.loads(numbers_json.read_text(encoding="utf-8"))["claims"]:
+        out[c["id"]] = Claim(
+            c["id"], c["checked"], c["verdict"] == "verified",
+            tuple((e["label"], e["text"]) for e in c["evidence"]),
+            tuple(Source(s["path"], s.get("commit"), s.get("blob_sha1"))
+                  for s in c["provenance"]["sources"]),
+            c["provenance"]["computation"], tuple(c["seeds"]),
+            one_seed=c["hypothesis"] and not (len(c["seeds"]) >= 2 and max(c["seeds"]) == 1),
+            kind=c["kind"], words=tuple((w["word"], w["tested_as"]) for w in c["words"]))
+    return out
+
+
 class _Page:
     """Collects the numbers one page shows, as the render stage's `num` does."""
 
     def __init__(self, reg: Registry):
         self.reg = reg
         self.used: dict[str, object] = {}
+        self.cited: set[str] = set()
 
     def num(self, nid: str) -> str:
         n = self.reg.get(nid, "demo page")
@@ -102,12 +120,19 @@ class _Page:
         return (f'<data class="num" value="{html.escape(n.raw())}" data-id="{nid}" '
                 f'data-kind="{n.kind}">{html.escape(n.text)}</data>')
 
+    def claim(self, cid: str, marked: bool, where: str) -> Claim:
+        """The checked claim a chain text cites, refused as the build refuses it."""
+        c = check_reference(self.reg.claims, cid, marked, where)
+        self.cited.add(cid)
+        return c
+
     def prov(self, out: Path, url: str, terms: bool) -> str:
         """Write the page's provenance script as the build does; return its site path."""
         defs = {k: (v["term"], v["definition"]) for k, v in TERMS.items()} if terms else {}
         rel = prov_path(url)
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
-        (out / rel).write_bytes(prov_script(url, prov_payload(self.reg, self.used, defs)))
+        (out / rel).write_bytes(prov_script(url, prov_payload(self.reg, self.used, defs,
+                                                              sorted(self.cited))))
         return rel
 
 
@@ -158,14 +183,16 @@ def deck_bar() -> str:
     return bar
 
 
-def build_demo_site(out: Path) -> Path:
-    """Write the demo site into `out` and return it."""
+def build_demo_site(out: Path, claims: dict[str, Claim]) -> Path:
+    """Write the demo site into `out` and return it (`claims`: the build's, which the
+    chain's texts cite)."""
     (out / "static").mkdir(parents=True)
     for f in ("site.js", "cards.js", "deck.js", "deck-views.js", "deck-views.css", "chain.js") + SHEETS:
         shutil.copy2(STATIC / f, out / "static" / f)
     numbers_file = out / "demo-numbers.json"
     _write_demo_numbers(numbers_file, chain_number_ids(load_chain(CHAIN_YAML)))
     reg = _registry_from(numbers_file)
+    reg.claims.update(claims)
 
     hub = _Page(reg)
     body = f"""<h1>Demo hub</h1>
@@ -182,7 +209,7 @@ data-term="other-term">other term</a>.</p>
 <tbody><tr><td>first</td><td class="n">{hub.num("demo.x")}</td></tr>
 <tr><td>second</td><td class="n">{hub.num("demo.y")}</td></tr></tbody></table></div>
 <h2>The proposed system</h2>
-{render_chain(reg, CHAIN_YAML, hub.num)}
+{render_chain(reg, CHAIN_YAML, hub.num, claim=hub.claim)}
 <p>After the chain.</p>"""
     (out / "index.html").write_text(
         _page("Demo hub", 0, body, scripts=["site.js", "chain.js"], url="/",
@@ -234,8 +261,9 @@ class Site:
 
 
 @pytest.fixture(scope="module")
-def demo_site(tmp_path_factory, serve_dir) -> Site:
-    d = build_demo_site(tmp_path_factory.mktemp("demo-site") / "site")
+def demo_site(tmp_path_factory, serve_dir, built_site) -> Site:
+    claims = _claims_from(Path(built_site) / "numbers.json")
+    d = build_demo_site(tmp_path_factory.mktemp("demo-site") / "site", claims)
     return Site(d, serve_dir(d), True)
 
 

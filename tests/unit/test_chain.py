@@ -129,6 +129,18 @@ def test_a_chain_text_claim_wraps_its_sentence_and_names_its_line(tmp_path):
     assert "chain.yaml:" in e.value.where and "unknown claim id 'x.y'" in e.value.message
 
 
+def test_a_chain_text_claim_without_a_claim_lookup_is_refused(tmp_path):
+    """No caller may show a chain sentence with its claim dropped or unchecked."""
+    text = MINI.replace('detail: "Ends here."', 'detail: "The band is below AdamW :c[x.y]."')
+    path = _write(tmp_path, text)
+    reg = _registry(["demo.count", "demo.time"])
+    with pytest.raises(BuildError) as e:
+        render_chain(reg, path, _Num(reg))
+    assert "chain.yaml:" in e.value.where
+    assert e.value.message == ("claim reference ':c[x.y]' with no claims to check it "
+                               "against (render_chain needs `claim`)")
+
+
 def _fails(tmp_path, text) -> BuildError:
     path = _write(tmp_path, text)
     with pytest.raises(BuildError) as info:
