@@ -269,7 +269,8 @@ def _sweep(s: _Sim, exp) -> None:
                                     ("largest change from there", fmt_pct(max(change[flat:]), 2)),
                                     ("largest change one grid point lower", fmt_pct(change[flat - 1], 2)))),
           "max over variants of |step(bw) ÷ step(top) − 1| on the sweep grid")
-    part = lambda k, what: getattr(c.default[BY_KEY[k].mech], what) / s.step_at(k, last)
+    top = {k: closed.step(c.params.with_(bw_wan=c.grid[last]), BY_KEY[k].mech) for k in keys}
+    part = lambda k, what: getattr(top[k], what) / top[k].total     # phases at the top
     compute = {k: part(k, "compute") for k in keys}
     comm = {k: part(k, "comm") for k in ("A", "B")}
     s.add("sim.step_parts_at_max",
@@ -279,13 +280,14 @@ def _sweep(s: _Sim, exp) -> None:
                   and min(comm.values()) > 0.5,
                   tuple((f"compute, {BY_KEY[k].label}", fmt_pct(v, 0)) for k, v in compute.items())
                   + tuple((f"communication, {BY_KEY[k].label}", fmt_pct(v, 0)) for k, v in comm.items())),
-          "phase time ÷ simulated step time at the top of the sweep, per variant")
+          "phase time ÷ step time, both from the closed form at the top of the sweep "
+          "(sweep_max), per variant")
     mod = {k: part(k, "module") for k in ("E", "Eprime_Esteps")}
     s.add("sim.module_largest_part_of_e",
           "at the top of the sweep, the module's compression is more than half of the step "
           "of E and of E′",
           Verdict(min(mod.values()) > 0.5, tuple((BY_KEY[k].label, fmt_pct(v, 0)) for k, v in mod.items())),
-          "module compression ÷ simulated step time at the top of the sweep")
+          "module compression ÷ step time, both from the closed form at the top of the sweep")
     cb, bb = c.default["C"], c.default["B"]
     corner = interval.corner(c.steps, c.ends, "C", "B", "fewest")    # C fewest, B most
     tc, tb = s.at("C", corner["C"]), s.at("B", corner["B"])
@@ -313,8 +315,8 @@ def _bytes(s: _Sim, exp) -> None:
     te = (s.time("E"), s.at("E", c.ends["E"][0]))
     tc = (s.time("C"), s.at("C", c.ends["C"][1]))
     s.add("sim.e_fewer_wan_bytes_yet_slower",
-          "E sends fewer bytes across the WAN on its way to the target than C, yet takes "
-          "longer, at the grid values and at both ends of the steps' interval",
+          "E sends fewer bytes across the WAN on its way to the target than C, yet at the "
+          "default WAN takes longer, at the grid values and at both ends of the steps' interval",
           Verdict(wan["E"][0] < wan["C"][0] and wan["E"][2] < wan["C"][1]
                   and te[0] > tc[0] and te[1] > tc[1],
                   (("E, WAN bytes to target", f"{fmt(wan['E'][0] / 1e9, 2)} GB"),
@@ -361,11 +363,12 @@ def _causes(s: _Sim, exp) -> None:
     free, asteps = s.cf("E_free_vs_A"), s.cf("E_Asteps_vs_A")
     w = {k: c.wan_to_target[k] for k in ("E", "A")}
     s.add("sim.e_slow_by_steps_not_module",
-          "E loses to AdamW because of its steps, not its module: with a module that takes no "
-          "time it still beats AdamW nowhere in the range, at the grid values or either end of "
-          "the interval, while on AdamW's steps, module and all, it beats AdamW below a "
-          "bandwidth inside the range; it also sends more bytes across the WAN on its way to "
-          "the target, at both ends",
+          "E's steps alone make it lose to AdamW: with a module that takes no time it still "
+          "beats AdamW nowhere in the range, at the grid values or either end of the interval; "
+          "its module alone makes it lose above a bandwidth inside the range: on AdamW's steps, "
+          "module and all, it beats AdamW only below it; it also sends more bytes across the "
+          "WAN on its way to the target, at the grid values and at its fewest steps against "
+          "AdamW's most",
           Verdict(all(b.kind == "none" for b in (free.breakeven,) + tuple(free.ends))
                   and asteps.breakeven.kind == "below"
                   and w["E"][0] > w["A"][0] and w["E"][1] > w["A"][2],
@@ -382,9 +385,9 @@ def _causes(s: _Sim, exp) -> None:
     vc = s.cf("E_free_vs_C")
     e_c = interval.corner(c.steps, c.ends, "E", "C", "fewest")      # E fewest, C most
     s.add("sim.module_makes_e_slower_than_c",
-          "E takes longer than C to reach the target because of its module's time: with a "
-          "module that takes no time E would reach it first across the whole range, at the "
-          "grid values and both ends of the interval",
+          "at the default WAN E takes longer than C to reach the target because of its "
+          "module's time: with a module that takes no time E would reach it first across the "
+          "whole range, at the grid values and both ends of the interval",
           Verdict(s.time("E") > s.time("C") and s.at("E", e_c["E"]) > s.at("C", e_c["C"])
                   and all(b.kind == "whole" for b in (vc.breakeven,) + tuple(vc.ends)),
                   (("E to target", f"{fmt(s.time('E'), 2)} s"), ("C to target", f"{fmt(s.time('C'), 2)} s"),
@@ -395,12 +398,25 @@ def _causes(s: _Sim, exp) -> None:
                   (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["C"].per_seed))),
           "E's time to target > C's at the default WAN (grid values and E's fewest/C's most); "
           "counterfactual E_free_vs_C: BreakEven.kind whole at the grid values and both ends")
+    t0 = {k: c.steps[k] * s.step_at(k, 0) for k in ("E", "C")}
+    s.add("sim.e_beats_c_at_lowest_wan",
+          "at the lowest bandwidth swept, E with its module reaches the target before C, at "
+          "the grid values and with E at its most steps and C at its fewest",
+          Verdict(t0["E"] < t0["C"]
+                  and c.ends["E"][1] * s.step_at("E", 0) < c.ends["C"][0] * s.step_at("C", 0),
+                  (("E, lowest WAN", f"{fmt(t0['E'], 2)} s"), ("C, lowest WAN", f"{fmt(t0['C'], 2)} s"),
+                   ("E at its most steps, C at its fewest",
+                    f"{fmt(c.ends['E'][1] * s.step_at('E', 0), 2)} against "
+                    f"{fmt(c.ends['C'][0] * s.step_at('C', 0), 2)} s")),
+                  (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["C"].per_seed))),
+          "steps to target × simulated step time at sweep_min (results.md §6 first row), E < C, "
+          "at the grid values and at the corner that favours C (interval.py)")
     pf = s.cf("Eprime_free_vs_Cprime")
     ep, cp = c.default["Eprime"], c.default["Cprime"]
     s.add("sim.eprime_free_never_beats_cprime",
-          "even with a module that takes no time, E′ never beats C′ anywhere in the range, at "
-          "the grid values or either end of the interval, though the two put the same bytes "
-          "on the WAN",
+          "on the same steps (C's), even with a module that takes no time, E′ never beats C′ "
+          "anywhere in the range, at the grid values or either end of the interval, though "
+          "the two put the same bytes on the WAN",
           Verdict(ep.wan_bytes == cp.wan_bytes
                   and all(b.kind == "none" for b in (pf.breakeven,) + tuple(pf.ends)),
                   (("WAN bytes per step, E′ and C′", f"{fmt_int(ep.wan_bytes)} and {fmt_int(cp.wan_bytes)}"),
