@@ -153,7 +153,11 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     found = sentences.check(root, reads, memo, reg.claims, code)
     figures = buildrecord.build_figures(root, len(vendored), verification, sim_cells,
                                         reg.claims, len(reg), found,
-                                        Counter(n.kind for n in reg.numbers.values()), reads)
+                                        Counter(n.kind for n in reg.numbers.values()), reads,
+                                        bench_measured=sum(
+                                            n.kind == "measured" and any(
+                                                s.path == benchfigures.BENCH for s in n.sources)
+                                            for n in reg.numbers.values()))
     stamp = buildrecord.git_stamp(root)
     build_info = dict(stamp, verification=buildrecord.register_build_figures(reg, figures),
                       source_url=vendor.file_url_base(

@@ -31,14 +31,16 @@ def git_stamp(root: Path) -> dict:
 
 def build_figures(root: Path, upstream_files: int, verification: Mapping[str, tuple[int, int]],
                   sim_cells: int, claims: Mapping, registry_size: int,
-                  sentences, kinds=None, reads: Reads | None = None) -> dict[str, tuple]:
+                  sentences, kinds=None, reads: Reads | None = None,
+                  bench_measured: int = 0) -> dict[str, tuple]:
     """key -> (value, label on /tested, computation) for what this build verified.
 
     `verification`: results.md name -> (numbers verified, numbers in it); `claims`: the
     registry's checked claims; `registry_size`: the registry's entries before these
     figures are added; `sentences`: the comparing-sentence check's report
     (cit/sentences.py); `kinds`: kind -> count of the registry's entries before these
-    figures are added."""
+    figures are added; `bench_measured`: how many measured ones are this site's own
+    benchmark figures (data/benchmarks.yaml), not the experiment's."""
     reads = reads or Reads(root)
     glossary = load_glossary(reads.text(root / "content" / "glossary.yaml"),
                              "content/glossary.yaml")
@@ -80,6 +82,13 @@ def build_figures(root: Path, upstream_files: int, verification: Mapping[str, tu
     # The build fails unless the check finds nothing, so a published 0 is true.
     figures["naked_numbers"] = (0, "Naked numbers found on the site",
                                 "digits outside number elements found by this build's check")
+    measured = (kinds or {}).get("measured", 0)
+    figures["measured_benchmarks"] = (bench_measured, "Measured numbers from this site's benchmarks",
+                                      "numbers of kind measured whose source is data/benchmarks.yaml")
+    figures["measured_experiment"] = (measured - bench_measured,
+                                      "Measured numbers from the experiment's records",
+                                      "numbers of kind measured not read from data/benchmarks.yaml: "
+                                      "the experiment's run logs, sweep log and learning-rate choice")
     # Every registry entry is listed on /method, so the site's number count is the
     # registry's size once these build figures (this one and the counts by kind
     # included) are added; every build figure is of kind derived.
