@@ -192,3 +192,16 @@ def test_a_previous_site_is_replaced_and_no_temporary_folder_is_left(
     assert r.returncode == 0, r.stderr
     assert tree_digest(out) == tree_digest(warm_copy[1])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["proj", "site"]   # proj: the copy
+
+
+def test_measured_numbers_are_counted_by_source(built_site):
+    """read-report F1: the hub says how many measured numbers are the experiment's and how
+    many the site's own benchmarks; the two figures count numbers.json's entries."""
+    data = json.loads((built_site / "numbers.json").read_text(encoding="utf-8"))
+    measured = [n for n in data["numbers"] if n["kind"] == "measured"]
+    bench = [n for n in measured
+             if any(s["path"] == "data/benchmarks.yaml" for s in n["provenance"]["sources"])]
+    b = data["build"]
+    assert b["kind_count.measured"] == len(measured)
+    assert b["measured_benchmarks"] == len(bench) > 0
+    assert b["measured_experiment"] == len(measured) - len(bench) > 0

@@ -49,3 +49,18 @@ def test_the_claim_fails_when_the_original_reads_as_the_flat_ring(computed):
     moved = dataclasses.replace(computed,
                                 quoted=computed.quoted.model_copy(update={"figures": figures}))
     assert not _layout_registry(moved).claims["sim.flat_ring_misses_quoted_a"].holds
+
+
+def test_the_step_parts_are_shares_of_one_step_at_the_top_of_the_sweep(computed):
+    """read-report F9: the phases and the step they are shares of come from one bandwidth
+    (the top of the sweep), so every share lies in [0, 1] and a step's parts sum to it."""
+    reg = Registry()
+    register_sim(reg, computed, RESULTS, ROOT)
+    transit_claims._sweep(transit_claims._Sim(reg, computed, RESULTS), None)
+    for cid in ("sim.step_parts_at_max", "sim.module_largest_part_of_e"):
+        c = reg.claims[cid]
+        assert c.holds, c.evidence
+        shares = [float(text.rstrip("%")) for _, text in c.evidence]
+        assert shares and all(0 <= x <= 100 for x in shares), c.evidence
+    top = closed.step(computed.params.with_(bw_wan=computed.grid[-1]), closed.BY_KEY["A"].mech)
+    assert top.compute + top.gpu + top.module + top.comm == top.total
