@@ -101,8 +101,8 @@ def _code(root):
 
 
 EDITS = {"content page": _content, "claimed sentence": _claimed_sentence,
-         "glossary": _glossary, "chain": _chain, "templates": _templates, "static": _static, "data yaml": _data_yaml,
-         "allow-list": _allowlist, "sim scenario": _scenario,
+         "glossary": _glossary, "chain": _chain, "templates": _templates, "static": _static,
+         "data yaml": _data_yaml, "allow-list": _allowlist, "sim scenario": _scenario,
          "vendored unpinned file": _stray_log, "lock": _lock, "code": _code}
 
 
