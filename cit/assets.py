@@ -32,8 +32,6 @@ from .registry import Registry
 
 PLOTLY = plotlybundle.SCRIPT
 PROV_DIR = "static/prov"
-# scripts every page of a layout loads (when templates/static holds them), after site.js
-LAYOUT_SCRIPTS = {"hub": ("chain.js",), "page": (), "deck": ("deck.js",)}
 # what the template is given as its one stylesheet while the page's own are not known
 STYLESHEET_SLOT = "cit-stylesheet-slot"
 
@@ -275,13 +273,14 @@ def _minified(name: str, text: str) -> list:
     return [strip_js(text), None]
 
 
-def page_scripts(layout: str, asked: list[tuple[str, bool]], names: set[str],
+def page_scripts(layout_scripts, asked: list[tuple[str, bool]], names: set[str],
                  where: str) -> list[tuple[str, bool]]:
-    """The scripts a page loads, in order: site.js, its layout's scripts, then those its
+    """The scripts a page loads, in order: site.js, its layout's scripts (site.yaml's
+    `layouts`, those templates/static holds), then those its
     blocks asked for (name, is-module), each once; plotly is asked for (so it is
     shipped) but not loaded: charts.js fetches it on a reader's reach. A block asking
     for a missing script fails, naming the page's content file."""
-    scripts = [(n, False) for n in ("site.js", *LAYOUT_SCRIPTS[layout]) if n in names]
+    scripts = [(n, False) for n in ("site.js", *layout_scripts) if n in names]
     for s in asked:
         if s[0] not in names:
             raise BuildError(where, f"a block asks for static/{s[0]}, which does not exist")

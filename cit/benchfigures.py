@@ -43,6 +43,12 @@ def _page_name(slug: str) -> str:
     return "Hub" if slug == "hub" else slug.capitalize()
 
 
+def stage(ctx) -> None:
+    """The data stage site.yaml declares (cit/stages.py): this build's speed and
+    budgets, from data/benchmarks.yaml and data/budgets.yaml."""
+    register(ctx.registry, ctx.root, ctx.reads)
+
+
 def register(reg: Registry, root: Path, reads: Reads | None = None) -> None:
     reads = reads or Reads(root)
     bench, budgets = _read(reads, BENCH), _read(reads, BUDGETS)

@@ -21,10 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import (benchfigures, buildrecord, cache, claims, incremental, links, naked, output, search,
-               sentences,
-               render, vendor, yamlio)
+               sentences, render, siteconfig, stages, vendor)
 from .progress import Progress, counted, silent, summary_lines
-from .blocks import block_table, compute_now
+from .blocks import BlockInputs, block_table, compute_now
 from .errors import BuildError
 from .reads import Reads
 from .registry import Registry
@@ -41,88 +40,7 @@ class BuildResult:
     records: dict = field(default_factory=dict)     # page records for the next build
     rendered: list = field(default_factory=list)    # pages rendered, not reused
     reused: list = field(default_factory=list)      # stages taken from .cache/
-
-
-STAGE_READS = "data-stage-reads"      # .cache/<this>.json: what the stages read last
-
-
-def stage_key(code: str, recorded) -> str:
-    """The data stages' cache key: the code and every read the stages made (cit/reads.py
-    entries, recorded on their cold run), so nothing they open is left out."""
-    return incremental.text_key(code, recorded)
-
-
-def _cached_shape(value) -> bool:
-    """What data_stages stores: (registry, {name: (verified, total)}, cells, the
-    simulator's Computed pickled on its own)."""
-    return (isinstance(value, tuple) and len(value) == 4 and isinstance(value[0], Registry)
-            and isinstance(value[1], dict) and isinstance(value[2], int)
-            and isinstance(value[3], bytes))
-
-
-def data_stages(root: Path, reads: Reads, vendored, vendor_reads, code: str,
-                use_cache: bool, progress: Progress | None = None, store: bool = True,
-                writes: cache.Writes | None = None):
-    """Experiment and simulator stages: load, recompute, check, register. Their result is
-    cached under what they read (`vendor_reads`, the lock and the vendored files, and
-    every file the stages opened through `reads`) and the code; a content-only edit or
-    a no-op rebuild skips them (and the pandas and simpy imports) when every one of
-    those reads gives what it gave; a cold build always runs every check.
-    Returns (registry, results.md name -> (verified, total), simulator cells checked,
-    a function returning the simulator's Computed, which the explorer block draws from,
-    the stage key). From the cache, the Computed is unpickled only when that function
-    is called: it imports the simulator's modules, which a page edit elsewhere does not
-    need."""
-    progress = progress or silent()
-    if use_cache:
-        recorded = cache.read_json(root, STAGE_READS, code)
-        if isinstance(recorded, dict) and reads.unchanged(recorded):
-            key = stage_key(code, recorded)
-            cached = cache.read(root, key, _cached_shape)
-            if cached is not None:
-                reg, verification, sim_cells, computed_pickle = cached
-                with progress.stage("experiment and simulator", "reading the verified cache"):
-                    progress.reuse("experiment and simulator",
-                                   "from the verified cache (the files they read are unchanged)")
-                return (reg, verification, sim_cells,
-                        _computed_loader(root, reads, vendored, computed_pickle), key)
-    with reads.scope() as got:
-        with progress.stage("experiment", "recomputing the tables from the run logs"):
-            from study import experiment, sim
-            study = yamlio.load(reads.text(root / "data" / "study.yaml"), "data/study.yaml")
-            reg = Registry()
-            exp = experiment.load_experiment(vendored, root, study, reg, reads)
-            progress.done(", ".join(
-                f"{c.verified:,} of {c.total:,} numbers of {name} results.md matched"
-                for name, c in exp.verification.items()))
-        with progress.stage("simulator", "running the model, checking data/sim/results.md"):
-            sim_cells, computed = sim.build_stage(
-                reg, exp, root, sim.compute_from_paths(root, reads=reads), reads)
-            progress.done(f"{sim_cells:,} cells of data/sim/results.md recomputed and matched")
-    recorded = dict(sorted((vendor_reads | got).items()))
-    key = stage_key(code, recorded)
-    # plain (verified, total) pairs: unpickling the checker's own objects would import
-    # it, and with it pandas, on every cached rebuild
-    verification = {k: (c.verified, c.total) for k, c in exp.verification.items()}
-    if use_cache and store:
-        writes = writes or cache.Writes(root)
-        cache.write(root, key, (reg, verification, sim_cells, cache.pickled(computed)), writes)
-        cache.write_json(root, STAGE_READS, code, recorded, writes)
-    return reg, verification, sim_cells, lambda: computed, key
-
-
-def _computed_loader(root: Path, reads: Reads, vendored, computed_pickle: bytes):
-    """The cached Computed, unpickled (restricted, inside the verified cache body) on
-    first use; if it cannot be, the cache is reported discarded and the data stages run
-    cold for it."""
-    def load():
-        try:
-            return cache.restricted_loads(computed_pickle)
-        except Exception as e:     # noqa: BLE001 - any failure: compute it instead
-            print(f"cache of the simulator's values discarded: cannot be loaded "
-                  f"({type(e).__name__}: {e}); computing them", file=sys.stderr)
-            return data_stages(root, reads, vendored, {}, "", use_cache=False)[3]()
-    return load
+    checked: list = field(default_factory=list)     # each data stage's line: what it checked
 
 
 def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
@@ -140,38 +58,48 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     use_cache = use_cache and cache.usable(root)
     store = store and use_cache     # False: read the caches, write none (--check)
     writes = cache.Writes(root, store)      # after one failed write, no more (a full disk)
+    with reads.scope() as config_reads:
+        site_cfg = siteconfig.load_site(root, reads)
+    templates = (root / site_cfg.templates).resolve()
+    if not templates.is_relative_to(reads.root):      # the engine's, shared by a study
+        reads = Reads(root, templates.parent)
+        with reads.scope() as config_reads:
+            site_cfg = siteconfig.load_site(root, reads)
     with progress.stage("vendor", "verifying the upstream files against the lock"):
         with reads.scope() as vendor_reads:
             vendored = vendor.materialise(vendor_from, root, reads=reads, store=store_vendored)
         progress.done(f"{counted(len(vendored), 'upstream file')} verified against "
                       "vendored/lock.yaml (git blob SHA-1)")
-    code = incremental.code_key(root)
-    reg, verification, sim_cells, sim_values, key = data_stages(
-        root, reads, vendored, vendor_reads, code, use_cache, progress, store, writes)
-    benchfigures.register(reg, root, reads)
+    code = incremental.code_key(root, site_cfg.packages())
+    staged = stages.run_stages(root, site_cfg, vendored, reads, vendor_reads | config_reads,
+                               code, use_cache, store, progress, writes)
+    reg = staged.registry
     memo = cache.json_memo(root, store, writes) if use_cache else compute_now
-    found = sentences.check(root, reads, memo, reg.claims, code)
-    figures = buildrecord.build_figures(root, len(vendored), verification, sim_cells,
-                                        reg.claims, len(reg), found,
+    found = sentences.check(root, reads, memo, reg.claims, code, site_cfg.packages())
+    figures = buildrecord.build_figures(root, len(vendored), staged.figures, reg.claims,
+                                        len(reg), found,
                                         Counter(n.kind for n in reg.numbers.values()), reads,
                                         bench_measured=sum(
                                             n.kind == "measured" and any(
                                                 s.path == benchfigures.BENCH for s in n.sources)
                                             for n in reg.numbers.values()))
     stamp = buildrecord.git_stamp(root)
-    build_info = dict(stamp, verification=buildrecord.register_build_figures(reg, figures),
+    build_info = dict(stamp, verification=buildrecord.register_build_figures(
+                          reg, figures, site_cfg.tested, site_cfg.where.get("tested", "site.yaml")),
                       source_url=vendor.file_url_base(
                           vendor.read_lock(root / "vendored" / "lock.yaml", reads)),
                       figures={k: v[0] for k, v in figures.items()})
     allowlist = naked.load_allowlist(root / "data" / "allowlist.yaml", reads)
     data_reads = incremental.text_key(code, reads.shared())     # all the registry is made of
-    blocks = block_table(reg, root / "content", root / "templates", sim_values, memo, key)
+    blocks = block_table(BlockInputs(reg, root, root / "content", templates,
+                                     staged.data, memo), site_cfg.blocks, staged.key)
     if previous is None:
         previous = read_page_records(root) if use_cache else {}
     with progress.stage("render", "rendering the pages"):
-        site = render.render_site(reg, root / "content", root / "templates", blocks,
+        site = render.render_site(reg, root / "content", templates, blocks,
                                   build_info, code=code if use_cache else None,
-                                  previous=previous, memo=memo, bundle_root=root, reads=reads)
+                                  previous=previous, memo=memo,
+                                  bundle_root=_bundle_root(root), reads=reads, site=site_cfg)
         # every page, counted by its URL: --no-cache keeps no records
         kept = len(site.pages) - len(site.rendered)
         shown = (f" ({', '.join(site.rendered)})"
@@ -193,7 +121,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     if store:
         write_page_records(root, site.records, files["numbers.json"], writes)
     return BuildResult(reg, files, figures, time.perf_counter() - t0, site.records,
-                       site.rendered, list(progress.reused))
+                       site.rendered, list(progress.reused), list(staged.summaries.values()))
 
 
 def check_site(reg: Registry, site, previous: dict, root: Path, allowlist) -> str:
@@ -216,6 +144,12 @@ def check_site(reg: Registry, site, previous: dict, root: Path, allowlist) -> st
         return claims_true + "; no page rendered, so no page to scan again"
     return (f"{claims_true}; {counted(pages, 'page')} free of naked numbers; the links "
             f"of {counted(len(linked), 'page')} resolve")
+
+
+def _bundle_root(root: Path) -> Path:
+    """The project whose vendored/plotly/ bundle is shipped: the one built, when it
+    has one, else the engine's (a study need not carry the engine's dependency)."""
+    return root if (root / "vendored" / "plotly").is_dir() else ROOT
 
 
 PAGE_RECORDS, PAGE_RECORDS_FORMAT = "pages", "page-records-2"   # each record has its own key
@@ -306,7 +240,7 @@ def main(argv=None) -> int:
     root = Path(a.root)
     if a.diff:
         from . import numbersdiff
-        return numbersdiff.main(root, a.diff, a.fail_on_change, a.vendor_from)
+        return numbersdiff.main(root, a.diff, a.fail_on_change, a.vendor_from, run_stages)
     use_cache = not (a.no_cache or os.environ.get("CIT_NO_CACHE"))
     if a.serve:
         from . import serve
@@ -333,7 +267,7 @@ def main(argv=None) -> int:
     if not a.quiet:
         print("\n".join(summary_lines(result.figures, _kinds(result.registry),
                                        None if a.check else _shown_path(out),
-                                       result.reused)))
+                                       result.reused, result.checked)))
         print(f"Done in {result.seconds:.2f} s.")
     return 0
 
@@ -400,7 +334,7 @@ def _arguments(argv):
     import argparse
     ap = argparse.ArgumentParser(prog="python build.py",
                                  description="Build the results site into site/.")
-    ap.add_argument("--out", help="output folder (default site/)")
+    ap.add_argument("--out", help="output folder (default: site/ in the project built)")
     ap.add_argument("--check", action="store_true",
                     help="run every stage and check, write no site and no cache")
     ap.add_argument("--vendor-from", help="folder holding the upstream files (a mirror)")

@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 from typing import Mapping
 
+from .errors import BuildError
 from .glossary import load_glossary
 from .naked import load_allowlist
 from .reads import Reads
@@ -29,18 +30,25 @@ def git_stamp(root: Path) -> dict:
         return {"commit": "uncommitted", "commit_date": "unknown"}
 
 
-def build_figures(root: Path, upstream_files: int, verification: Mapping[str, tuple[int, int]],
-                  sim_cells: int, claims: Mapping, registry_size: int,
-                  sentences, kinds=None, reads: Reads | None = None,
-                  bench_measured: int = 0) -> dict[str, tuple]:
+# the figures every build records; the data stages add theirs (cit/stages.py)
+ENGINE_FIGURES = ("upstream_files", "claims_verified", "claims_total", "glossary_terms",
+                  "allowlist_size", "sentences_found", "sentences_checked",
+                  "sentences_exempt", "sentence_exemptions", "naked_numbers",
+                  "measured_benchmarks", "measured_experiment", "site_numbers")
+
+
+def build_figures(root: Path, upstream_files: int, stage_figures: Mapping[str, tuple],
+                  claims: Mapping, registry_size: int, sentences, kinds=None,
+                  reads: Reads | None = None, bench_measured: int = 0) -> dict[str, tuple]:
     """key -> (value, label on /tested, computation) for what this build verified.
 
-    `verification`: results.md name -> (numbers verified, numbers in it); `claims`: the
-    registry's checked claims; `registry_size`: the registry's entries before these
-    figures are added; `sentences`: the comparing-sentence check's report
-    (cit/sentences.py); `kinds`: kind -> count of the registry's entries before these
-    figures are added; `bench_measured`: how many measured ones are this site's own
-    benchmark figures (data/benchmarks.yaml), not the experiment's."""
+    `stage_figures`: what the data stages verified, in the same shape, placed after
+    the upstream files; `claims`: the registry's checked claims; `registry_size`: the
+    registry's entries before these figures are added; `sentences`: the
+    comparing-sentence check's report (cit/sentences.py); `kinds`: kind -> count of the
+    registry's entries before these figures are added; `bench_measured`: how many
+    measured ones are this site's own benchmark figures (data/benchmarks.yaml), not the
+    experiment's."""
     reads = reads or Reads(root)
     glossary = load_glossary(reads.text(root / "content" / "glossary.yaml"),
                              "content/glossary.yaml")
@@ -48,15 +56,11 @@ def build_figures(root: Path, upstream_files: int, verification: Mapping[str, tu
         "upstream_files": (upstream_files, "Upstream files verified against the lock (git blob SHA-1)",
                            "files in vendored/lock.yaml whose bytes matched"),
     }
-    for key, (verified, total) in verification.items():
-        figures[f"results_md_numbers.{key}"] = (
-            verified, f"Numbers verified in {key} results.md",
-            "digit runs of the upstream results.md compared with our recomputation")
-        figures[f"results_md_total.{key}"] = (
-            total, f"Numbers in {key} results.md",
-            "digit runs in the upstream results.md")
-    figures["sim_cells"] = (sim_cells, "Simulator cells verified",
-                            "cells of data/sim/results.md recomputed and compared")
+    for key, fig in stage_figures.items():
+        if key in ENGINE_FIGURES or key.startswith("kind_count."):
+            raise BuildError("site.yaml stages", f"a stage's figure is named {key!r}, "
+                             "which is one of the build's own")
+        figures[key] = fig
     # A false claim fails the build, so a published "N of N" is true.
     figures["claims_verified"] = (
         sum(c.holds for c in claims.values()), "Checked claims verified",
@@ -105,16 +109,23 @@ def build_figures(root: Path, upstream_files: int, verification: Mapping[str, tu
     return figures
 
 
-def register_build_figures(reg: Registry, figures: Mapping[str, tuple]) -> list[tuple[str, str]]:
+def register_build_figures(reg: Registry, figures: Mapping[str, tuple], tested=(),
+                           where: str = "site.yaml") -> list[tuple[str, str]]:
     """This build's figures become numbers `build.<key>`; returns (label, number id)
-    pairs in order, for the /tested table."""
-    pairs = []
+    pairs for the /tested table: those `tested` names (site.yaml), in its order, or
+    every figure when it names none. A key it names that no figure has is an error at
+    `where`."""
+    pairs = {}
     for key, (value, label, computation) in figures.items():
         reg.add(f"build.{key}", value, str(value), kind="derived",
                 sources=(Source("cit/build.py"),), locator="this build's checks",
                 computation=computation)
-        pairs.append((label, f"build.{key}"))
-    return pairs
+        pairs[key] = (label, f"build.{key}")
+    unknown = [k for k in tested if k not in pairs]
+    if unknown:
+        raise BuildError(where, f"tested: no figure {unknown[0]!r} (this build has "
+                         + ", ".join(pairs) + ")")
+    return [pairs[k] for k in (tested or pairs)]
 
 
 def numbers_json(reg: Registry, appears: Mapping[str, list[str]],

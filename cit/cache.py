@@ -7,9 +7,9 @@ One file per key (the hash of every input of the data stages, code included):
 Before anything is unpickled the header is checked: our format, the key this build
 expects (a file from another version of the code or other inputs is refused even when
 renamed), and the SHA-256 of the body (a truncated or garbled file is refused). The
-body is then read by an unpickler that only builds the classes of the registry and the
-simulator (dataclasses and pydantic models of cit.registry and study.sim), so even a
-well-formed pickle made elsewhere cannot run code. A refused cache is reported in one
+body is then read by an unpickler that only builds the classes of the registry
+(dataclasses of cit.registry and cit.claims) and of the module prefixes site.yaml's
+`unpickle` names, so even a well-formed pickle made elsewhere cannot run code. A refused cache is reported in one
 line and the build goes on cold, writing a fresh one.
 """
 
@@ -32,7 +32,7 @@ from . import atomic
 MAGIC = b"cit-data-stages"
 FORMAT = b"1"
 PREFIX = "data-stages-"
-ALLOWED_MODULES = ("cit.registry", "study.sim.", "cit.claims")   # claims: checked claims
+ALLOWED_MODULES = ("cit.registry", "cit.claims")   # claims: checked claims
 
 
 class CacheRefused(Exception):
@@ -40,11 +40,15 @@ class CacheRefused(Exception):
 
 
 class _RegistryUnpickler(pickle.Unpickler):
-    """Builds only data classes of the registry and the simulator; refuses any other
-    global (a function, a builtin like eval, a class from elsewhere)."""
+    """Builds only data classes of the registry and of the `allowed` module prefixes;
+    refuses any other global (a function, a builtin like eval, a class from elsewhere)."""
+
+    def __init__(self, file, allowed: tuple[str, ...] = ()):
+        super().__init__(file)
+        self.allowed = tuple(allowed)
 
     def find_class(self, module: str, name: str):
-        if module in (ALLOWED_MODULES[0], ALLOWED_MODULES[2]) or module.startswith(ALLOWED_MODULES[1]):
+        if module in ALLOWED_MODULES or (self.allowed and module.startswith(self.allowed)):
             obj = super().find_class(module, name)
             # a pydantic model's module has imported pydantic; otherwise none is allowed
             pydantic = sys.modules.get("pydantic")
@@ -59,9 +63,9 @@ def pickled(value) -> bytes:
     return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def restricted_loads(data: bytes):
+def restricted_loads(data: bytes, allowed: tuple[str, ...] = ()):
     """A pickle nested in a verified cache file, read by the same restricted unpickler."""
-    return _RegistryUnpickler(io.BytesIO(data)).load()
+    return _RegistryUnpickler(io.BytesIO(data), allowed).load()
 
 
 def cache_file(root: Path, key: str) -> Path:
@@ -94,15 +98,16 @@ def _body(data: bytes, key: str, magic: bytes = MAGIC) -> bytes:
     return body
 
 
-def read(root: Path, key: str, valid: Callable[[object], bool]):
+def read(root: Path, key: str, valid: Callable[[object], bool], allowed: tuple[str, ...] = ()):
     """The cached value for `key`, or None (no cache, or one refused with a line on
-    stderr). `valid(value)` checks the value's shape after loading."""
+    stderr). `valid(value)` checks the value's shape after loading; `allowed`: module
+    prefixes whose data classes may be built besides the registry's."""
     path = cache_file(root, key)
     try:
         data = _file_bytes(path)
         if data is None:
             return None
-        value = restricted_loads(_body(data, key))
+        value = restricted_loads(_body(data, key), allowed)
     except CacheRefused as e:
         return _refuse(path, root, str(e))
     except Exception as e:     # noqa: BLE001 - any failure to load means: build cold

@@ -109,14 +109,18 @@ def core_claims(state) -> None:
 
 
 def render_claim_open(self, tokens, idx, options, env) -> str:
-    from .markdown import where_of
     tok = tokens[idx]
     c = env["ctx"].claim(tok.meta["id"], tok.meta["marked"], where=where_of(env, tok))
     return open_html(c)
 
 
 def render_claim_mark(self, tokens, idx, options, env) -> str:
-    from .markdown import where_of
     tok = tokens[idx]
     c = env["ctx"].claim(tok.meta["id"], tok.meta["marked"], where=where_of(env, tok))
     return mark_html(c)
+
+
+def where_of(env, tok) -> str:
+    """`file:line` of an extension token of the Markdown layer (cit/markdown.py renders
+    its numbers and terms with it too)."""
+    return f"{env['path']}:{tok.meta.get('line', env['line0'] + 1)}"

@@ -164,3 +164,8 @@ def mark_html(c: Claim) -> str:
     # role (button) is given by static/site.js, which copies the label then
     return (f'<data class="{cls}" value="verified" data-id="{e(c.id)}" '
             f'data-kind="{CLAIM_KIND}" data-label="{e(label)}">{text}</data></span>')
+
+
+def claim_book(registry, prefix: str = "") -> "ClaimBook":
+    """A stage's way to register its checked claims in `registry` (a cit.registry.Registry)."""
+    return ClaimBook(registry.claims, registry.numbers, prefix)

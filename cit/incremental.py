@@ -31,7 +31,7 @@ from typing import Iterable, Mapping
 from . import htmlscan
 
 
-CODE_FOLDERS = ("cit", "study")
+ENGINE_ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass
@@ -74,13 +74,18 @@ def _h(*parts: bytes | str) -> str:
     return h.hexdigest()
 
 
-def code_key(root: Path) -> str:
-    """The code a build runs: every Python file of the project's packages and build.py
-    (imported, not read through cit/reads.py, so listed here)."""
+def code_key(root: Path, packages: Iterable[str] = ()) -> str:
+    """The code a build runs: every Python file of the engine (cit/ and build.py: the
+    project's own when it is a checkout of the engine, else those beside this module)
+    and of the study's `packages` (folders under root, cit.siteconfig: packages), which
+    are imported, not read through cit/reads.py, so listed here."""
+    engine = root if (root / "cit").is_dir() else ENGINE_ROOT
     h = hashlib.sha256()
-    files = [p for d in CODE_FOLDERS for p in (root / d).rglob("*.py")] + [root / "build.py"]
-    for p in sorted(f for f in files if f.is_file()):
-        h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    for base, folders in ((engine, ("cit",)), (root, tuple(packages))):
+        files = [p for d in folders for p in (base / d).rglob("*.py")]
+        files += [base / "build.py"] if base == engine else []
+        for p in sorted(f for f in files if f.is_file()):
+            h.update(p.relative_to(base).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()
 
 

@@ -24,6 +24,8 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_inline import autolink as _autolink, image as _image, link as _link
 from markdown_it.token import Token
 
+from .claimrefs import (claim_token, core_claims, render_claim_mark, render_claim_open,
+                        where_of)
 from .errors import BuildError
 from .frontmatter import Chunk
 from .glossary import Term
@@ -148,7 +150,6 @@ def _inline_rule(state, silent: bool) -> bool:
     src, pos = state.src, state.pos
     head = src[pos:pos + 3]
     if head == _CLAIM_OPEN:
-        from .claimrefs import claim_token
         return claim_token(state, silent)
     if head in (_NUM_OPEN, _TERM_OPEN):
         end = src.find("]", pos + 3)
@@ -379,28 +380,19 @@ def _core_sections(state) -> None:
     state.tokens = out
 
 
-def where_of(env, tok) -> str:
-    """`file:line` of an extension token (cit/claims.py renders with it too)."""
-    return _where(env, tok)
-
-
-def _where(env, tok) -> str:
-    return f"{env['path']}:{tok.meta.get('line', env['line0'] + 1)}"
-
-
 def _render_num(self, tokens, idx, options, env) -> str:
     tok = tokens[idx]
-    return env["ctx"].num(tok.meta["id"], where=_where(env, tok))
+    return env["ctx"].num(tok.meta["id"], where=where_of(env, tok))
 
 
 def _render_term(self, tokens, idx, options, env) -> str:
     tok = tokens[idx]
-    return env["ctx"].term(tok.meta["key"], tok.meta["words"], where=_where(env, tok))
+    return env["ctx"].term(tok.meta["key"], tok.meta["words"], where=where_of(env, tok))
 
 
 def _render_bad(self, tokens, idx, options, env) -> str:
     tok = tokens[idx]
-    raise BuildError(_where(env, tok), tok.meta["msg"])
+    raise BuildError(where_of(env, tok), tok.meta["msg"])
 
 
 def _render_raw(self, tokens, idx, options, env) -> str:
@@ -409,7 +401,7 @@ def _render_raw(self, tokens, idx, options, env) -> str:
 
 def _render_block(self, tokens, idx, options, env) -> str:
     tok = tokens[idx]
-    where = _where(env, tok)
+    where = where_of(env, tok)
     ctx: PageContext = env["ctx"]
     name = tok.meta["name"]
     spec = ctx.blocks.get(name)
@@ -440,7 +432,6 @@ def make_markdown() -> MarkdownIt:
     md.inline.ruler.before("link", "cit_refs", _inline_rule)
     md.block.ruler.before("paragraph", "cit_block", _block_rule)
     md.core.ruler.push("cit_lines_slugs", _core_lines_and_slugs)
-    from .claimrefs import core_claims, render_claim_open, render_claim_mark
     md.core.ruler.push("cit_claims", core_claims)
     md.core.ruler.push("cit_links", _core_links)
     md.core.ruler.push("cit_sections", _core_sections)

@@ -25,11 +25,12 @@ VERIFIED = ("upstream_files", "results_md_numbers.*", "sim_cells", "claims_verif
             "claims_total", "site_numbers", "naked_numbers")
 
 
-def main(root: Path, old: str, fail_on_change: bool, vendor_from=None) -> int:
-    """Print the Markdown report; exit 1 on a build failure, or on a change when asked."""
+def main(root: Path, old: str, fail_on_change: bool, vendor_from=None, build=None) -> int:
+    """Print the Markdown report; exit 1 on a build failure, or on a change when asked.
+    `build`: cit.build.run_stages (handed in, so this module does not import the build)."""
     try:
         before = old_numbers(root, old, vendor_from)
-        after = this_numbers(root, vendor_from)
+        after = this_numbers(root, vendor_from, build)
     except BuildError as e:
         print(f"diff failed: {e}", file=sys.stderr)
         return 1
@@ -40,10 +41,10 @@ def main(root: Path, old: str, fail_on_change: bool, vendor_from=None) -> int:
     return 1 if fail_on_change and moved else 0
 
 
-def this_numbers(root: Path, vendor_from=None) -> dict:
-    """This project's numbers.json, built in memory (nothing is written but caches)."""
-    from .build import run_stages
-    return json.loads(run_stages(root, vendor_from).files["numbers.json"])
+def this_numbers(root: Path, vendor_from=None, build=None) -> dict:
+    """This project's numbers.json, built in memory by `build` (cit.build.run_stages;
+    nothing is written but caches)."""
+    return json.loads(build(root, vendor_from).files["numbers.json"])
 
 
 def old_numbers(root: Path, old: str, vendor_from=None) -> dict:

@@ -77,21 +77,15 @@ def kinds_phrase(kinds: dict[str, int]) -> str:
 
 
 def summary_lines(figures: dict, kinds: dict[str, int], out: str | None,
-                  reused: list[str]) -> list[str]:
-    """The closing summary: what was recomputed and checked against what, the claims,
-    what was reused from the cache, and where the site is (None: --check wrote nothing)."""
-    checked = [(k.split(".", 1)[1], figures[k][0], figures[f"results_md_total.{k.split('.', 1)[1]}"][0])
-               for k in sorted(figures) if k.startswith("results_md_numbers.")]
-    upstream = sum(v for _, v, _ in checked)
-    upstream_total = sum(t for _, _, t in checked)
+                  reused: list[str], checked: list[str] = ()) -> list[str]:
+    """The closing summary: what the data stages recomputed and checked (`checked`,
+    each stage's own line, cit/stages.py), the claims, what was reused from the cache,
+    and where the site is (None: --check wrote nothing)."""
     total = sum(kinds.values())
     lines = [
         f"{counted(total, 'number')} on the site, each with its provenance "
         f"({kinds_phrase(kinds)}).",
-        f"Recomputed from the run logs and matched: {upstream:,} of {upstream_total:,} "
-        f"numbers of the upstream results.md files ("
-        + ", ".join(f"{name} {v:,} of {t:,}" for name, v, t in checked) + "); "
-        f"{figures['sim_cells'][0]:,} cells of data/sim/results.md recomputed and matched.",
+        *(f"{line[0].upper()}{line[1:]}." for line in checked if line),
         f"{figures['claims_verified'][0]:,} of {counted(figures['claims_total'][0], 'checked claim')} "
         "verified; no naked number on any page; every internal link resolves.",
     ]

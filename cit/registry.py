@@ -115,11 +115,6 @@ class Registry:
         self.one_seed[id] = value_id
     claims: dict = field(default_factory=dict)     # id -> cit.claims.Claim
 
-    def claim_book(self, prefix: str = ""):
-        """A stage's way to register its checked claims (cit/claims.py)."""
-        from .claims import ClaimBook
-        return ClaimBook(self.claims, self.numbers, prefix)
-
     def add_table(self, id: str, caption: str, columns, rows, source: str = "") -> Table:
         """Register a table; every Ref in it must name a registered number."""
         rows = tuple(tuple(r) for r in rows)

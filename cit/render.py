@@ -36,17 +36,13 @@ from .glossary import Term, load_glossary
 from .markdown import PageContext, make_markdown, plain_text, render_chunk, render_inline
 from .reads import Reads
 from .registry import Registry
+from .siteconfig import SiteConfig, load_site
 
 PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
 
-SITE_TITLE = "Compute in Transit"
 DECK_FILE_RE = re.compile(r"^(\d{2})-([a-z0-9][a-z0-9-]*)\.md$")
 PAGE_FILE_RE = re.compile(r"^([a-z0-9][a-z0-9-]*)\.md$")
 RESERVED = {"decks", "static", "index"}
-# the site's navigation, in this order; other pages follow, by file name
-NAV = (("/", "Hub"), ("decks", "Decks"), ("/optics/", "Optics"), ("/transit/", "Transit"),
-       ("/notebook/", "Notebook"), ("/method/", "Method"), ("/tested/", "Tested"),
-       ("/glossary/", "Glossary"))
 GLOSSARY_URL = "/glossary/"
 OUTLINE_MIN = 3   # `##` sections that earn a page its outline
 
@@ -78,7 +74,9 @@ class SiteState:
     `pages`: every page in site order; `glossary`: every term; `md`: the Markdown
     parser (for rendering glossary definitions); `blocks`: the block table;
     `build_info`: the build's stamp and figures (`commit`, `commit_date`,
-    `verification`; `figures`, key -> value, part of the site key). Filled in as the render goes: `definitions`, term key -> its
+    `verification`; `figures`, key -> value, part of the site key); `config`: site.yaml
+    (cit/siteconfig.py: title, navigation, layouts). Filled in as the render goes:
+    `definitions`, term key -> its
     definition as plain text (for the provenance scripts); then, before each late
     block and at the end, `appears`, number id -> sorted page URLs where it counts as
     shown, and `term_pages`, term key -> sorted page URLs that link it (the glossary
@@ -89,6 +87,7 @@ class SiteState:
     md: object
     blocks: Mapping[str, BlockSpec]
     build_info: Mapping
+    config: SiteConfig
     appears: dict[str, list[str]] = field(default_factory=dict)
     term_pages: dict[str, list[str]] = field(default_factory=dict)
     definitions: dict[str, str] = field(default_factory=dict)
@@ -106,7 +105,7 @@ class SiteState:
 
     def label(self, url: str) -> str:
         """A short name for links to a page: the navigation label, or a deck's title."""
-        for u, lab in NAV:
+        for u, lab in self.config.nav:
             if u == url:
                 return lab
         return self.title(url)
@@ -128,7 +127,6 @@ class Site:
     appears: dict[str, list[str]]
     unused_terms: list[str]
     pages: dict[str, str]
-    sources: dict[str, str] = field(default_factory=dict)
     claim_pages: dict[str, list[str]] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)   # output page -> content file
     records: dict = field(default_factory=dict)       # output page -> incremental.PageRecord
@@ -139,15 +137,18 @@ class Site:
 def render_site(registry: Registry, content_dir, templates_dir,
                 blocks: Mapping[str, BlockSpec], build_info: Mapping, *,
                 repo_root=None, code: str | None = None, previous: Mapping | None = None,
-                memo=compute_now, bundle_root=None, reads: Reads | None = None) -> Site:
+                memo=compute_now, bundle_root=None, reads: Reads | None = None,
+                site: SiteConfig | None = None) -> Site:
     """Render the whole site in memory: discover -> bodies -> late pass -> templates.
 
     `blocks`: the block table (cit.blocks.block_table). `build_info` keys read here:
     `commit` (str), `commit_date` (str), `source_url` (optional: the upstream files' web
     address, which cards link; cit.vendor.file_url_base); blocks read more
-    (`verification` for table:tested). `repo_root` (default: content_dir's parent) is what content file
-    names are relative to, in error messages and in the page records. `bundle_root`: the project whose vendored/plotly/ bundle
-    is shipped (default: this code's).
+    (`verification` for table:tested). `repo_root` (default: content_dir's parent) is
+    what content file names are relative to, in error messages and in the page records.
+    `bundle_root`: the project whose vendored/plotly/ bundle is shipped (default: this
+    code's). `site`: site.yaml's title, navigation and layouts (default: read from
+    repo_root).
 
     Every file is read through `reads` (cit/reads.py; default: one for `repo_root`).
     Incremental (cit/incremental.py): with `code` (incremental.code_key) every page gets
@@ -159,6 +160,7 @@ def render_site(registry: Registry, content_dir, templates_dir,
     root = Path(repo_root) if repo_root else content_dir.resolve().parent
     reads = reads or Reads(root, templates_dir.parent)
     rel = _relative_names(root)
+    site = site if site is not None else load_site(root, reads)
     for key in ("commit", "commit_date"):
         if not isinstance(build_info.get(key), str) or not build_info[key]:
             raise BuildError("build_info", f"missing {key!r}")
@@ -166,7 +168,7 @@ def render_site(registry: Registry, content_dir, templates_dir,
     gtext = reads.maybe_text(gpath)
     glossary = load_glossary(gtext, rel(gpath)) if gtext is not None else {}
     state = SiteState(registry, discover(content_dir, rel, reads), glossary, make_markdown(),
-                      dict(blocks), build_info, reads=reads)
+                      dict(blocks), build_info, site, reads=reads)
     state.definitions = _plain_definitions(state)
     state.template_ids = template_ids(templates_dir, reads)
     previous = previous or {}
@@ -295,7 +297,7 @@ def _nav(state: SiteState, current: Page) -> list[dict]:
         return {"label": label, "href": current.ctx.link(url), "current": p is current,
                 "children": []}
 
-    for url, label in NAV:
+    for url, label in state.config.nav:
         if url == "decks":
             decks = state.decks()
             if decks:
@@ -305,7 +307,7 @@ def _nav(state: SiteState, current: Page) -> list[dict]:
                 items.append(it)
         elif url in by_url:
             items.append(item(url, label))
-    known = {u for u, _ in NAV}
+    known = {u for u, _ in state.config.nav}
     for p in state.pages:
         if p.layout == "page" and p.url not in known:
             items.append(item(p.url, p.title))
@@ -334,7 +336,7 @@ def _render_body(state: SiteState, page: Page) -> None:
                                 if notes else ""})
     else:
         r = render_chunk(md, page.doc.body, ctx, page.doc.path, sections=True,
-                         findings_cards=page.layout == "hub")
+                         findings_cards=page.layout in state.config.findings_cards)
         page.body = r.html
         page.has_h1 = r.has_h1
         page.outline = r.outline
@@ -430,7 +432,8 @@ def _render_templates(state: SiteState, templates_dir: Path,
                                    p.ctx.claims_cited, state.build_info.get("source_url"))
             payload.update(p.ctx.prov_extra)
             files[prov_path(p.url)] = prov_script(p.url, payload)
-        scripts = page_scripts(p.layout, p.ctx.scripts, assets.names, p.doc.path)
+        scripts = page_scripts(state.config.layout_scripts[p.layout], p.ctx.scripts,
+                               assets.names, p.doc.path)
         ctx = _template_context(state, p, scripts, has_prov)
         files[p.out] = _render_page(env, p, ctx, assets).encode("utf-8")
     return files
@@ -459,7 +462,7 @@ def _template_context(state: SiteState, p: Page, scripts, has_prov: bool) -> dic
     info = state.build_info
     outline, lead, rest = _outline(p)
     ctx = {
-        "site_title": SITE_TITLE,
+        "site_title": state.config.title,
         "title": p.title,
         "description": p.doc.meta.description,
         "layout": p.layout,

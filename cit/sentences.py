@@ -31,7 +31,6 @@ from .claims import parse_reference
 from .errors import BuildError
 from .fieldcheck import FieldRule, check_fields
 from .frontmatter import parse_content_file
-from .incremental import CODE_FOLDERS
 from .reads import Reads
 
 EXEMPTIONS_PATH = "data/sentences.yaml"
@@ -308,25 +307,27 @@ READERS = (("content", "**/*.md", markdown_sentences),
            ("templates", "*.html", template_sentences))
 
 
-def _sources(root: Path, reads: Reads):
+def _sources(root: Path, reads: Reads, packages=()):
     """(name, text, reader) for every file whose sentences the site shows, each read
-    through `reads` (so recorded, and decoded in the one place)."""
+    through `reads` (so recorded, and decoded in the one place); the code read is the
+    engine's and the study's `packages` (cit.siteconfig: SiteConfig.packages)."""
     for top, pattern, reader in READERS:
         for p in reads.glob(root / top, pattern):
             yield reads.rel(p), reads.text(p), reader
-    for folder in CODE_FOLDERS:
+    for folder in ("cit", *packages):
         for p in reads.glob(root / folder, "**/*.py"):
             text = reads.text(p)
             if PAGE_TEXT_RE.search(text):
                 yield reads.rel(p), text, code_sentences
 
 
-def collect(root: Path, reads: Reads, memo=None, code: str = "") -> list[Sentence]:
+def collect(root: Path, reads: Reads, memo=None, code: str = "",
+            packages=()) -> list[Sentence]:
     """Every sentence the site shows, from where it is written. `memo` (the build's
     JSON memo, cit/cache.py) keeps each file's sentences under the hash of its text and
     of the build's code (`code`: cit/incremental.py code_key); none reads every file."""
     out: list[Sentence] = []
-    for name, text, reader in _sources(Path(root), reads):
+    for name, text, reader in _sources(Path(root), reads, packages):
         def compute(text=text, name=name, reader=reader):
             return [[s.file, s.line, s.text, list(s.claims)] for s in reader(text, name)]
         key = hashlib.sha256(f"{code}\0{name}\0{text}".encode()).hexdigest()
@@ -346,7 +347,7 @@ def _undefined_words(s: Sentence, claims) -> list[str]:
 
 
 def check(root: Path, reads: Reads | None = None, memo=None, claims=None,
-          code: str = "") -> SentenceReport:
+          code: str = "", packages=()) -> SentenceReport:
     """The comparing-sentence check over `root`'s sources; BuildError listing every
     comparing sentence with neither a claim nor an exemption (file:line, the words that
     make it one, the sentence), every loose word of a claim-carrying sentence that its
@@ -356,7 +357,7 @@ def check(root: Path, reads: Reads | None = None, memo=None, claims=None,
     `collect`."""
     root = Path(root)
     reads = reads or Reads(root)
-    sentences = collect(root, reads, memo, code)
+    sentences = collect(root, reads, memo, code, packages)
     exemptions = load_exemptions(root, reads)
     used: set[int] = set()
     problems, checked, exempt = [], 0, 0

@@ -40,7 +40,7 @@ RELOAD_TAG = '<script src="/__cit/reload.js" data-token="{token}"></script>'
 POLL_SECONDS = 25
 DEBOUNCE_SECONDS = 0.05
 WATCHED_DIRS = ("content", "templates", "data", "vendored/plotly", "cit", "study")
-WATCHED_FILES = ("vendored/lock.yaml", "build.py")
+WATCHED_FILES = ("vendored/lock.yaml", "build.py", "site.yaml")
 CODE = ("cit/", "study/", "build.py")
 IGNORED_PARTS = ("__pycache__", ".git")
 IGNORED_SUFFIXES = ("~", ".swp", ".swx", ".part", ".tmp", ".pyc")

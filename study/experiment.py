@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import resultsmd, sweeplog, tables
+from cit.claims import claim_book
 from cit.errors import BuildError
 from cit.fmt import fmt, fmt_int, fmt_pct, fmt_ratio, fmt_general, fmt_sci_sig
 from cit.registry import Ref, Registry, Source
@@ -488,7 +489,7 @@ def _sweep_claim(reg, sources, sessions) -> None:
              and all(sum(t for _, _, t in s.stages) == len(s.finished) and not s.crashes
                      for s in middle + [last])
              and all("fbsent" in r for r, _, _ in last.finished))
-    reg.claim_book().add(
+    claim_book(reg).add(
         "exp.sweep_log_sessions",
         "in every start of the sweep script the learning-rate batch has nothing left to do; "
         "the first start finished the runs its main batch had left, then gave up on a run "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from statistics import mean
 
-from cit.claims import Verdict
+from cit.claims import Verdict, claim_book
 from cit.fmt import fmt, fmt_int, fmt_pct, fmt_ratio
 from cit.registry import Registry
 from .tables import Group, stats
@@ -77,7 +77,7 @@ class _Ctx:
     def __init__(self, reg: Registry, src, groups):
         self.reg, self.src, self.groups = reg, src, groups
         self.by = {g.slug: g for g in groups}
-        self.book = reg.claim_book()
+        self.book = claim_book(reg)
         optics = [g for g in groups if g.first.cfg.variant == "optics"]
         self.first = [g for g in optics if g.first.cfg.feedback != "sent"
                       and not g.first.cfg.fs_every]

@@ -111,7 +111,8 @@ def _copy_project(dst: Path) -> Path:
         if (ROOT / name).exists():
             shutil.copytree(ROOT / name, dst / name,
                             ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "build.py", dst / "build.py") if (ROOT / "build.py").exists() else None
+    for name in ("build.py", "site.yaml"):
+        shutil.copy(ROOT / name, dst / name) if (ROOT / name).exists() else None
     return dst
 
 
@@ -409,10 +410,12 @@ def render_tiny():
             build_info=None):
         from cit.blocks import chart_blocks, generic_blocks
         from cit.render import render_site
+        from cit.siteconfig import load_site
         reg = registry if registry is not None else _render_registry()
         blocks = {**generic_blocks(reg), **chart_blocks(reg)}
         return render_site(reg, content_dir, templates_dir, blocks,
-                           build_info or RENDER_BUILD_INFO, repo_root=content_dir.parent)
+                           build_info or RENDER_BUILD_INFO, repo_root=content_dir.parent,
+                           site=load_site(ROOT))
     return run
 
 

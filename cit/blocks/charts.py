@@ -62,7 +62,7 @@ DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 
 
 @dataclass(frozen=True)
-class Axis:
+class ChartAxis:
     title: str
     fmt: str            # a key of fmt.SERIES_FORMATS: how the fallback table shows values
     log: bool = False
@@ -72,8 +72,8 @@ class Axis:
 class ChartSpec:
     name: str           # block name after "chart:", also the fixed element id
     title: str          # one line, shown as caption and aria-label (no digits)
-    x: Axis
-    y: Axis
+    x: ChartAxis
+    y: ChartAxis
     bands: bool = True  # draw lo/hi as a shaded band when the series has them
     # what the fallback table's brackets are (the seeds' range, or another interval)
     band_note: str = ("Values are means; where the seeds differ, the lowest and highest "
@@ -87,20 +87,20 @@ SPECS = {
     "loss-curves": ChartSpec(
         "loss-curves", "Validation loss against training step, per variant: mean over seeds, "
         "shaded from the lowest to the highest seed",
-        Axis("Training step", "int"), Axis("Validation loss", "dec3"),
+        ChartAxis("Training step", "int"), ChartAxis("Validation loss", "dec3"),
         preview=(("wide", 720, 360), ("narrow", 420, 380))),
     "optics-curves": ChartSpec(
         "optics-curves", "Validation loss against training step: the diverged first design, "
         "the repaired runs and the exact band",
-        Axis("Training step", "int"), Axis("Validation loss (log scale)", "dec3", log=True)),
+        ChartAxis("Training step", "int"), ChartAxis("Validation loss (log scale)", "dec3", log=True)),
     "band-energy": ChartSpec(
         "band-energy", "The band's share of the energy of the compressed delta, against step",
-        Axis("Training step", "int"), Axis("Share of the delta's energy in the band", "sig3")),
+        ChartAxis("Training step", "int"), ChartAxis("Share of the delta's energy in the band", "sig3")),
     "sweep": ChartSpec(
         "sweep", "Time to the target loss against WAN bandwidth, per variant, with the break-even "
         "bandwidths marked",
-        Axis("WAN bandwidth (GB/s, log scale)", "sig3", log=True),
-        Axis("Time to target (s, log scale)", "sig3", log=True), bands=False,
+        ChartAxis("WAN bandwidth (GB/s, log scale)", "sig3", log=True),
+        ChartAxis("Time to target (s, log scale)", "sig3", log=True), bands=False,
         band_note="Values are on the evaluation grid's steps to target; the times at the "
                   "bottom and the top of the interval that grid leaves follow in brackets."),
 }

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
 
 
 @dataclass(frozen=True)
@@ -24,3 +24,18 @@ def compute_now(name: str, key: str, compute):
     memo (cit/cache.py: json_memo) has the same call: the value stored as `name` for
     `key`, else `compute()`, stored."""
     return compute()
+
+
+@dataclass(frozen=True)
+class BlockInputs:
+    """What a block provider (site.yaml `blocks:`, `provider(inputs) -> {name:
+    BlockSpec}`) is given: the `registry`; the project `root` and its `content_dir` and
+    `templates_dir`; `data`, the plain JSON the data stages returned (cit/stages.py);
+    and `memo(name, key, compute)`, which keeps a value under `key` joined to the data
+    stages' key (code and inputs), for a payload too slow to remake on every build."""
+    registry: object
+    root: object
+    content_dir: object
+    templates_dir: object
+    data: Mapping = field(default_factory=dict)
+    memo: Callable = compute_now

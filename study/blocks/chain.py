@@ -551,9 +551,11 @@ def render_chain(registry, chain_yaml_path, num: Callable[[str], str],
     return "\n".join(out)
 
 
-def chain_blocks(registry, chain_yaml: Path) -> dict[str, BlockSpec]:
-    """`@[chain]`, the hub's chain animation drawn from `chain_yaml`
-    (content/chain.yaml), which loads static/chain.js on its page."""
+def chain_blocks(inputs) -> dict[str, BlockSpec]:
+    """`@[chain]`, the hub's chain animation drawn from content/chain.yaml (a
+    cit.blocks.BlockInputs gives the folder), which loads static/chain.js on its page."""
+    registry, chain_yaml = inputs.registry, Path(inputs.content_dir) / "chain.yaml"
+
     def chain_block(ctx) -> str:
         ctx.add_script("chain.js")
         return render_chain(registry, chain_yaml, ctx.num, getattr(ctx.site, "reads", None),

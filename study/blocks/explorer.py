@@ -23,7 +23,7 @@ from html import escape as e
 from cit import svgplot
 from cit.errors import BuildError
 from cit.markup import json_for_script, scroll_region
-from cit.blocks.spec import BlockSpec, compute_now
+from cit.blocks.spec import BlockSpec
 
 PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
 
@@ -254,13 +254,15 @@ def explorer_html(ctx, payload: dict) -> str:
         f'</div>')
 
 
-def explorer_blocks(sim_values, memo=compute_now) -> dict[str, BlockSpec]:
-    """`@[explorer]`, drawn from `sim_values()` (the simulator's study.sim.Computed of this
-    build, handed over by the build and loaded only when needed; the block never
-    recomputes it), with static/explorer.js. `memo`
-    keeps the block's payload: the build's keys it by the data stages' inputs and code,
-    which the computation is a function of (block_table), so a page edit does not load
-    the simulator (docs/architecture.md, "Rebuilding fast")."""
-    def payload():
-        return memo("explorer-payload", "", lambda: explorer_payload(sim_values()))
-    return {"explorer": BlockSpec(lambda ctx: explorer_html(ctx, payload()))}
+def explorer_blocks(inputs) -> dict[str, BlockSpec]:
+    """`@[explorer]`, drawn from the payload the simulator stage returned
+    (`inputs.data["explorer"]`, explorer_payload: plain JSON, so the block never sees
+    the simulator's classes), with static/explorer.js."""
+    def block(ctx) -> str:
+        payload = inputs.data.get("explorer")
+        if payload is None:
+            raise BuildError("site.yaml stages", "@[explorer] draws from the `explorer` "
+                             "data of the simulator stage (study.stages:simulator), which "
+                             "no stage returned")
+        return explorer_html(ctx, payload)
+    return {"explorer": BlockSpec(block)}

@@ -36,7 +36,7 @@ from cit.errors import BuildError
 from cit.registry import Number, Registry
 from cit.blocks.charts import (SPECS, ChartSpec, _markers, breakeven_label, fallback_html,
                                grid_breakeven, select)
-from cit.blocks.charts import Axis as ChartAxis
+from cit.blocks.charts import ChartAxis
 from cit.blocks.generic import scroll_region
 from cit.blocks.spec import BlockSpec
 
@@ -471,8 +471,9 @@ def link_energy(ctx) -> str:
     return figure_html(ctx, uid, svg, caption, table)
 
 
-def figure_blocks(registry: Registry) -> dict[str, BlockSpec]:
-    """The figure blocks, by name; each reads the registry when a page uses it."""
+def figure_blocks(inputs) -> dict[str, BlockSpec]:
+    """The figure blocks, by name (a cit.blocks.BlockInputs is given); each reads the
+    registry when a page uses it."""
     fns = {"figure:final-loss": final_loss, "figure:energy-kept": energy_kept,
            "figure:optics-enob": optics_enob, "figure:sweep": sweep,
            "figure:bytes": bytes_per_collective, "figure:breakevens": breakevens,

@@ -75,15 +75,14 @@ class Calibration:
 
 def figure_value(p: Params, steps: dict, key: str, lo: float, hi: float, iters: int):
     """Our figure for quoted key `key`: ("time", seconds) or (break-even kind, GB/s)."""
-    from .compute import BREAKEVENS, breakeven_pair
     group, _, rest = key.partition(".")
     if group == "time" and rest in closed.BY_KEY:
         s = steps[rest]
         return "time", None if s is None else s * closed.step(p, closed.BY_KEY[rest].mech).total
     if group == "breakeven":
-        for bid, _, a, b in BREAKEVENS:
+        for bid, _, a, b in closed.BREAKEVENS:
             if bid == rest:
-                be = breakeven_pair(p, steps, a, b, lo, hi, iters)
+                be = closed.breakeven_pair(p, steps, a, b, lo, hi, iters)
                 return be.kind, None if be.at is None else be.at / 1e9
     raise BuildError(QUOTED, f"figures.{key}: the calibration has no figure of ours for it "
                      "(it knows time.<variant> and breakeven.<comparison>)")

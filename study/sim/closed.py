@@ -316,3 +316,26 @@ def break_even(time_a, time_b, lo: float, hi: float, iterations: int) -> BreakEv
         else:
             b = mid
     return BreakEven("below" if w_lo else "above", math.sqrt(a * b))
+
+
+# (registry id suffix, label, variant a, variant b): a's time against b's
+BREAKEVENS = (
+    ("E_vs_A", "E vs A", "E", "A"),
+    ("Eprime_Esteps_vs_A", "E′ vs A (E's steps)", "Eprime_Esteps", "A"),
+    ("Eprime_Csteps_vs_A", "E′ vs A (C's steps)", "Eprime_Csteps", "A"),
+    ("Cprime_vs_A", "C′ vs A", "Cprime", "A"),
+    ("Eprime_vs_Cprime", "E′ vs C′ (C's steps)", "Eprime_Csteps", "Cprime"),
+    ("B_vs_A", "B vs A", "B", "A"),
+    ("C_vs_A", "C vs A", "C", "A"),
+)
+
+
+def time_fn(p: Params, steps: dict, key: str):
+    mech = BY_KEY[key].mech
+    s = steps[key]
+    return lambda bw: None if s is None else s * step(p.with_(bw_wan=bw), mech).total
+
+
+def breakeven_pair(p: Params, steps: dict, a: str, b: str, lo: float, hi: float,
+                   iters: int) -> BreakEven:
+    return break_even(time_fn(p, steps, a), time_fn(p, steps, b), lo, hi, iters)

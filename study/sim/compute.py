@@ -15,7 +15,7 @@ from cit.errors import BuildError
 from cit.reads import Reads
 from ..runs import Folder, load_folder
 from . import calibrate, closed, counterfactual, des, interval
-from .closed import VARIANTS, BreakEven, Params, Step
+from .closed import BREAKEVENS, VARIANTS, BreakEven, Params, Step, breakeven_pair
 from .inputs import Inputs, OpticsRun, load_inputs
 from .quoted import QUOTED, QuotedFile, load_quoted
 from .scenario import Scenario, Values, load_scenario
@@ -23,18 +23,6 @@ from .scenario import Scenario, Values, load_scenario
 ROOT = Path(__file__).resolve().parents[2]
 
 AGREE = 1e-9          # DES vs closed form, relative
-
-# (registry id suffix, label, variant a, variant b): a's time against b's
-BREAKEVENS = (
-    ("E_vs_A", "E vs A", "E", "A"),
-    ("Eprime_Esteps_vs_A", "E′ vs A (E's steps)", "Eprime_Esteps", "A"),
-    ("Eprime_Csteps_vs_A", "E′ vs A (C's steps)", "Eprime_Csteps", "A"),
-    ("Cprime_vs_A", "C′ vs A", "Cprime", "A"),
-    ("Eprime_vs_Cprime", "E′ vs C′ (C's steps)", "Eprime_Csteps", "Cprime"),
-    ("B_vs_A", "B vs A", "B", "A"),
-    ("C_vs_A", "C vs A", "C", "A"),
-)
-
 
 @dataclass
 class EnobRow:
@@ -136,17 +124,6 @@ def _agree(a: Step, b: Step, where: str) -> None:
         if abs(x - y) > AGREE * max(abs(x), abs(y), ref):
             raise BuildError("study/sim/des.py", f"{where}: simulated {name} {x!r} differs "
                              f"from the closed form {y!r} by more than {AGREE} relative")
-
-
-def time_fn(p: Params, steps: dict, key: str):
-    mech = closed.BY_KEY[key].mech
-    s = steps[key]
-    return lambda bw: None if s is None else s * closed.step(p.with_(bw_wan=bw), mech).total
-
-
-def breakeven_pair(p: Params, steps: dict, a: str, b: str, lo: float, hi: float,
-                   iters: int) -> BreakEven:
-    return closed.break_even(time_fn(p, steps, a), time_fn(p, steps, b), lo, hi, iters)
 
 
 def enob_pick(rows, e_planes: int):

@@ -192,9 +192,8 @@ def _scenario_section(c: Computed) -> Section:
                 comp = f"scenario input, the same as {e.same_as} ({e.cite})"
             logs = ()
         aliases = (SIM_ALIASES[key],) if key in SIM_ALIASES else ()
-        value = raw if not isinstance(raw, bool) else raw
         rows.append([Cell(key), Cell(e.label),
-                     Cell(text, f"scenario.{key}", value, e.unit, KIND_OF_TAG[e.source],
+                     Cell(text, f"scenario.{key}", raw, e.unit, KIND_OF_TAG[e.source],
                           comp, logs=logs, aliases=aliases),
                      Cell(e.unit), Cell(e.source)])
     sec.blocks.append(Tab("Inputs", ("Key", "Input", "Value", "Unit", "Source"), rows))

@@ -9,7 +9,7 @@ after its figures are in the registry.
 
 from __future__ import annotations
 
-from cit.claims import Verdict
+from cit.claims import Verdict, claim_book
 from cit.fmt import fmt, fmt_int, fmt_pct
 from cit.registry import Registry, Source
 from . import closed, interval
@@ -25,7 +25,7 @@ def _gbps(bw: float | None) -> str:
 class _Sim:
     def __init__(self, reg: Registry, c: Computed, results_path: str):
         self.reg, self.c = reg, c
-        self.book = reg.claim_book()
+        self.book = claim_book(reg)
         self.sources = (Source(results_path), Source("data/sim/scenario.yaml"))
 
     def v(self, id):

@@ -300,8 +300,12 @@ def test_a_duplicate_key(case, rel, key_re):
 def _other_version(cache, root):
     """A cache written by another version of the code, renamed to this version's key."""
     from cit import cache as cache_mod
-    from cit.build import STAGE_READS, stage_key
-    from cit.incremental import code_key
+    from cit.incremental import code_key as project_code
+    from cit.siteconfig import load_site
+    from cit.stages import STAGE_READS, stage_key
+
+    def code_key(root):
+        return project_code(root, load_site(root).packages())
     old_code = code_key(root)
     recorded = cache_mod.read_json(root, STAGE_READS, old_code)
     fmt = root / "cit" / "fmt.py"

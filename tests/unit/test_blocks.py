@@ -79,9 +79,11 @@ def test_the_tested_table_shows_each_verification_figure(site, render_registry):
 # ---- the block table (cit/blocks/__init__.py) ------------------------------------------
 
 def _table(render_registry):
-    from cit.blocks import block_table
-    # the explorer's computation is only read when a page uses @[explorer]
-    return block_table(render_registry, ROOT / "content", ROOT / "templates", None)
+    from cit.blocks import BlockInputs, block_table
+    from cit.siteconfig import load_site
+    # the explorer's payload (a stage's data) is only read when a page uses @[explorer]
+    return block_table(BlockInputs(render_registry, ROOT, ROOT / "content",
+                                   ROOT / "templates"), load_site(ROOT).blocks)
 
 
 def test_the_block_table_registers_every_kind_of_block_by_name(render_registry):

@@ -66,18 +66,6 @@ def test_a_nested_pickle_that_would_run_code_is_refused(tmp_path):
     assert not marker.exists()
 
 
-def test_cached_simulator_values_that_cannot_be_loaded_are_computed_instead(
-        tmp_path, monkeypatch, capsys):
-    from cit import build
-    calls = []
-    monkeypatch.setattr(build, "data_stages", lambda root, reads, vendored, vendor_reads, code,
-                        use_cache: calls.append(use_cache)
-                        or (None, None, None, lambda: "computed cold", ""))
-    load = build._computed_loader(tmp_path, None, [], b"not a pickle")
-    assert load() == "computed cold" and calls == [False]
-    assert "cache of the simulator's values discarded: cannot be loaded" in capsys.readouterr().err
-
-
 def test_after_one_cache_write_fails_the_build_writes_no_more_and_says_so_once(
         tmp_path, monkeypatch, capsys):
     """Issue 23's review (C3): a full disk gave one `cache not written` line per cache

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from cit.claims import Verdict, parse_reference
+from cit.claims import Verdict, claim_book, parse_reference
 from cit.errors import BuildError
 from cit.fmt import fmt
 from cit.frontmatter import parse_content_file
@@ -21,7 +21,7 @@ def _registry():
     reg = Registry()
     reg.add("loss.a", 3.1, fmt(3.1, 3), kind="measured", sources=SRC, locator="x",
             computation="y")
-    book = reg.claim_book()
+    book = claim_book(reg)
     book.add("a.below.b", "A's loss is below B's", Verdict(True, (("A", "3.100"), ("B", "3.200")),
                                                            (3, 3)),
              sources=SRC, computation="A < B")
@@ -115,7 +115,7 @@ def test_a_malformed_claim_reference_fails(page):
 def test_claim_and_number_ids_do_not_collide():
     reg = _registry()
     with pytest.raises(BuildError):
-        reg.claim_book().add("loss.a", "x", Verdict(True, ()), sources=SRC, computation="")
+        claim_book(reg).add("loss.a", "x", Verdict(True, ()), sources=SRC, computation="")
     with pytest.raises(BuildError):
         reg.add("a.below.b", 1, "1", kind="derived", sources=SRC, locator="", computation="")
 

@@ -77,7 +77,7 @@ def test_check_on_a_warm_cache_says_what_it_reused(project_copy, warm_copy, tmp_
     r = run_in_process(build.main, ["--check"], project_copy, None)
     assert r.returncode == 0, r.stderr
     reused = next(line for line in r.stdout.splitlines() if line.startswith("Reused"))
-    assert "experiment and simulator (from the verified cache" in reused
+    assert "experiment, simulator, benchmarks (from the verified cache" in reused
     assert "pages (kept from the last good build" in reused
     assert "Nothing written (--check)." in r.stdout
 

@@ -8,7 +8,8 @@ import re
 import pytest
 
 from study.blocks.explorer import explorer_blocks
-from study.blocks.explorer import explorer_data
+from study.blocks.explorer import explorer_data, explorer_payload
+from cit.blocks import BlockInputs
 from cit.markdown import PageContext
 from cit.registry import Registry
 from study.runs import load_folder
@@ -34,7 +35,9 @@ def registry(computed):
 
 def _render(registry, computed):
     ctx = PageContext(registry, "/transit/", "../", "content/pages/transit.md", {}, {})
-    spec = explorer_blocks(lambda: computed)["explorer"]
+    inputs = BlockInputs(registry, ROOT, ROOT / "content", ROOT / "templates",
+                         {"explorer": explorer_payload(computed)})
+    spec = explorer_blocks(inputs)["explorer"]
     return spec, spec.function(ctx), ctx
 
 

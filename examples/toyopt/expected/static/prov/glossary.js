@@ -1,0 +1,2 @@
+/* Provenance of the numbers and definitions of the terms on /glossary/; written by the build, read by site.js. */
+(window.CIT_PROV=window.CIT_PROV||{})["/glossary/"]={"g":{"adam":["Adam","An optimiser that scales each coordinate’s step by running estimates of the gradient’s mean and spread."],"gd":["gradient descent","The plain optimiser: each step moves against the gradient, scaled by a fixed learning rate."],"momentum":["momentum","Gradient descent with a running sum of past gradients, so each step keeps part of the last one’s direction."]},"n":{},"s":[],"t":[]};

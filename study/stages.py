@@ -1,0 +1,46 @@
+"""This study's data stages, as site.yaml declares them (docs/site-config.md):
+
+- `experiment`: the run logs, the tables and the upstream results.md check, its claims;
+- `simulator`: the simulator's recomputation, the data/sim/results.md check, its claims,
+  and the explorer's payload (plain JSON the `@[explorer]` block draws from).
+
+Each adds to the registry and returns a cit.stages.StageOutput of plain data.
+"""
+
+from __future__ import annotations
+
+from cit import yamlio
+from cit.stages import StageContext, StageOutput
+
+
+def experiment(ctx: StageContext) -> StageOutput:
+    """Load the logs, recompute and check the upstream results.md files, register."""
+    from . import experiment as exp_stage
+    study = yamlio.load(ctx.reads.text(ctx.root / "data" / "study.yaml"), "data/study.yaml")
+    exp = exp_stage.load_experiment(ctx.vendored, ctx.root, study, ctx.registry, ctx.reads)
+    ctx.shared["experiment"] = exp
+    figures = {}
+    for key, c in exp.verification.items():
+        figures[f"results_md_numbers.{key}"] = (
+            c.verified, f"Numbers verified in {key} results.md",
+            "digit runs of the upstream results.md compared with our recomputation")
+        figures[f"results_md_total.{key}"] = (
+            c.total, f"Numbers in {key} results.md", "digit runs in the upstream results.md")
+    return StageOutput(figures=figures, summary="recomputed from the run logs and matched: " + ", ".join(
+        f"{c.verified:,} of {c.total:,} numbers of {name} results.md"
+        for name, c in exp.verification.items()))
+
+
+def simulator(ctx: StageContext) -> StageOutput:
+    """Recompute the simulator, check every cell of data/sim/results.md, register; the
+    explorer's payload is computed here, so the block never sees the simulator."""
+    from . import sim
+    from .blocks.explorer import explorer_payload
+    cells, computed = sim.build_stage(ctx.registry, ctx.shared["experiment"], ctx.root,
+                                      sim.compute_from_paths(ctx.root, reads=ctx.reads),
+                                      ctx.reads)
+    return StageOutput(
+        figures={"sim_cells": (cells, "Simulator cells verified",
+                               "cells of data/sim/results.md recomputed and compared")},
+        data={"explorer": explorer_payload(computed)},
+        summary=f"{cells:,} cells of data/sim/results.md recomputed and matched")

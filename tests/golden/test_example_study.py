@@ -1,0 +1,52 @@
+"""The second study (examples/toyopt), built by the same engine with no edit of it: its
+whole output tree against the committed expectation (tools/example_expected.py writes
+it), so an engine change that alters any output shows up here as a diff."""
+
+import difflib
+import importlib.util
+
+from tests.conftest import ROOT
+
+EXAMPLE = ROOT / "examples" / "toyopt"
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("example_expected",
+                                                  ROOT / "tools" / "example_expected.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_example_study_builds_to_its_expected_tree_byte_for_byte():
+    tool = _tool()
+    files = tool.build("toyopt")
+    expected = EXAMPLE / "expected"
+    assert tool.manifest(files) == (expected / "MANIFEST").read_text()
+    for rel, data in files.items():
+        if rel.startswith(tool.BUNDLED):
+            continue
+        want = (expected / rel).read_bytes()
+        if data != want:
+            diff = difflib.unified_diff(want.decode().splitlines(), data.decode().splitlines(),
+                                        f"expected/{rel}", f"built/{rel}", lineterm="", n=1)
+            raise AssertionError("\n".join(list(diff)[:40]))
+
+
+def test_the_example_has_the_parts_a_study_needs():
+    """Two pages and the hub, a deck, a glossary, a chart, two checked claims cited as
+    verified, and its own figures on the report it checked."""
+    import json
+    files = _tool().build("toyopt")
+    pages = sorted(k for k in files if k.endswith(".html"))
+    assert pages == ["decks/01-overview/index.html", "glossary/index.html", "index.html",
+                     "results/index.html"]
+    hub = files["index.html"].decode()
+    assert 'class="chart"' in hub
+    numbers = json.loads(files["numbers.json"])
+    claims = {c["id"] for c in numbers["claims"]}
+    assert claims == {"toy.sgd_first_to_target", "toy.momentum_highest_final"}
+    for cid in claims:
+        assert f'value="verified" data-id="{cid}"' in hub
+    build = numbers["build"]
+    assert build["report_numbers"] == build["report_total"] > 0
