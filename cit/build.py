@@ -306,9 +306,12 @@ def _build_and_write(a, root: Path, out: Path, use_cache: bool, progress,
 
 def build_inputs(root: Path, vendor_from) -> list[Path]:
     """What a build reads, which no --out may hold or lie inside (docs/output.md): the
-    project's inputs and code, its caches and git folder, and the upstream mirror."""
-    found = [root / n for n in ("build.py", "cit", "study", "content", "data", "templates",
-                                "vendored", ".cache", ".git") if os.path.lexists(root / n)]
+    project's inputs and code (site.yaml names the study's packages and templates), its
+    caches and git folder, and the upstream mirror."""
+    site_cfg = siteconfig.load_site(root)
+    names = ("build.py", "site.yaml", "cit", *site_cfg.packages(), "content", "data",
+             "templates", site_cfg.templates, "vendored", ".cache", ".git")
+    found = [root / n for n in dict.fromkeys(names) if os.path.lexists(root / n)]
     mirror = vendor.mirror_dir(vendor_from, root)
     return found + ([mirror] if mirror else []) + [Path(__file__).resolve().parent]
 

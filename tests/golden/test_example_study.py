@@ -1,9 +1,15 @@
 """The second study (examples/toyopt), built by the same engine with no edit of it: its
 whole output tree against the committed expectation (tools/example_expected.py writes
-it), so an engine change that alters any output shows up here as a diff."""
+it), so an engine change that alters any output shows up here as a diff; and a study
+`python -m cit new DIR` starts builds at once."""
 
 import difflib
 import importlib.util
+import json
+import subprocess
+import sys
+
+import pytest
 
 from tests.conftest import ROOT
 
@@ -18,9 +24,15 @@ def _tool():
     return mod
 
 
-def test_the_example_study_builds_to_its_expected_tree_byte_for_byte():
+@pytest.fixture(scope="module")
+def built():
+    """The example's output, built once for this module (cold, at the fixed stamp)."""
     tool = _tool()
-    files = tool.build("toyopt")
+    return tool, tool.build("toyopt")
+
+
+def test_the_example_study_builds_to_its_expected_tree_byte_for_byte(built):
+    tool, files = built
     expected = EXAMPLE / "expected"
     assert tool.manifest(files) == (expected / "MANIFEST").read_text()
     for rel, data in files.items():
@@ -33,11 +45,10 @@ def test_the_example_study_builds_to_its_expected_tree_byte_for_byte():
             raise AssertionError("\n".join(list(diff)[:40]))
 
 
-def test_the_example_has_the_parts_a_study_needs():
+def test_the_example_has_the_parts_a_study_needs(built):
     """Two pages and the hub, a deck, a glossary, a chart, two checked claims cited as
     verified, and its own figures on the report it checked."""
-    import json
-    files = _tool().build("toyopt")
+    _, files = built
     pages = sorted(k for k in files if k.endswith(".html"))
     assert pages == ["decks/01-overview/index.html", "glossary/index.html", "index.html",
                      "results/index.html"]
@@ -50,3 +61,21 @@ def test_the_example_has_the_parts_a_study_needs():
         assert f'value="verified" data-id="{cid}"' in hub
     build = numbers["build"]
     assert build["report_numbers"] == build["report_total"] > 0
+
+
+def test_a_study_cit_new_makes_builds_at_once_with_its_own_stage(tmp_path):
+    """`python -m cit new DIR && python build.py --root DIR`, DIR a fresh folder: the
+    copy builds (its stage ran: its report's numbers are verified) into DIR/site."""
+    target = tmp_path / "mystudy"
+    new = subprocess.run([sys.executable, "-m", "cit", "new", str(target)], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert new.returncode == 0, new.stderr
+    assert (target / "site.yaml").is_file() and not (target / "expected").exists()
+    r = subprocess.run([sys.executable, "build.py", "--root", str(target), "--no-cache"],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    numbers = json.loads((target / "site" / "numbers.json").read_text())
+    assert numbers["build"]["report_numbers"] == numbers["build"]["report_total"] > 0
+    again = subprocess.run([sys.executable, "-m", "cit", "new", str(target)], cwd=ROOT,
+                           capture_output=True, text=True)
+    assert again.returncode != 0 and "exists and is not empty" in again.stderr

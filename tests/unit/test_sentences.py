@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from cit import sentences as S
+from cit.siteconfig import load_site
 from cit.claims import Claim
 from cit.errors import BuildError
 from cit.reads import Reads
@@ -164,7 +165,7 @@ def test_a_bad_byte_or_a_folder_is_refused_by_the_reads(tmp_path):
 
 def test_the_repository_passes_and_reports_its_figures():
     root = Path(__file__).resolve().parents[2]
-    report = S.check(root)
+    report = S.check(root, packages=load_site(root).packages())
     entries = S.load_exemptions(root)
     assert report.entries == len(entries) and report.found == report.checked + report.exempt
     assert all(e.reason.strip() for e in entries)
@@ -187,7 +188,7 @@ def test_a_planted_unmarked_comparison_fails_the_build(project_copy, warm_copy):
 def test_numbers_json_and_tested_report_the_figures(built_site):
     build = json.loads((built_site / "numbers.json").read_text())["build"]
     root = Path(__file__).resolve().parents[2]
-    report = S.check(root)
+    report = S.check(root, study=load_site(root).page_text)
     assert (build["sentences_found"], build["sentences_checked"],
             build["sentences_exempt"], build["sentence_exemptions"]) == (
         report.found, report.checked, report.exempt, report.entries)
