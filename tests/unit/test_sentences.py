@@ -144,7 +144,7 @@ def test_a_module_declaring_page_text_is_read_and_every_read_is_recorded(tmp_pat
     (root / "study" / "hidden.py").write_text(caption)
     reads = Reads(root)
     with pytest.raises(BuildError) as e:
-        S.check(root, reads)
+        S.check(root, reads, packages=("study",))
     assert "study/blocks/shown.py:2: a sentence that compares (below)" in e.value.message
     assert "hidden.py" not in e.value.message
     got = reads.shared()
@@ -188,7 +188,7 @@ def test_a_planted_unmarked_comparison_fails_the_build(project_copy, warm_copy):
 def test_numbers_json_and_tested_report_the_figures(built_site):
     build = json.loads((built_site / "numbers.json").read_text())["build"]
     root = Path(__file__).resolve().parents[2]
-    report = S.check(root, study=load_site(root).page_text)
+    report = S.check(root, packages=load_site(root).packages())
     assert (build["sentences_found"], build["sentences_checked"],
             build["sentences_exempt"], build["sentence_exemptions"]) == (
         report.found, report.checked, report.exempt, report.entries)
