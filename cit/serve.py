@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from . import siteconfig
 from .errors import BuildError
 
 RELOAD_PATH = "/__cit/reload.js"
@@ -39,9 +40,9 @@ WAIT_PATH = "/__cit/wait"
 RELOAD_TAG = '<script src="/__cit/reload.js" data-token="{token}"></script>'
 POLL_SECONDS = 25
 DEBOUNCE_SECONDS = 0.05
-WATCHED_DIRS = ("content", "templates", "data", "vendored/plotly", "cit", "study")
+# besides the code folders (the engine's cit/ and the study's packages, code_folders)
+WATCHED_DIRS = ("content", "templates", "data", "vendored/plotly")
 WATCHED_FILES = ("vendored/lock.yaml", "build.py", "site.yaml")
-CODE = ("cit/", "study/", "build.py")
 IGNORED_PARTS = ("__pycache__", ".git")
 IGNORED_SUFFIXES = ("~", ".swp", ".swx", ".part", ".tmp", ".pyc")
 
@@ -194,14 +195,24 @@ def make_handler(state: ServeState):
     return Handler
 
 
-def describe_error(exc: BaseException) -> str:
+def code_folders(root: Path) -> tuple[str, ...]:
+    """The folders of the code a build runs: the engine's cit/ and the study's packages
+    (site.yaml's stages and block providers, cit.siteconfig: packages; none while
+    site.yaml cannot be read, which the build then reports)."""
+    try:
+        return ("cit", *siteconfig.load_site(root).packages())
+    except BuildError:
+        return ("cit",)
+
+
+def describe_error(exc: BaseException, folders=("cit",)) -> str:
     """A failed build in words: a BuildError names its file and line; anything else
-    (a bug, say) names the innermost frame of our code."""
+    (a bug, say) names the innermost frame of our code (`folders`: code_folders)."""
     if isinstance(exc, BuildError):
         return str(exc)
     frames = traceback.extract_tb(exc.__traceback__)
-    ours = [f for f in frames if "/cit/" in f.filename.replace(os.sep, "/")
-            or "/study/" in f.filename.replace(os.sep, "/")] or frames
+    ours = [f for f in frames if any(f"/{d}/" in f.filename.replace(os.sep, "/")
+                                     for d in folders)] or frames
     where = f"{ours[-1].filename}:{ours[-1].lineno}" if ours else "build"
     return f"{where}: {type(exc).__name__}: {exc}"
 
@@ -237,8 +248,9 @@ def bind(port: int) -> http.server.ThreadingHTTPServer:
     raise SystemExit(2)
 
 
-def relevant(root: Path, path: str) -> str | None:
-    """The changed file relative to root, or None when no build reads it."""
+def relevant(root: Path, path: str, code=("cit",)) -> str | None:
+    """The changed file relative to root, or None when no build reads it (`code`: the
+    code folders, code_folders)."""
     try:
         rel = Path(path).resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
@@ -247,8 +259,8 @@ def relevant(root: Path, path: str) -> str | None:
         return None
     if Path(rel).name.startswith(".") or Path(rel).name.startswith("#"):
         return None
-    if rel in WATCHED_FILES or any(rel.startswith(d + "/") for d in WATCHED_DIRS):
-        if rel.startswith(("cit/", "study/")) and not rel.endswith(".py"):
+    if rel in WATCHED_FILES or any(rel.startswith(d + "/") for d in (*WATCHED_DIRS, *code)):
+        if rel.startswith(tuple(d + "/" for d in code)) and not rel.endswith(".py"):
             return None
         return rel
     return None
@@ -264,12 +276,13 @@ class Changes:
 
     def __init__(self, root: Path):
         self.root = root
+        self.code = code_folders(root)
         self.paths: set[str] = set()
         self.seen: dict[str, tuple | None] = {}
         self.cond = threading.Condition()
 
     def add(self, path: str) -> None:
-        rel = relevant(self.root, path)
+        rel = relevant(self.root, path, self.code)
         if rel is None:
             return
         with self.cond:
@@ -321,7 +334,7 @@ def watch(root: Path, changes: Changes):
 
     observer = Observer()
     feed = Feed()
-    for d in WATCHED_DIRS:
+    for d in (*WATCHED_DIRS, *changes.code):
         if (root / d).is_dir():
             observer.schedule(feed, str(root / d), recursive=True)
     for f in WATCHED_FILES:
@@ -332,13 +345,14 @@ def watch(root: Path, changes: Changes):
     return observer
 
 
-def _build(rebuild, changed, state: ServeState) -> None:
-    """One build: publish its files, or keep the last good ones and publish the error."""
+def _build(rebuild, changed, state: ServeState, code=("cit",)) -> None:
+    """One build: publish its files, or keep the last good ones and publish the error
+    (`code`: the code folders, code_folders, for naming where a bug is)."""
     t0 = time.perf_counter()
     try:
         files = rebuild(changed)
     except Exception as e:  # noqa: BLE001 (any failure is shown, and the server lives on)
-        message = describe_error(e)
+        message = describe_error(e, code)
         print(f"build failed: {message}", file=sys.stderr, flush=True)
         state.publish(None, message)
         return
@@ -352,7 +366,8 @@ def code_error(root: Path) -> str | None:
     (file and line), else the failure of importing the build in a fresh process. Checked
     before a restart, so that a half-typed edit shows in the page instead of ending the
     server."""
-    code = [root / c.rstrip("/") for c in CODE]
+    folders = code_folders(root)
+    code = [root / c for c in (*folders, "build.py")]
     for path in sorted(p for c in code for p in ([c] if c.suffix else c.rglob("*.py"))):
         try:
             compile(path.read_bytes(), str(path), "exec")
@@ -362,7 +377,8 @@ def code_error(root: Path) -> str | None:
         except (OSError, ValueError):
             continue        # gone or unreadable meanwhile: the import below tells
     import subprocess
-    r = subprocess.run([sys.executable, "-c", "import cit.build, cit.serve, study"], cwd=root,
+    imports = ", ".join(("cit.build", "cit.serve", *folders[1:]))
+    r = subprocess.run([sys.executable, "-c", f"import {imports}"], cwd=root,
                        capture_output=True, text=True)
     if r.returncode != 0:
         return "the code does not import: " + (r.stderr.strip().splitlines() or ["?"])[-1]
@@ -392,15 +408,17 @@ def serve(root: Path, port: int, rebuild) -> int:
     serving = threading.Thread(target=server.serve_forever, daemon=True)
     restart = False
     try:
-        _build(rebuild, None, state)
+        _build(rebuild, None, state, changes.code)
         serving.start()
         print(f"serving http://127.0.0.1:{port}/ from memory (site/ is not written); "
-              f"watching {', '.join(WATCHED_DIRS + WATCHED_FILES)}; Ctrl-C stops", flush=True)
+              f"watching {', '.join(WATCHED_DIRS + changes.code + WATCHED_FILES)}; Ctrl-C "
+              "stops", flush=True)
         while True:
             changed = changes.take()
             # a code edit restarts the server once the code on disk can run; until then
             # its error is shown and every save checks again
-            restart = restart or any(c.startswith(CODE) for c in changed)
+            restart = restart or any(c == "build.py" or c.startswith(
+                tuple(d + "/" for d in changes.code)) for c in changed)
             if restart:
                 broken = code_error(root)
                 if broken:
@@ -412,7 +430,7 @@ def serve(root: Path, port: int, rebuild) -> int:
                 server.shutdown()
                 server.server_close()
                 os.execv(sys.executable, sys.orig_argv)
-            _build(rebuild, changed, state)
+            _build(rebuild, changed, state, changes.code)
     except KeyboardInterrupt:
         print("stopped", flush=True)
     finally:

@@ -283,3 +283,11 @@ def test_sigterm_and_sighup_stop_the_preview_as_ctrl_c_does(name):
     finally:
         for s, h in before.items():
             signal.signal(s, h)
+def test_the_study_packages_site_yaml_names_are_the_code_watched():
+    """The engine names no study: the code folders come from site.yaml's stages and
+    block providers (here study/), and only their Python files restart the server."""
+    code = serve.code_folders(ROOT)
+    assert code == ("cit", "study")
+    assert serve.relevant(ROOT, str(ROOT / "study" / "tables.py"), code) == "study/tables.py"
+    assert serve.relevant(ROOT, str(ROOT / "study" / "notes.txt"), code) is None
+    assert serve.relevant(ROOT, str(ROOT / "study" / "tables.py")) is None
