@@ -46,6 +46,34 @@ def fmt_sig(x, sig: int = 3) -> str:
     return fmt(rounded, max(digits, 0))
 
 
+# Named unit formats: a value in its SI base unit (seconds, joules, bytes, bytes per
+# second) printed in the unit the site shows it in, the same way at every call site.
+
+def fmt_ms(seconds, d: int = 3) -> str:
+    """Seconds shown in milliseconds, `d` decimals."""
+    return "n/a" if missing(seconds) else fmt(seconds * 1e3, d)
+
+
+def fmt_kj(joules, d: int = 2) -> str:
+    """Joules shown in kilojoules, `d` decimals."""
+    return "n/a" if missing(joules) else fmt(joules / 1e3, d)
+
+
+def fmt_mb(nbytes, d: int = 1) -> str:
+    """Bytes shown in megabytes (10^6 bytes), `d` decimals."""
+    return "n/a" if missing(nbytes) else fmt(nbytes / 1e6, d)
+
+
+def fmt_gb(nbytes, d: int = 2) -> str:
+    """Bytes shown in gigabytes (10^9 bytes), `d` decimals."""
+    return "n/a" if missing(nbytes) else fmt(nbytes / 1e9, d)
+
+
+def fmt_gbps(bytes_per_s, sig: int = 3) -> str:
+    """A bandwidth in bytes per second shown in GB/s, `sig` significant figures."""
+    return "n/a" if missing(bytes_per_s) else fmt_sig(bytes_per_s / 1e9, sig)
+
+
 def fmt_plain(x) -> str:
     """An integer with no separators (as prose prints step counts: `3000`)."""
     return "n/a" if missing(x) else str(int(x))

@@ -14,7 +14,7 @@ import pandas as pd
 from . import resultsmd, sweeplog, tables
 from cit.claims import claim_book
 from cit.errors import BuildError
-from cit.fmt import fmt, fmt_int, fmt_pct, fmt_ratio, fmt_general, fmt_sci_sig
+from cit.fmt import fmt, fmt_int, fmt_mb, fmt_pct, fmt_ratio, fmt_general, fmt_sci_sig
 from cit.registry import Ref, Registry, Source
 from cit.reads import Reads
 from .runs import Folder, Run, load_folder
@@ -148,7 +148,7 @@ def _register_bytes(add, by, groups):
             "bytes", f, "wire_bytes_per_step of the config record", "measured",
             f"{run.rel}:1 (config record)")
         for what, b in (("payload", run.payload_bytes_per_step), ("wire", run.wire_bytes_per_step)):
-            add(f"hub.{what}_mb.{key}", b / 1e6, fmt(b / 1e6, 1), "MB", f,
+            add(f"hub.{what}_mb.{key}", b / 1e6, fmt_mb(b), "MB", f,
                 f"{what} bytes per worker per step ÷ 1e6")
         if key != "A":
             for what, a, b in (("payload", A.payload_bytes_per_step, run.payload_bytes_per_step),
@@ -160,7 +160,7 @@ def _register_bytes(add, by, groups):
         "top-k's wire bytes per step ÷ the 1-D 256-point low band's")
     for g in groups:
         r = g.first
-        add(f"wire_mb.{g.slug}", r.wire_bytes_per_step / 1e6, fmt(r.wire_bytes_per_step / 1e6, 1),
+        add(f"wire_mb.{g.slug}", r.wire_bytes_per_step / 1e6, fmt_mb(r.wire_bytes_per_step),
             "MB", (r.rel,), "wire_bytes_per_step of the group's first run's config record ÷ 1e6")
         add(f"wire.{g.slug}", r.wire_bytes_per_step, fmt_int(r.wire_bytes_per_step), "bytes",
             (r.rel,), "wire_bytes_per_step of the group's first run's config record", "measured",

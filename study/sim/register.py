@@ -17,7 +17,7 @@ from cit.registry import Ref, Registry, Source
 from . import closed
 from .closed import VARIANTS
 from .compute import BREAKEVENS, Computed
-from .report import RESULTS, SimResultsDoc, Tab, against_rows, build_doc, locator
+from .report import RESULTS, SimResultsDoc, SimTable, against_rows, build_doc, locator
 from .quoted import QUOTED, QuotedFile, load_quoted
 
 PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
@@ -112,7 +112,7 @@ def register_series(reg: Registry, c: Computed, results_path: str = RESULTS) -> 
             **dict(zip(("lo", "hi"), _sweep_ends(c, "A", c.sweep_flat_a))))
 
 
-def _rows(tab: Tab, keep: list[int]):
+def _rows(tab: SimTable, keep: list[int]):
     """Registry rows from a results.md table: cells with ids become Refs, others labels."""
     out = []
     for row in tab.rows:

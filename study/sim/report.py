@@ -13,7 +13,7 @@ from pathlib import Path
 
 from cit import atomic
 from cit.errors import BuildError
-from cit.fmt import fmt, fmt_general, fmt_int, fmt_pct, fmt_sig
+from cit.fmt import fmt, fmt_gbps, fmt_general, fmt_int, fmt_kj, fmt_ms, fmt_pct
 from cit.pipetable import is_separator, split_row
 from cit.reads import Reads
 from . import closed, interval
@@ -27,16 +27,12 @@ TITLE = "Simulator results: training across data centres"
 # ---- formatting (the explorer's JavaScript repeats these rules exactly) ---------------
 
 
-def f_ms(s: float) -> str:
-    return fmt(s * 1e3, 3)
-
-
 def f_s(s: float | None) -> str:
     return "never" if s is None else fmt(s, 2)
 
 
 def f_kj(j: float | None) -> str:
-    return "never" if j is None else fmt(j / 1e3, 2)
+    return "never" if j is None else fmt_kj(j)
 
 
 def f_j(j: float) -> str:
@@ -51,12 +47,8 @@ def f_bytes(x: float) -> str:
     return fmt(x, 0)
 
 
-def f_gbps(bw: float) -> str:
-    return fmt_sig(bw / 1e9, 3)
-
-
 def f_be(be: BreakEven) -> str:
-    return be_text(be.kind, None if be.at is None else f_gbps(be.at))
+    return be_text(be.kind, None if be.at is None else fmt_gbps(be.at))
 
 
 def be_value(be: BreakEven):
@@ -95,7 +87,7 @@ class Cell:
 
 
 @dataclass
-class Tab:
+class SimTable:
     name: str
     columns: tuple
     rows: list
@@ -105,7 +97,7 @@ class Tab:
 class Section:
     number: int
     title: str
-    blocks: list = field(default_factory=list)   # str (one prose line) | Tab
+    blocks: list = field(default_factory=list)   # str (one prose line) | SimTable
 
 
 @dataclass
@@ -118,16 +110,16 @@ class SimResultsDoc:
         """(section, table, row key, column, Cell) for every body cell."""
         for sec in self.sections:
             for b in sec.blocks:
-                if isinstance(b, Tab):
+                if isinstance(b, SimTable):
                     for row in b.rows:
                         for col, cell in zip(b.columns, row):
                             yield sec, b, row[0].text, col, cell
 
-    def table(self, number: int, name: str) -> Tab:
+    def table(self, number: int, name: str) -> SimTable:
         for sec in self.sections:
             if sec.number == number:
                 for b in sec.blocks:
-                    if isinstance(b, Tab) and b.name == name:
+                    if isinstance(b, SimTable) and b.name == name:
                         return b
         raise KeyError((number, name))
 
@@ -196,13 +188,13 @@ def _scenario_section(c: Computed) -> Section:
                      Cell(text, f"scenario.{key}", raw, e.unit, KIND_OF_TAG[e.source],
                           comp, logs=logs, aliases=aliases),
                      Cell(e.unit), Cell(e.source)])
-    sec.blocks.append(Tab("Inputs", ("Key", "Input", "Value", "Unit", "Source"), rows))
+    sec.blocks.append(SimTable("Inputs", ("Key", "Input", "Value", "Unit", "Source"), rows))
     if c.calibration is not None:
         sec.blocks.append(_fitted_table(c))
     return sec
 
 
-def _fitted_table(c: Computed) -> Tab:
+def _fitted_table(c: Computed) -> SimTable:
     cal = c.calibration
     rows = []
     for f in cal.fitted:
@@ -218,7 +210,7 @@ def _fitted_table(c: Computed) -> Tab:
                  "the recorded values"),
             Cell(fmt_int(cal.iterations)),
         ])
-    return Tab("Fitted inputs", ("Key", "Value", "Unit", "Fitted to (data/sim/quoted.yaml)",
+    return SimTable("Fitted inputs", ("Key", "Value", "Unit", "Fitted to (data/sim/quoted.yaml)",
                                  "RMS relative residual", "Iterations"), rows)
 
 
@@ -259,7 +251,7 @@ def _steps_section(c: Computed) -> Section:
                  _kind(var), "bytes crossing the WAN per step, both directions, simulated"),
             Cell(steps_from),
         ])
-    sec.blocks.append(Tab("Steps and bytes per variant",
+    sec.blocks.append(SimTable("Steps and bytes per variant",
                           ("Variant", "Collective", "Steps to target",
                            "Payload / step (bytes)", "Wire / step (bytes)",
                            "WAN bytes / step", "Steps from"), rows))
@@ -284,18 +276,18 @@ def _time_section(c: Computed) -> Section:
         kind = _kind(var)
         rows.append([
             Cell(var.label),
-            Cell(f_ms(st.compute), f"sim.compute.{k}", st.compute * 1e3, "ms", kind,
+            Cell(fmt_ms(st.compute), f"sim.compute.{k}", st.compute * 1e3, "ms", kind,
                  "6 x parameters x tokens per worker per step / (GPU peak x utilisation)",
                  closed=True),
-            Cell(f_ms(st.gpu), f"sim.compress_gpu.{k}", st.gpu * 1e3, "ms", kind,
+            Cell(fmt_ms(st.gpu), f"sim.compress_gpu.{k}", st.gpu * 1e3, "ms", kind,
                  "FLOPs per multiply-add x multiply-adds per value x parameters / GPU rate",
                  closed=True),
-            Cell(f_ms(st.module), f"sim.compress_module.{k}", st.module * 1e3, "ms", kind,
+            Cell(fmt_ms(st.module), f"sim.compress_module.{k}", st.module * 1e3, "ms", kind,
                  "parameters / module rate", closed=True),
-            Cell(f_ms(st.comm), f"sim.comm.{k}", st.comm * 1e3, "ms", kind,
+            Cell(fmt_ms(st.comm), f"sim.comm.{k}", st.comm * 1e3, "ms", kind,
                  f"simulated {closed.COLLECTIVE_LABEL[c.params.layout][var.collective]}",
                  closed=True),
-            Cell(f_ms(st.total), f"sim.step_time.{k}", st.total * 1e3, "ms", kind,
+            Cell(fmt_ms(st.total), f"sim.step_time.{k}", st.total * 1e3, "ms", kind,
                  "compute + compression + communication", closed=True),
             Cell(f_s(t), f"sim.time.{k}", t, "s", kind,
                  "steps to target x simulated step time", closed=True),
@@ -313,12 +305,12 @@ def _time_section(c: Computed) -> Section:
             Cell(f_j(st.energy), f"sim.energy_step.{k}", st.energy, "J", kind,
                  "GPU + links + module", closed=True),
         ])
-    sec.blocks.append(Tab("Step time and time to target",
+    sec.blocks.append(SimTable("Step time and time to target",
                           ("Variant", "Compute (ms)", "Compression, GPU (ms)",
                            "Compression, module (ms)", "Communication (ms)",
                            "Step time (ms)", "Time to target (s)",
                            "Energy to target (kJ)"), rows))
-    sec.blocks.append(Tab("Energy per step",
+    sec.blocks.append(SimTable("Energy per step",
                           ("Variant", "GPU (J)", "Links (J)", "Module (J)", "Total (J)"),
                           erows))
     p = c.params
@@ -338,7 +330,7 @@ def _time_section(c: Computed) -> Section:
          fmt(closed.wan_alpha(p) * 1e6, 2), "µs", "sim.wan_alpha",
          "two worker links plus the WAN"),
     ]
-    sec.blocks.append(Tab("Derived rates", ("Quantity", "Value", "Unit"), [
+    sec.blocks.append(SimTable("Derived rates", ("Quantity", "Value", "Unit"), [
         [Cell(name), Cell(text, id_, val, unit, "derived", comp, closed=True), Cell(unit)]
         for name, val, text, unit, id_, comp in derived]))
     return sec
@@ -375,7 +367,7 @@ def _breakeven_section(c: Computed) -> Section:
                  f"{closed.BY_KEY[b].label} against WAN bandwidth", closed=True),
             Cell(_faster(c, a, b), closed=True),
         ])
-    sec.blocks.append(Tab("Break-evens", ("Comparison", "Break-even WAN bandwidth",
+    sec.blocks.append(SimTable("Break-evens", ("Comparison", "Break-even WAN bandwidth",
                                           "Faster at the default WAN"), rows))
     return sec
 
@@ -408,7 +400,7 @@ def _enob_section(c: Computed) -> Section:
                  "hypothetical", "bisection: E′ with this run's steps against A",
                  closed=True),
         ])
-    sec.blocks.append(Tab("Repaired optics runs",
+    sec.blocks.append(SimTable("Repaired optics runs",
                           ("Run", "ENOB", "Planes", "Full scale re-set every (steps)",
                            "Steps to target", "E vs A", "E′ vs A"), rows))
     be = c.enob_breakeven
@@ -426,7 +418,7 @@ def _enob_section(c: Computed) -> Section:
                        f"lowest ENOB whose repaired run reaches the target and whose {via} "
                        "beats A somewhere in the range", closed=True, logs=run.steps.files)],
                  [Cell("Beats A as"), Cell(via, closed=True)]]
-    sec.blocks.append(Tab("Break-even ENOB", ("Figure", "Value"), cells))
+    sec.blocks.append(SimTable("Break-even ENOB", ("Figure", "Value"), cells))
     return sec
 
 
@@ -441,7 +433,7 @@ def _sweep_section(c: Computed) -> Section:
         "layout, for comparison.")
     rows = []
     for i, bw in enumerate(c.grid):
-        row = [Cell(f_gbps(bw), f"sim.sweep.bw.{i}", bw / 1e9, "GB/s", "assumption",
+        row = [Cell(fmt_gbps(bw), f"sim.sweep.bw.{i}", bw / 1e9, "GB/s", "assumption",
                     "point of the fixed log grid", closed=True)]
         for var in VARIANTS:
             steps = c.steps[var.key]
@@ -455,7 +447,7 @@ def _sweep_section(c: Computed) -> Section:
                         "steps to target x simulated step time of A under the other "
                         "collective layout at this WAN bandwidth", closed=True))
         rows.append(row)
-    sec.blocks.append(Tab("Time to target against WAN bandwidth",
+    sec.blocks.append(SimTable("Time to target against WAN bandwidth",
                           ("WAN bandwidth (GB/s)",) + tuple(v.label for v in VARIANTS)
                           + (other_a_label(c),), rows))
     return sec
@@ -515,11 +507,11 @@ def _against_section(c: Computed) -> Section:
                  f"ours / quoted - 1 for {q.what}", closed=True),
             Cell("yes" if ok else "no", closed=True),
         ])
-    sec.blocks.append(Tab("Quoted figures beside ours",
+    sec.blocks.append(SimTable("Quoted figures beside ours",
                           ("Key", "Figure", "Quoted", "Ours",
                            "Ours at the original's precision", "Relative difference",
                            "Same at the original's precision"), rows))
-    sec.blocks.append(Tab("Count", ("Figure", "Value"), [
+    sec.blocks.append(SimTable("Count", ("Figure", "Value"), [
         [Cell("Quoted figures compared"),
          Cell(fmt_int(len(rows)), "sim.against.total", len(rows), "figures", "derived",
               "quoted figures marked against in data/sim/quoted.yaml", closed=True)],
@@ -616,7 +608,7 @@ def _enob_ends_tabs(c: Computed) -> list:
                                 f"bisection: {via.split('_')[0].replace('prime', '′')} at "
                                 f"this run's {end} steps against A at the other end"))
         rows.append(row)
-    runs = Tab("Repaired optics runs at both ends",
+    runs = SimTable("Repaired optics runs at both ends",
                ("Run", "Steps to target (grid)", "Fewest steps", "E vs A, fewest",
                 "E vs A, most", "E′ vs A, fewest", "E′ vs A, most"), rows)
     pick = [Cell("Break-even ENOB"), Cell(_enob_text(c.enob_breakeven))]
@@ -629,7 +621,7 @@ def _enob_ends_tabs(c: Computed) -> list:
                          f"the break-even ENOB with every repaired run at its {end} steps "
                          "and A at the other end"))
         via.append(Cell(be[1] if be else "neither"))
-    return [runs, Tab("Break-even ENOB at both ends",
+    return [runs, SimTable("Break-even ENOB at both ends",
                       ("Figure", "Grid", "E at its fewest steps", "E at its most steps"),
                       [pick, via])]
 
@@ -638,7 +630,7 @@ def _enob_text(be) -> str:
     return "none" if be is None else fmt_general(be[0].enob)
 
 
-def _order_tab(c: Computed, what: str) -> tuple[Tab, int, int]:
+def _order_tab(c: Computed, what: str) -> tuple[SimTable, int, int]:
     f = f_s if what == "time" else f_kj
     rows, kept = [], 0
     for o in interval.orderings(c, what):
@@ -652,7 +644,7 @@ def _order_tab(c: Computed, what: str) -> tuple[Tab, int, int]:
                           "fewest (the same steps when the two share them)")])
     unit = "s" if what == "time" else "kJ"
     name = "time to target" if what == "time" else "energy to target"
-    return Tab(f"Orderings of {name} at the default WAN",
+    return SimTable(f"Orderings of {name} at the default WAN",
                ("Lower at the grid values, higher", f"At the grid values ({unit})",
                 f"Lower at its most steps, higher at its fewest ({unit})", "Survives"),
                rows), kept, len(rows)
@@ -674,15 +666,15 @@ def _interval_section(c: Computed) -> Section:
         "(C and C′, E and E′ on E's steps, C and E′ on C's) move together. An ordering of "
         "two variants survives the interval when it holds at the corner that favours the "
         "one that is higher at the grid values.")
-    sec.blocks.append(Tab("Steps to target within the evaluation grid",
+    sec.blocks.append(SimTable("Steps to target within the evaluation grid",
                           ("Variant", "Steps to target (grid)",
                            "Last evaluation above the target, per seed", "Fewest steps",
                            "Most steps", "Steps from"), _steps_ends_rows(c)))
-    sec.blocks.append(Tab("Time and energy to target at both ends",
+    sec.blocks.append(SimTable("Time and energy to target at both ends",
                           ("Variant", "Time to target (s), grid", "Time, fewest steps",
                            "Time, most steps", "Energy to target (kJ), grid",
                            "Energy, fewest steps", "Energy, most steps"), _time_ends_rows(c)))
-    sec.blocks.append(Tab("Break-evens at both ends",
+    sec.blocks.append(SimTable("Break-evens at both ends",
                           ("Comparison", "Steps", "Break-even (grid)",
                            "First at its fewest steps", "First at its most steps",
                            "Same at both ends"), _be_ends_rows(c)))
@@ -696,7 +688,7 @@ def _interval_section(c: Computed) -> Section:
                             "derived", f"rows of the {what} orderings table that survive"),
                        Cell(fmt_int(total), f"sim.order.{what}.pairs", total, "pairs",
                             "derived", "pairs of variants that reach the target")])
-    sec.blocks.append(Tab("Orderings that survive", ("Figure", "Survive", "Pairs"), counts))
+    sec.blocks.append(SimTable("Orderings that survive", ("Figure", "Survive", "Pairs"), counts))
     return sec
 
 
@@ -751,13 +743,13 @@ def _counterfactual_section(c: Computed) -> Section:
         "WAN bandwidth, at the default, and by break-even, at the grid values and at both "
         "ends of the interval of section 8. A module that takes no time also draws no "
         "energy.")
-    sec.blocks.append(Tab("Counterfactual runs", (
+    sec.blocks.append(SimTable("Counterfactual runs", (
         "Changed, against", "Changed, lowest WAN (s)", "Against, lowest WAN (s)",
         "Changed, default WAN (s)", "Against, default WAN (s)", "Changed, highest WAN (s)",
         "Against, highest WAN (s)", "Break-even (grid)", "Break-even, first at its fewest "
         "steps", "Break-even, first at its most steps"),
         [_cf_row(o) for o in c.counterfactuals]))
-    sec.blocks.append(Tab("WAN bytes to target", (
+    sec.blocks.append(SimTable("WAN bytes to target", (
         "Variant", "WAN bytes to target (GB), grid", "Fewest steps", "Most steps"),
         _wan_rows(c)))
     return sec
@@ -802,17 +794,17 @@ def render(doc: SimResultsDoc) -> str:
 
 
 @dataclass
-class PCell:
+class ParsedCell:
     text: str
     line: int
 
 
 @dataclass
-class PTab:
+class ParsedTable:
     name: str
     line: int
     columns: list
-    rows: list          # list of list[PCell]
+    rows: list          # list of list[ParsedCell]
 
 
 @dataclass
@@ -820,7 +812,7 @@ class PSection:
     number: int
     title: str
     line: int
-    blocks: list = field(default_factory=list)   # (line, str) | PTab
+    blocks: list = field(default_factory=list)   # (line, str) | ParsedTable
 
 
 @dataclass
@@ -849,7 +841,7 @@ def parse(text: str, name: str = RESULTS) -> ParsedSimResults:
         if line.startswith("### "):
             if not sections:
                 raise BuildError(f"{name}:{ln}", "table heading before the first section")
-            cur_tab = PTab(line[4:], ln, [], [])
+            cur_tab = ParsedTable(line[4:], ln, [], [])
             sections[-1].blocks.append(cur_tab)
             continue
         if line.startswith("|"):
@@ -861,7 +853,7 @@ def parse(text: str, name: str = RESULTS) -> ParsedSimResults:
             elif is_separator(cells):
                 pass
             else:
-                cur_tab.rows.append([PCell(c, ln) for c in cells])
+                cur_tab.rows.append([ParsedCell(c, ln) for c in cells])
             continue
         if not line.strip():
             continue
