@@ -5,8 +5,9 @@ import math
 
 import pytest
 
-from cit.fmt import (SERIES_FORMATS, fmt, fmt_general, fmt_int, fmt_pct, fmt_plain, fmt_ratio,
-                     fmt_sci, fmt_sci_sig, fmt_sig, series_cell, series_text)
+from cit.fmt import (SERIES_FORMATS, fmt, fmt_gb, fmt_gbps, fmt_general, fmt_int, fmt_kj,
+                     fmt_mb, fmt_ms, fmt_pct, fmt_plain, fmt_ratio, fmt_sci, fmt_sci_sig,
+                     fmt_sig, series_cell, series_text)
 from cit.markup import json_for_script, wrap_text
 from cit.pipetable import is_separator, read_table, split_row
 from cit.registry import Series
@@ -20,7 +21,8 @@ def test_fmt_gives_thousands_separators_and_exactly_d_decimals():
 
 @pytest.mark.parametrize("missing", [None, float("nan")])
 def test_every_formatter_prints_a_missing_value_as_n_a(missing):
-    for f in (lambda x: fmt(x, 1), fmt_int, fmt_pct, fmt_ratio, fmt_sig, fmt_plain, fmt_sci_sig):
+    for f in (lambda x: fmt(x, 1), fmt_int, fmt_pct, fmt_ratio, fmt_sig, fmt_plain, fmt_sci_sig,
+              fmt_ms, fmt_kj, fmt_mb, fmt_gb, fmt_gbps):
         assert f(missing) == "n/a"
 
 
@@ -29,6 +31,14 @@ def test_percentages_ratios_and_plain_integers():
     assert fmt_pct(0.5, 1) == "50.0%"
     assert fmt_ratio(8) == "8.0x"
     assert fmt_plain(3000.0) == "3000"
+
+
+def test_named_unit_formats_take_the_si_unit_and_print_the_sites():
+    assert fmt_ms(0.0123456) == "12.346"
+    assert fmt_kj(12345.6) == "12.35"
+    assert fmt_mb(12_345_678) == "12.3"
+    assert fmt_gb(1_234_567_890) == "1.23"
+    assert fmt_gbps(12_345_678_901) == "12.3"
 
 
 def test_significant_figures_carry_into_the_next_decade():
