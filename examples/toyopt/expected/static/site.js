@@ -14,10 +14,10 @@ return target && target.closest ? target.closest(selector) : null;
 function loadCards() {
 if (uiState !== "idle" || !cardsSrc) return;
 uiState = "loading";
-var script = document.createElement("script");
-script.src = cardsSrc;
-script.async = true;
-script.onload = function () {
+var pending = 2;
+function arrived() {
+pending -= 1;
+if (pending > 0) return;
 ui = window.CIT_CARDS || null;
 uiState = ui ? "ready" : "failed";
 if (!ui) return;
@@ -25,7 +25,16 @@ ui.load();
 var then = intent;
 intent = null;
 if (then) then();
-};
+}
+var sheet = document.createElement("link");
+sheet.rel = "stylesheet";
+sheet.href = cardsSrc.replace(/cards\.js$/, "cards.css");
+sheet.onload = sheet.onerror = arrived;     // an unstyled card beats none
+document.head.appendChild(sheet);
+var script = document.createElement("script");
+script.src = cardsSrc;
+script.async = true;
+script.onload = arrived;
 script.onerror = function () { uiState = "failed"; };
 document.head.appendChild(script);
 }
