@@ -31,11 +31,13 @@ return typeof i === "number" && data.t[i] !== undefined ? data.t[i] : "";
 function numberEntry(id) {
 var e = data && has(data.n, id) ? data.n[id] : null;
 if (!e) return null;
+var at = Array.isArray(e[7]) ? e[7] : null;   // [source index, "L12"]: its record's line
 var sources = (e[4] || []).map(function (k) {
 var s = data.s[k] || [];
 var out = { path: str(s[0]) };
 if (str(s[1])) out.commit = str(s[1]);
 if (str(s[2])) out.blob_sha1 = str(s[2]);
+if (at && at[0] === k) out.line = String(at[1]);
 return out;
 });
 return { kind: str(e[0]), value: e[1], text: e[2], unit: str(e[3]),
@@ -82,7 +84,7 @@ var all = window.CIT_PROV;
 var found = all && has(all, page) ? all[page] : null;
 if (found && typeof found === "object") {
 data = { t: found.t || [], s: found.s || [], n: found.n || {}, g: found.g || {},
-c: found.c || {} };
+c: found.c || {}, u: typeof found.u === "string" ? found.u : "" };
 settle("ready");
 } else {
 settle("failed");
@@ -117,6 +119,11 @@ card.hidden = true;
 document.body.appendChild(card);
 return card;
 }
+function lineWords(anchor) {
+var m = /^L(\d+)(?:-L(\d+))?$/.exec(anchor);
+if (!m) return anchor;
+return m[2] ? "lines " + m[1] + " to " + m[2] : "line " + m[1];
+}
 function shortSha(full) {
 var code = make("code", "sha", String(full).slice(0, 7));
 code.title = String(full);
@@ -124,7 +131,17 @@ return code;
 }
 function sourceItem(src) {
 var li = make("li");
-li.appendChild(make("code", "prov-path", src.path || "(unnamed file)"));
+var path = make("code", "prov-path", src.path || "(unnamed file)");
+if (data && data.u && src.commit && src.path) {
+var link = make("a", "prov-link");
+link.href = String(data.u) + encodeURI(src.commit + "/" + src.path) +
+(src.line ? "#" + encodeURIComponent(src.line) : "");
+link.appendChild(path);
+if (src.line) link.appendChild(document.createTextNode(", " + lineWords(src.line)));
+li.appendChild(link);
+} else {
+li.appendChild(path);
+}
 if (src.commit) {
 li.appendChild(document.createTextNode(" at commit "));
 li.appendChild(shortSha(src.commit));
