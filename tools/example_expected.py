@@ -3,9 +3,10 @@
     python tools/example_expected.py [NAME]      (default: toyopt)
 
 Builds examples/NAME cold, in memory, with a fixed build stamp, and writes every output
-file under examples/NAME/expected/, except the plotly bundle and Pagefind's output
-(its own script and WebAssembly, and the index; outside code, not ours to commit),
-whose SHA-256 the manifest (expected/MANIFEST, every file's) records instead. Run it after an engine
+file under examples/NAME/expected/, except the plotly bundle, Pagefind's output (its
+own script and WebAssembly, and the index; outside code, not ours to commit) and the
+engine's static files (copies of templates/static/), whose SHA-256 the manifest
+(expected/MANIFEST, every file's) records instead. Run it after an engine
 change that alters the example's output on purpose, and review the diff before
 committing it (tests/golden/test_example_study.py compares the two).
 """
@@ -16,8 +17,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
 STAMP = {"commit": "0" * 40, "commit_date": "2026-01-01T00:00:00+00:00"}
-# the plotly bundle's file name starts so (cit/plotlybundle.py); Pagefind's (cit/search.py)
-BUNDLED = ("static/plotly", "pagefind/")
+# kept by their SHA-256 only: Pagefind's output (cit/search.py) and the static files
+# (the plotly bundle, cit/plotlybundle.py, and templates/static/'s), not the pages'
+# provenance scripts
+BY_HASH = ("pagefind/", "static/")
+
+
+def by_hash(rel: str) -> bool:
+    return rel.startswith(BY_HASH) and not rel.startswith("static/prov/")
 
 
 def build(name: str) -> dict[str, bytes]:
@@ -41,7 +48,7 @@ def main(argv=None) -> int:
     out = HERE / "examples" / name / "expected"
     shutil.rmtree(out, ignore_errors=True)
     for rel, data in files.items():
-        if rel.startswith(BUNDLED):
+        if by_hash(rel):
             continue
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         (out / rel).write_bytes(data)
