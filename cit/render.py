@@ -35,7 +35,7 @@ from .frontmatter import ContentFile, parse_content_file, split_notes
 from .glossary import Term, load_glossary
 from .markdown import PageContext, make_markdown, plain_text, render_chunk, render_inline
 from .reads import Reads
-from .registry import Registry
+from .registry import KINDS, Registry
 from .siteconfig import SiteConfig, load_site
 
 PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
@@ -458,6 +458,13 @@ def _outline(p: Page) -> tuple[list[dict], str, str]:
     return [{"id": i, "text": t} for i, t in p.outline], p.body[:at], p.body[at:]
 
 
+def _kinds_shown(reg: Registry, shown) -> list[str]:
+    """The kinds of the numbers a page shows, in the registry's order of kinds, for the
+    footer (from the page's own numbers, which its cache key covers)."""
+    kinds = {reg.numbers[i].kind for i in shown if i in reg.numbers}
+    return [k for k in KINDS if k in kinds]
+
+
 def _template_context(state: SiteState, p: Page, scripts, has_prov: bool) -> dict:
     info = state.build_info
     outline, lead, rest = _outline(p)
@@ -472,6 +479,7 @@ def _template_context(state: SiteState, p: Page, scripts, has_prov: bool) -> dic
         "nav": _nav(state, p),
         "build": {"commit": info["commit"], "commit_short": info["commit"][:12],
                   "commit_date": info["commit_date"]},
+        "kinds": _kinds_shown(state.registry, p.ctx.numbers_shown),
         "stylesheets": [STYLESHEET_SLOT],   # the page's own, once its HTML is known
         "scripts": [{"src": f"{p.root}static/{n}", "module": m} for n, m in scripts],
         "prov": f"{p.root}{prov_path(p.url)}" if has_prov else "",

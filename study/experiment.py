@@ -254,12 +254,34 @@ def _register_config(add, by, groups, head: Folder, folders, vroot, study, reads
     lr_folder = folders[study["learning_rate_runs"][0]]
     add("exp.lr_runs", len(lr_folder.runs), str(len(lr_folder.runs)), "runs",
         tuple(r.rel for r in lr_folder.runs), f"completed run logs in {lr_folder.rel}/")
+    for rel in study["learning_rate_runs"][1:]:
+        _register_other_folder(add, folders[rel])
     choice_rel = f"{study['headline']}/lr_choice.json"
     choice = json.loads(reads.text(vroot / choice_rel))
     for key, name in (("demo", "exp.lr_demo"), ("adamw", "exp.lr_adamw")):
         add(name, choice[key], fmt_general(choice[key]), "", (choice_rel,),
             f"learning rate chosen for {key} (key {key!r} of lr_choice.json)", "measured",
             f"{choice_rel}, key {key!r}")
+
+
+def _register_other_folder(add, folder: Folder) -> None:
+    """What a learning-rate folder beyond the first holds (/notebook says what these runs
+    are): its run count, and the PyTorch build and model size its config records name,
+    as `exp.folder.<folder name>.*`."""
+    runs, files = folder.runs, tuple(r.rel for r in folder.runs)
+    base = f"exp.folder.{folder.rel.split('/')[-1]}"
+    add(f"{base}.runs", len(runs), str(len(runs)), "runs", files,
+        f"completed run logs in {folder.rel}/")
+    fields = (("torch", lambda r: r.config.hardware.torch, str, "", "hardware.torch"),
+              ("n_params", lambda r: r.config.n_params, fmt_int, "parameters", "n_params"),
+              ("n_layer", lambda r: r.cfg.n_layer, str, "layers", "config.n_layer"),
+              ("n_embd", lambda r: r.cfg.n_embd, str, "", "config.n_embd"),
+              ("steps", lambda r: r.cfg.steps, str, "steps", "config.steps"))
+    for key, get, show, unit, field in fields:
+        values = sorted({get(r) for r in runs})
+        add(f"{base}.{key}", values[0] if len(values) == 1 else values,
+            ", ".join(show(v) for v in values), unit, files,
+            f"distinct {field} of the config records in {folder.rel}/", "measured")
 
 
 def _register_runs(add, reg, head: Folder, groups, study):

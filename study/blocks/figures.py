@@ -128,9 +128,10 @@ def final_loss(ctx) -> str:
         rows.append((label, [mean, sd if several else "one seed"]))
     svg = _draw("final-loss", sp.bar_chart, bars, sp.Axis("Final validation loss (nats per token)"),
                 title="Final validation loss per configuration",
-                desc="Horizontal bars, one per configuration, each as long as its final "
-                     "validation loss, with its seed range where it has several seeds; the "
-                     "values are under “The data behind this figure”.",
+                desc="Horizontal bars, one per configuration, each as long as its mean final "
+                     "validation loss, with a whisker of one standard deviation either side "
+                     "where it has several seeds; the values are under “The data behind this "
+                     "figure”.",
                 uid=uid, width=420)
     caption = ("Final validation loss, mean over seeds; whiskers span one standard deviation "
                "where there is more than one seed.")
@@ -379,13 +380,27 @@ def bit_planes(ctx) -> str:
 
 # ---------------------------------------------------------------- the setup
 
+# every trained configuration apart from the optics ones, in the figures' order: (key,
+# name, chunk shape, colour); the seeds figure fails on a group it cannot name
+CONFIGURATIONS = HEADLINE[:-1] + (("F.zigzag.2d64", "Zig-zag band", "2d64", "F"),
+                                  ("F.high.2d64", "High band", "2d64", "F"))
+
+
 def seeds(ctx) -> str:
+    """One bar per configuration the registry counts seeds of (`seeds.*`), the optics
+    configurations in the data table only, each once under its full name."""
     reg, uid = ctx.registry, "fig-seeds"
     bars, rows = [], []
-    for key, name, chunks, colour in HEADLINE:
+    groups = sorted(nid.removeprefix("seeds.") for nid in reg.numbers
+                    if nid.startswith("seeds.") and not nid.startswith("seeds.E."))
+    named = {key: (name, chunks, colour) for key, name, chunks, colour in CONFIGURATIONS}
+    for key in groups:
+        if key not in named:
+            raise BuildError("figure:seeds", f"no name for the configuration seeds.{key}")
+    for key in sorted(groups, key=[k for k, *_ in CONFIGURATIONS].index):
         n = _num(reg, "seeds", f"seeds.{key}")
-        label = headline_label(name, chunks, colour)
-        bars.append(sp.Bar(label, n.value, n, colour))
+        label = headline_label(*named[key])
+        bars.append(sp.Bar(label, n.value, n, named[key][2]))
         rows.append((label, [n]))
     optics = sorted(nid for nid in reg.numbers if nid.startswith("seeds.E."))
     svg = _draw("seeds", sp.bar_chart, bars, sp.Axis("Seeds (independent runs)"),
@@ -396,7 +411,8 @@ def seeds(ctx) -> str:
     caption = ("How many seeds each configuration ran with. A configuration with one seed has "
                "no measured spread.")
     if optics and all(reg.numbers[nid].value == 1 for nid in optics):
-        caption += " Every optics configuration ran with one seed."
+        caption += (" Every optics configuration ran with one seed; the data behind this "
+                    "figure lists each.")
     for nid in optics:
         curve = reg.series.get("optics_curve." + nid.removeprefix("seeds."))
         if curve is None:
