@@ -1,0 +1,113 @@
+"""The site's words about itself, held to the data they describe (issue 19, the read
+report's items on /method, /tested, /notebook, the footer and the seeds figure): each
+test reads the built site (one build per session) or the recorded files, never a typed
+expected figure."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from selectolax.lexbor import LexborHTMLParser
+
+from cit.registry import KINDS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _html(site: Path, rel: str) -> LexborHTMLParser:
+    return LexborHTMLParser((site / rel).read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def numbers(built_site) -> dict:
+    return json.loads((built_site / "numbers.json").read_text())
+
+
+def _footer_kinds(page: LexborHTMLParser) -> list[str]:
+    stamp = page.css_first("footer .build-stamp").text()
+    m = re.search(r"on this page: ([^)]*)\)", stamp)
+    return re.split(r", | or ", m.group(1)) if m else []
+
+
+def test_the_footer_names_the_kinds_of_the_numbers_its_page_shows(built_site, numbers):
+    kind = {n["id"]: n["kind"] for n in numbers["numbers"]}
+    pages = sorted(built_site.rglob("index.html"))
+    assert pages
+    for f in pages:
+        if "pagefind" in f.parts:
+            continue
+        page = _html(built_site, str(f.relative_to(built_site)))
+        ids = {el.attributes.get("data-id") for el in page.css("data.num, g.fig-mark")}
+        shown = {kind[i] for i in ids if i in kind}
+        got = _footer_kinds(page)
+        assert got == [k for k in KINDS if k in set(got)], f"{f}: kinds out of order"
+        if f.parent.name == "method":      # its index lists every number of the registry
+            assert set(got) == set(kind.values()), f
+        else:
+            assert set(got) == shown, f"{f}: footer {got}, numbers shown {sorted(shown)}"
+
+
+def test_method_lists_each_kind_the_registry_holds_with_its_count(built_site, numbers):
+    counts: dict[str, int] = {}
+    for n in numbers["numbers"]:
+        counts[n["kind"]] = counts.get(n["kind"], 0) + 1
+    page = _html(built_site, "method/index.html")
+    heading = next(h for h in page.css("h2") if "kinds of number" in h.text())
+    items = heading.parent.css("li")
+    listed = {}
+    for li in items:
+        name = li.css_first("strong").text().strip().lower()
+        listed[name] = li.css_first("data.num").text()
+    assert set(listed) == set(counts), (sorted(listed), sorted(counts))
+    for k, shown in listed.items():
+        assert shown.replace(",", "") == str(counts[k]), (k, shown, counts[k])
+
+
+def test_method_names_the_source_tags_the_scenario_uses(built_site):
+    scenario = yaml.safe_load((ROOT / "data" / "sim" / "scenario.yaml").read_text())
+    used = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("source"), str):
+                used.add(node["source"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+    walk(scenario)
+    page = _html(built_site, "method/index.html")
+    item = next(li for li in page.css("li") if li.text().startswith("Assumption"))
+    named = {em.text() for em in item.css("em")}
+    assert used and named == used, (sorted(named), sorted(used))
+
+
+def test_the_seeds_figure_shows_each_configuration_once(built_site, numbers):
+    seeds = sorted(n["id"] for n in numbers["numbers"] if n["id"].startswith("seeds."))
+    fig = _html(built_site, "decks/04-hypothesis/index.html").css_first("#fig-seeds-figure")
+    rows = [tr.css_first("th").text() for tr in fig.css("tbody tr")]
+    cells = [tr.css_first("data.num").attributes["data-id"] for tr in fig.css("tbody tr")]
+    assert sorted(cells) == seeds and len(set(rows)) == len(rows)
+    bars = {m.attributes["data-id"] for m in fig.css("svg g.fig-mark")}
+    assert bars == {i for i in seeds if not i.startswith("seeds.E.")}
+
+
+def test_the_final_loss_figure_says_its_whiskers_are_one_standard_deviation(built_site):
+    fig = _html(built_site, "decks/05-results/index.html").css_first("#fig-final-loss-figure")
+    desc = fig.css_first("svg desc").text()
+    assert "one standard deviation" in desc and "seed range" not in desc
+
+
+
+
+
+def test_the_cpu_learning_rate_runs_feed_only_the_ledger_and_notebook(numbers):
+    """/notebook: 'The ledger lists them; no other table and no figure uses them.'"""
+    users = {n["id"] for n in numbers["numbers"]
+             if any("/tinystories-lr/" in s["path"] for s in n["provenance"]["sources"])}
+    assert users
+    assert all(i.startswith(("ledger.tinystories-lr.", "exp.folder.tinystories-lr."))
+               for i in users), sorted(users)
