@@ -82,8 +82,8 @@ def register(reg: Registry, root: Path, reads: Reads | None = None) -> None:
             unit="s", kind="measured", sources=src_b, locator=f"{BENCH}, serve.save_to_reload_s",
             computation=label)
     rows.append([label, Ref("bench.save_to_reload_s")])
-    reg.add_table("bench", "This build's speed, from the benchmark script (medians on the "
-                  "machine named above)", ["Measurement", "Seconds or ratio"], rows,
+    reg.add_table("bench", "The build's speed as benchmarks/bench_build.py last measured it "
+                  "(medians on the machine named above, at the load it names)", ["Measurement", "Seconds or ratio"], rows,
                   source=BENCH)
     wrows = []
     for url, w in sorted((bench.get("page_weights") or {}).items()):
