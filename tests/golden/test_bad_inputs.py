@@ -639,8 +639,12 @@ def test_ctrl_c_prints_one_line_and_leaves_a_whole_site(case, tmp_path, when):
     p.write_text(p.read_text() + "\nA changed sentence.\n")
     marker = tmp_path / "paused"
     target = "cit.render:render_site" if when == "during" else "cit.atomic:_renameat2"
+    # the pause is how long the test may take to send its signal: SIGINT ends a pause
+    # in the render at once, so it can be long; in the swap the signal is held until the
+    # swap is done, so that pause is always waited out (under two CPU burners a 2 s one
+    # was too short: the build had ended before the signal came)
     proc = paused_process(case.root, target, "before", marker, ["--out", str(out)],
-                          seconds=2)
+                          seconds=60 if when == "during" else 15)
     wait_for(marker, proc)
     os.kill(proc.pid, signal.SIGINT)
     _, err = proc.communicate()
