@@ -98,11 +98,9 @@ def mkdocs_project(tmp: Path) -> Path:
 
 
 def project_copy(tmp: Path) -> Path:
-    proj = tmp / "proj"
-    for name in ("cit", "study", "content", "data", "templates", "vendored"):
-        shutil.copytree(ROOT / name, proj / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("build.py", "site.yaml"):     # site.yaml: the study declared to the engine
-        shutil.copy(ROOT / name, proj / name)
+    # the tests' project copy (as bench_serve.py uses): one list of what a project holds
+    from tests.conftest import _copy_project
+    proj = _copy_project(tmp / "proj")
     # the copy's /tested shows the record; a figure this benchmark adds is provisional
     # (zero) there until the record is written at the end
     bench = proj / "data" / "benchmarks.yaml"
