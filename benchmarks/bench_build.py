@@ -35,6 +35,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from cit import plotlybundle  # noqa: E402  (the checkout's cit, not an installed one)
+from cit.buildrecord import measured_at  # noqa: E402
 
 PY = sys.executable
 
@@ -181,6 +182,7 @@ def main() -> int:
             [PY, "-m", "study.sim", "--out", str(simout)])), 3)
     old = yaml.safe_load(record_path.read_text()) if record_path.exists() else {}
     record = {
+        "measured_at": measured_at(ROOT),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "load_average_at_start": load,
         "runs": a.runs,

@@ -33,6 +33,8 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from cit.buildrecord import measured_at  # noqa: E402  (the checkout's cit)
 LIGHTHOUSE = "lighthouse@12.2.3"
 CHROME = "/usr/bin/chromium"
 CHROME_FLAGS = "--headless --no-sandbox --disable-gpu --disable-background-networking"
@@ -144,7 +146,10 @@ def main() -> int:
             subprocess.run([sys.executable, "build.py", "--out", str(site)], cwd=ROOT,
                            check=True, stdout=subprocess.DEVNULL)
         load = round(os.getloadavg()[0], 2)
+        stamp = site_measured_at(site, built=a.site is None)
         pages = measure(site.resolve(), a.runs, tmp, a.pages)
+        for entry in pages.values():
+            entry["measured_at"] = dict(stamp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if a.pages:
@@ -163,6 +168,17 @@ def main() -> int:
     if not a.no_write:
         write_record(record)
     return 0
+
+
+def site_measured_at(site: Path, built: bool) -> dict:
+    """The commit of the site measured: this checkout's (with whether its working tree
+    differed) when the script built the site, else the stamp in the given site's
+    numbers.json, whose working tree is not known."""
+    if built:
+        return measured_at(ROOT)
+    stamp = json.loads((site / "numbers.json").read_text())["build"]
+    return {"commit": stamp["commit"], "date": stamp["commit_date"],
+            "uncommitted_changes": "unknown"}
 
 
 def write_record(record: dict) -> None:

@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from cit import vendor, yamlio  # noqa: E402  (the checkout's cit)
+from cit.buildrecord import measured_at  # noqa: E402
 from study import resultsmd, tables  # noqa: E402
 from study.runs import SEED_SUFFIX, load_folder  # noqa: E402
 
@@ -213,6 +214,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     rows = {}
     load = round(os.getloadavg()[0], 2)   # other work on the machine when we started
+    stamp = measured_at(ROOT)             # the code measured, before anything is written
     print(f"1-minute load average at the start: {load}")
     with tempfile.TemporaryDirectory(prefix="cit-scale-") as tmp:
         for k in a.sizes:
@@ -237,7 +239,8 @@ def main(argv=None) -> int:
     print(f"{top}x costs {rows[top]['time_ratio_to_1x']}x the {min(rows)}x time "
           f"(budget <= {target:g}x): {'met' if ok else 'NOT met'}")
     if not a.no_record:
-        record({"machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
+        record({"measured_at": stamp,
+                "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
                            f"{platform.python_version()}",
                 "load_average_at_start": load,
                 "runs": a.runs, "sizes": {f"x{k}": row for k, row in rows.items()}})

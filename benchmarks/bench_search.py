@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from cit import search  # noqa: E402
 from cit.blocks import compute_now  # noqa: E402
+from cit.buildrecord import measured_at  # noqa: E402
 
 BUTTON_RE = re.compile(rb'<button[^>]*class="search-open"[^>]*>.*?</button>\n?', re.S)
 
@@ -79,6 +80,7 @@ def main() -> int:
     ap.add_argument("--no-write", action="store_true")
     a = ap.parse_args()
     load = round(os.getloadavg()[0], 2)
+    stamp = measured_at(ROOT)             # the code measured, before anything is written
     tmp = Path(tempfile.mkdtemp(prefix="cit-bench-search-"))
     site = tmp / "site"
     try:
@@ -92,6 +94,7 @@ def main() -> int:
             if (site / "pagefind").is_dir() else 0
     record_path = ROOT / "data" / "benchmarks.yaml"
     section = {
+        "measured_at": stamp,
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "load_average_at_start": load,
         "runs": a.runs,

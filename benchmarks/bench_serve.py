@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.browser.test_serve import PAGE, SAVES, URL, Server, reload_times  # noqa: E402
 from tests.conftest import _copy_project  # noqa: E402
+from cit.buildrecord import measured_at  # noqa: E402
 
 
 def measure() -> list[float]:
@@ -46,12 +47,13 @@ def measure() -> list[float]:
 
 def main() -> int:
     load = os.getloadavg()[0]
+    stamp = measured_at(ROOT)
     times = measure()
     median = statistics.median(times)
     path = ROOT / "data" / "benchmarks.yaml"
     text = path.read_text()
     record = yaml.safe_load(text)
-    record["serve"] = {"save_to_reload_s": round(median, 3),
+    record["serve"] = {"measured_at": stamp, "save_to_reload_s": round(median, 3),
                        "saves": [round(t, 3) for t in times],
                        "load_average_at_start": round(load, 2)}
     head = "".join(line + "\n" for line in text.splitlines() if line.startswith("#"))

@@ -49,6 +49,29 @@ def stage(ctx) -> None:
     register(ctx.registry, ctx.root, ctx.reads)
 
 
+def _measured_at(reg: Registry, nid: str, stamps, where: str) -> Ref:
+    """The commit (and its date) whose code a benchmark measured, as the scripts record it
+    under `measured_at` (cit.buildrecord.measured_at); several stamps, one per page, are
+    shown as their distinct values."""
+    shown = []
+    for s in stamps:
+        if not isinstance(s, dict) or not {"commit", "date"} <= set(s):
+            raise BuildError(BENCH, f"{where}: measured_at (commit, date) missing; run the "
+                             "benchmark script again")
+        flag = s.get("uncommitted_changes")
+        text = f"{str(s['commit'])[:12]} of {s['date']}" + (
+            ", with uncommitted changes" if flag is True else
+            ", working tree not recorded" if flag is not False else "")
+        if text not in shown:
+            shown.append(text)
+    commits = sorted({str(s["commit"]) for s in stamps})
+    reg.add(nid, commits[0] if len(commits) == 1 else commits, "; ".join(shown),
+            kind="measured", sources=(Source(BENCH),), locator=f"{BENCH}, {where}",
+            computation="the commit whose code the benchmark script measured, and its date "
+                        "(not this build's commit)")
+    return Ref(nid)
+
+
 def register(reg: Registry, root: Path, reads: Reads | None = None) -> None:
     reads = reads or Reads(root)
     bench, budgets = _read(reads, BENCH), _read(reads, BUDGETS)
@@ -59,6 +82,7 @@ def register(reg: Registry, root: Path, reads: Reads | None = None) -> None:
             locator=f"{BENCH}, runs", computation="runs of each measurement (median taken)")
     reg.add("bench.machine", bench.get("machine", ""), bench.get("machine", ""), kind="measured",
             sources=src_b, locator=f"{BENCH}, machine", computation="the machine measured on")
+    at = _measured_at(reg, "bench.measured_at", [bench.get("measured_at")], "measured_at")
     rows = []
     for key, label, d in TIMINGS:
         if key not in figs:
@@ -67,7 +91,7 @@ def register(reg: Registry, root: Path, reads: Reads | None = None) -> None:
         unit = "" if key.startswith("ratio") else "s"
         reg.add(f"bench.{key}", v, fmt(v, d), unit=unit, kind="measured", sources=src_b,
                 locator=f"{BENCH}, figures.{key}", computation=label)
-        rows.append([label, Ref(f"bench.{key}")])
+        rows.append([label, Ref(f"bench.{key}"), at])
     for key, b in sorted(budgets.items()):
         v = b["value"]
         text = fmt_int(v) if b["unit"] == "bytes" else fmt(v, 0)
@@ -81,9 +105,12 @@ def register(reg: Registry, root: Path, reads: Reads | None = None) -> None:
     reg.add("bench.save_to_reload_s", serve["save_to_reload_s"], fmt(serve["save_to_reload_s"], 3),
             unit="s", kind="measured", sources=src_b, locator=f"{BENCH}, serve.save_to_reload_s",
             computation=label)
-    rows.append([label, Ref("bench.save_to_reload_s")])
-    reg.add_table("bench", "The build's speed as benchmarks/bench_build.py last measured it "
-                  "(medians on the machine named above, at the load it names)", ["Measurement", "Seconds or ratio"], rows,
+    rows.append([label, Ref("bench.save_to_reload_s"),
+                 _measured_at(reg, "bench.serve.measured_at", [serve.get("measured_at")],
+                              "serve.measured_at")])
+    reg.add_table("bench", "Build speed as the benchmark scripts measured it, at the commit "
+                  "each row names (medians on the machine named above)",
+                  ["Measurement", "Seconds or ratio", "Measured at commit"], rows,
                   source=BENCH)
     wrows = []
     for url, w in sorted((bench.get("page_weights") or {}).items()):
@@ -104,12 +131,12 @@ def register(reg: Registry, root: Path, reads: Reads | None = None) -> None:
         else:
             cells += ["no budget", ""]
         wrows.append([_page_name(slug)] + cells)
-    reg.add_table("bench-weights", "Page weights: HTML + CSS + own scripts at load, and plotly apart (fetched on interaction)",
+    reg.add_table("bench-weights", "Page weights, measured with the build speed: HTML + CSS + own scripts at load, and plotly apart (fetched on interaction)",
                   ["Page", "Own bytes at load", "Plotly bytes on interaction", "Budget (bytes)", "Budget met"], wrows,
                   source=BENCH)
     _register_scaling(reg, bench.get("scaling"))
     _register_rebuild_by_page(reg, bench.get("content_rebuild_by_page_s"), figs)
-    _register_lighthouse(reg, bench.get("lighthouse"))
+    _register_lighthouse(reg, bench.get("lighthouse"), bench.get("page_weights") or {})
 
 
 def _register_rebuild_by_page(reg: Registry, by_page, figs: dict) -> None:
@@ -152,6 +179,8 @@ def _register_scaling(reg: Registry, scaling) -> None:
         raise BuildError(BENCH, "scaling missing; run python benchmarks/bench_scale.py")
     src = (Source(BENCH),)
     sizes = scaling.get("sizes") or {}
+    _measured_at(reg, "bench.scale.measured_at", [scaling.get("measured_at")],
+                 "scaling.measured_at")
     reg.add("bench.scale.runs", scaling["runs"], str(scaling["runs"]), unit="runs",
             kind="measured", sources=src, locator=f"{BENCH}, scaling.runs",
             computation="measurements at each size (median taken)")
@@ -188,9 +217,10 @@ LIGHTHOUSE_COLUMNS = (
     ("cls", "CLS", "Cumulative Layout Shift", "", 3))
 
 
-def _register_lighthouse(reg: Registry, lh) -> None:
+def _register_lighthouse(reg: Registry, lh, weighed) -> None:
     """benchmarks/bench_lighthouse.py's figures: per page, desktop and mobile, the four
-    scores, LCP, TBT and CLS of the run with the median performance score."""
+    scores, LCP, TBT and CLS of the run with the median performance score; the pages it
+    measured, and those of the benchmark build (`weighed`, page_weights) it did not."""
     if not lh:
         raise BuildError(BENCH, "lighthouse missing; run python benchmarks/bench_lighthouse.py")
     src = (Source(BENCH),)
@@ -202,8 +232,20 @@ def _register_lighthouse(reg: Registry, lh) -> None:
     reg.add("bench.lh.runs", lh["runs"], str(lh["runs"]), unit="runs", kind="measured",
             sources=src, locator=f"{BENCH}, lighthouse.runs",
             computation="Lighthouse runs of each page and form factor (the median kept)")
+    pages = lh.get("pages") or {}
+    _measured_at(reg, "bench.lh.measured_at", [p.get("measured_at") for p in pages.values()],
+                 "lighthouse.pages measured_at")
+    reg.add("bench.lh.pages", len(pages), str(len(pages)), unit="pages", kind="measured",
+            sources=src, locator=f"{BENCH}, lighthouse.pages",
+            computation="pages Lighthouse measured")
+    missing = sorted(set(weighed) - set(pages))
+    names = [_page_name(u.strip("/").replace("/", ".") or "hub") for u in missing]
+    reg.add("bench.lh.missing", missing, ", ".join(names) or "none", kind="measured",
+            sources=src, locator=f"{BENCH}, page_weights and lighthouse.pages",
+            computation="pages the benchmark build weighed (page_weights) that Lighthouse has "
+                        "no figures for")
     rows = []
-    for url, by_ff in sorted((lh.get("pages") or {}).items()):
+    for url, by_ff in sorted(pages.items()):
         slug = url.strip("/").replace("/", ".") or "hub"
         for ff in ("desktop", "mobile"):
             if ff not in by_ff:
@@ -218,7 +260,7 @@ def _register_lighthouse(reg: Registry, lh) -> None:
                         computation=f"{what}, {ff}, of the run with the median performance score")
                 cells.append(Ref(nid))
             rows.append(cells)
-    reg.add_table("bench-lighthouse", "Lighthouse on every page, desktop and mobile (the run "
-                  "with the median performance score)",
+    reg.add_table("bench-lighthouse", "Lighthouse per page measured, desktop and mobile (of "
+                  "several runs, the one with the median performance score)",
                   ["Page", "Form factor"] + [c[1] for c in LIGHTHOUSE_COLUMNS], rows,
                   source=f"{BENCH}, lighthouse")

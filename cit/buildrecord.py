@@ -30,6 +30,21 @@ def git_stamp(root: Path) -> dict:
         return {"commit": "uncommitted", "commit_date": "unknown"}
 
 
+def measured_at(root: Path) -> dict:
+    """What a benchmark script records beside its figures (docs/testing.md): the commit
+    whose code it measured, that commit's date, and whether the working tree differed
+    from it (data/benchmarks.yaml, which the scripts write, aside)."""
+    stamp = git_stamp(root)
+    try:
+        status = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True,
+                                text=True, check=True).stdout.splitlines()
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        status = ["unknown"]
+    changed = [s for s in status if s[3:].strip() != "data/benchmarks.yaml"]
+    return {"commit": stamp["commit"], "date": stamp["commit_date"],
+            "uncommitted_changes": bool(changed)}
+
+
 # the figures every build records; the data stages add theirs (cit/stages.py)
 ENGINE_FIGURES = ("upstream_files", "claims_verified", "claims_total", "glossary_terms",
                   "allowlist_size", "sentences_found", "sentences_checked",

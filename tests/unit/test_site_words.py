@@ -5,13 +5,17 @@ expected figure."""
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 from selectolax.lexbor import LexborHTMLParser
 
-from cit.registry import KINDS
+from cit import benchfigures
+from cit.buildrecord import measured_at
+from cit.errors import BuildError
+from cit.registry import KINDS, Registry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -101,7 +105,43 @@ def test_the_final_loss_figure_says_its_whiskers_are_one_standard_deviation(buil
     assert "one standard deviation" in desc and "seed range" not in desc
 
 
+def test_tested_names_the_commit_each_benchmark_measured(built_site, numbers):
+    bench = yaml.safe_load((ROOT / "data" / "benchmarks.yaml").read_text())
+    by_id = {n["id"]: n for n in numbers["numbers"]}
+    for nid, stamp in (("bench.measured_at", bench["measured_at"]),
+                       ("bench.scale.measured_at", bench["scaling"]["measured_at"]),
+                       ("bench.serve.measured_at", bench["serve"]["measured_at"])):
+        assert by_id[nid]["value"] == stamp["commit"]
+        assert by_id[nid]["text"].startswith(stamp["commit"][:12])
+    lh = bench["lighthouse"]["pages"]
+    assert by_id["bench.lh.pages"]["value"] == len(lh)
+    assert by_id["bench.lh.missing"]["value"] == sorted(set(bench["page_weights"]) - set(lh))
+    page = _html(built_site, "tested/index.html")
+    table = next(t for t in page.css("table")
+                 if "Build speed" in (t.css_first("caption") or page.root).text())
+    ids = [tr.css("data.num")[-1].attributes["data-id"] for tr in table.css("tbody tr")]
+    assert ids and set(ids) <= {"bench.measured_at", "bench.serve.measured_at"}
+    text = page.css_first("main").text()
+    assert "This build's speed" not in text and "on every page" not in text
 
+
+def test_a_benchmark_record_without_its_commit_fails_the_build(tmp_path):
+    (tmp_path / "data").mkdir()
+    bench = yaml.safe_load((ROOT / "data" / "benchmarks.yaml").read_text())
+    del bench["serve"]["measured_at"]
+    (tmp_path / "data" / "benchmarks.yaml").write_text(yaml.safe_dump(bench))
+    (tmp_path / "data" / "budgets.yaml").write_text(
+        (ROOT / "data" / "budgets.yaml").read_text())
+    with pytest.raises(BuildError) as err:
+        benchfigures.register(Registry(), tmp_path)
+    assert "data/benchmarks.yaml" in str(err.value) and "serve.measured_at" in str(err.value)
+
+
+def test_measured_at_is_the_checkout_head():
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout.strip()
+    got = measured_at(ROOT)
+    assert got["commit"] == head and isinstance(got["uncommitted_changes"], bool)
 
 
 def test_the_cpu_learning_rate_runs_feed_only_the_ledger_and_notebook(numbers):
