@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Mapping
 
 from .errors import BuildError
+from .fmt import fmt_int
 from .glossary import load_glossary
 from .naked import load_allowlist
 from .reads import Reads
@@ -132,7 +133,8 @@ def register_build_figures(reg: Registry, figures: Mapping[str, tuple], tested=(
     `where`."""
     pairs = {}
     for key, (value, label, computation) in figures.items():
-        reg.add(f"build.{key}", value, str(value), kind="derived",
+        text = fmt_int(value) if isinstance(value, int) and not isinstance(value, bool) else str(value)
+        reg.add(f"build.{key}", value, text, kind="derived",
                 sources=(Source("cit/build.py"),), locator="this build's checks",
                 computation=computation)
         pairs[key] = (label, f"build.{key}")
