@@ -11,6 +11,7 @@
   var SVG_NS = "http://www.w3.org/2000/svg";
   var SPEED = 110;          // user units per second along the route
   var PACKETS = 5;          // on the main route, evenly spaced
+  var STEP = 2;             // user units between the points kept of each edge
   var reduce = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
 
   function tokens(node) {
@@ -101,12 +102,10 @@
       route.push(out[cur]);
       cur = out[cur].getAttribute("data-to");
     }
-    this.route = route.map(function (e) {
-      return { el: e, len: e.getTotalLength() };
-    });
+    this.route = route.map(sampled);
     this.routeLen = this.route.reduce(function (s, r) { return s + r.len; }, 0);
     this.loops = edges.filter(function (e) { return e.getAttribute("data-kind") === "feedback"; })
-      .map(function (e) { return { el: e, len: e.getTotalLength() }; });
+      .map(sampled);
     this.fig.setAttribute("data-route", route.map(function (e) { return e.id; }).join(" "));
     this.makePackets();
   };
@@ -153,8 +152,26 @@
     this.frame = window.requestAnimationFrame(this.tick);
   };
 
+  // An edge's points, read from the SVG once when the route is built: a frame then only
+  // writes attributes. Reading getPointAtLength between the writes made the browser lay
+  // the page out again for every packet of every frame.
+  function sampled(edge) {
+    var len = edge.getTotalLength();
+    var n = Math.max(1, Math.ceil(len / STEP));
+    var pts = [];
+    for (var i = 0; i <= n; i++) {
+      var p = edge.getPointAtLength((len * i) / n);
+      pts.push(p.x, p.y);
+    }
+    return { el: edge, len: len, n: n, pts: pts };
+  }
+
   function at(seg, s) {
-    return seg.el.getPointAtLength(Math.max(0, Math.min(seg.len, s)));
+    var f = seg.len ? (Math.max(0, Math.min(seg.len, s)) / seg.len) * seg.n : 0;
+    var i = Math.min(seg.n - 1, Math.floor(f));
+    var w = f - i;
+    var x0 = seg.pts[2 * i], y0 = seg.pts[2 * i + 1];
+    return { x: x0 + (seg.pts[2 * i + 2] - x0) * w, y: y0 + (seg.pts[2 * i + 3] - y0) * w };
   }
 
   Chain.prototype.draw = function (t) {
