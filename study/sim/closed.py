@@ -215,6 +215,15 @@ def innet_sum(p: Params, dense: float, band: float) -> float:
     return t + (k - 1) * intra_alpha(p)
 
 
+def innet_left_out(p: Params, dense: float, band: float) -> float:
+    """What `innet_sum` leaves out of E′'s step (docs/simulator.md, "What E′'s model leaves
+    out"): each worker's reduce-scattered shard (dense/k) up its own link to the module at
+    the switch, and the band's bytes back down each worker's link (innet_sum charges
+    that way back its latency only). Used only by the counterfactual of results.md §9,
+    never in E′'s step."""
+    return p.alpha_intra + dense / (per_dc(p) * p.bw_nic) + band / p.bw_nic
+
+
 def gpu_macs(p: Params, mech: str) -> float:
     """Multiply-adds per value the GPU spends compressing and decompressing."""
     if mech == "A":

@@ -63,6 +63,9 @@ class Computed:
     # fewest, most) or None
     counterfactuals: list = field(default_factory=list)
     wan_to_target: dict = field(default_factory=dict)
+    # counterfactual.py: E′ with what its model leaves out charged; E one evaluation later
+    charged: object = None
+    later: object = None
 
     def time(self, key: str, step_s: float) -> float | None:
         s = self.steps[key]
@@ -212,6 +215,8 @@ def compute(folder: Folder, scenario: Scenario, target_group: str,
     carry_interval(c, lo, hi, iters, e_planes)
     c.counterfactuals = counterfactual.run(c, lo, hi, iters)
     c.wan_to_target = counterfactual.wan_to_target(c)
+    c.charged = counterfactual.charged(c, lo, hi, iters)
+    c.later = counterfactual.one_eval_later(c, lo, hi, iters)
     return c
 
 

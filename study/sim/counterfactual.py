@@ -9,7 +9,7 @@ ends of the steps' interval (interval.py).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import closed, interval
 from .closed import BY_KEY, BreakEven
@@ -97,3 +97,76 @@ def wan_to_target(c) -> dict:
         s, ends = c.steps[v.key], c.ends[v.key]
         out[v.key] = None if s is None else (s * per, ends[0] * per, ends[1] * per)
     return out
+
+
+# ---- E′ with what its model leaves out charged (results.md §9) -------------------------
+
+CHARGED = ("Eprime_Esteps_vs_A", "Eprime_Csteps_vs_A", "Eprime_vs_Cprime")
+
+
+@dataclass(frozen=True)
+class Charged:
+    """E′ with its shards' way to the switch and the band's way back charged in bytes
+    (closed.innet_left_out): its step at the default WAN, its time to target on E's
+    steps, and break-evens {id: (grid, first at its fewest, first at its most)}."""
+    step: float
+    modelled: float
+    time: float | None
+    breakevens: dict = field(default_factory=dict)
+
+
+def charged_total(p: closed.Params) -> float:
+    """E′'s step time (s) with closed.innet_left_out added."""
+    return closed.step(p, "Eprime").total + closed.innet_left_out(p, p.dense_bytes,
+                                                                   p.band_bytes)
+
+
+def charged(c, lo: float, hi: float, iters: int) -> Charged:
+    """The figures of `Charged` on the computed model `c` (compute.Computed)."""
+    def pair(s, a, b):
+        def t(key, bw):
+            if s[key] is None:
+                return None
+            pb = c.params.with_(bw_wan=bw)
+            if BY_KEY[key].mech == "Eprime":
+                return s[key] * charged_total(pb)
+            return s[key] * closed.step(pb, BY_KEY[key].mech).total
+        return closed.break_even(lambda bw: t(a, bw), lambda bw: t(b, bw), lo, hi, iters)
+
+    bes = {}
+    for bid, _, a, b in closed.BREAKEVENS:
+        if bid in CHARGED:
+            bes[bid] = (pair(c.steps, a, b),) + tuple(
+                pair(interval.corner(c.steps, c.ends, a, b, end), a, b)
+                for end in interval.ENDS)
+    # at the default WAN on the simulated step, as section 3 (break-evens: closed form)
+    p = c.params
+    step = c.default["Eprime"].total + closed.innet_left_out(p, p.dense_bytes, p.band_bytes)
+    s = c.steps["Eprime_Esteps"]
+    return Charged(step, c.default["Eprime"].total, None if s is None else s * step, bes)
+
+
+# ---- E's run one evaluation later (results.md §8) --------------------------------------
+
+
+@dataclass(frozen=True)
+class Later:
+    """E (and E′ on E's steps) had the run behind E crossed the target one evaluation
+    later: `steps` the mean over its seeds of the evaluated step after its crossing."""
+    steps: float
+    time_e: float
+    time_eprime: float
+    e_vs_a: BreakEven
+    eprime_vs_a: BreakEven
+
+
+def one_eval_later(c, lo: float, hi: float, iters: int) -> Later | None:
+    """None where E never reaches the target or a seed has no later evaluation."""
+    st = c.inputs.steps.get("E")
+    if st is None or st.mean is None or any(a is None for a in st.after):
+        return None
+    later = math.fsum(st.after) / len(st.after)
+    s = dict(c.steps, E=later, Eprime_Esteps=later)
+    return Later(later, later * c.default["E"].total, later * c.default["Eprime"].total,
+                 closed.breakeven_pair(c.params, s, "E", "A", lo, hi, iters),
+                 closed.breakeven_pair(c.params, s, "Eprime_Esteps", "A", lo, hi, iters))

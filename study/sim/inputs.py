@@ -28,6 +28,10 @@ class Steps:
     files: tuple[str, ...]
     per_seed: tuple[int | None, ...]
     above: tuple[int | None, ...] = ()
+    # per seed: the val_loss of the evaluation at `per_seed`, and the evaluated step
+    # after it (None where there is none); results.md §8 "The run behind E"
+    crossed_at: tuple[float | None, ...] = ()
+    after: tuple[int | None, ...] = ()
 
     @property
     def mean(self) -> float | None:
@@ -103,10 +107,20 @@ def _last_above(run: Run, first: int | None) -> int | None:
     return before[-1] if before else 0
 
 
+def _at_and_after(run: Run, first: int | None) -> tuple[float | None, int | None]:
+    """The val_loss evaluated at `first`, and the next evaluated step after it."""
+    if first is None:
+        return None, None
+    at = next(e.val_loss for e in run.evals if e.step == first)
+    later = [e.step for e in run.evals if e.step > first]
+    return at, (later[0] if later else None)
+
+
 def _steps(runs: list[Run], target: float) -> Steps:
     first = tuple(r.first_step_at_or_below(target) for r in runs)
+    at, after = zip(*(_at_and_after(r, f) for r, f in zip(runs, first)))
     return Steps(runs[0].group, tuple(r.rel for r in runs), first,
-                 tuple(_last_above(r, f) for r, f in zip(runs, first)))
+                 tuple(_last_above(r, f) for r, f in zip(runs, first)), at, after)
 
 
 def _same(runs: list[Run], what: str, get) -> object:

@@ -8,12 +8,13 @@ document and compares it with the recorded file cell by cell; it never writes.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from cit import atomic
 from cit.errors import BuildError
-from cit.fmt import fmt, fmt_gbps, fmt_general, fmt_int, fmt_kj, fmt_ms, fmt_pct
+from cit.fmt import fmt, fmt_gbps, fmt_general, fmt_int, fmt_kj, fmt_ms, fmt_pct, fmt_sig
 from cit.pipetable import is_separator, split_row
 from cit.reads import Reads
 from . import closed, interval
@@ -689,7 +690,62 @@ def _interval_section(c: Computed) -> Section:
                        Cell(fmt_int(total), f"sim.order.{what}.pairs", total, "pairs",
                             "derived", "pairs of variants that reach the target")])
     sec.blocks.append(SimTable("Orderings that survive", ("Figure", "Survive", "Pairs"), counts))
+    sec.blocks.extend(_e_run_tabs(c))
     return sec
+
+
+def _e_run_tabs(c: Computed) -> list:
+    """The run behind E at the target, and E one evaluation later (counterfactual.Later):
+    how far every E and E′-on-E's-steps figure rests on where that run crossed."""
+    st, later = c.inputs.steps.get("E"), c.later
+    if st is None or later is None:
+        return []
+    target = c.inputs.measured["target_loss"]
+    at = math.fsum(st.crossed_at) / len(st.crossed_at)
+    margin = min(target - x for x in st.crossed_at)
+    logs = st.files
+    run = SimTable("The run behind E at the target", (
+        "Run", "Seeds", "Target (nats)", "Loss at its first evaluation at or below (nats)",
+        "Margin, smallest over seeds (nats)", "Steps to target", "Next evaluation"), [[
+            Cell(st.group),
+            Cell(fmt_int(len(st.per_seed)), "sim.e_run.seeds", len(st.per_seed), "seeds",
+                 "derived", "seeds of the run the simulator takes E's steps from", logs=logs),
+            Cell(fmt(target, 6), "sim.e_run.target", target, "nats/token", "measured",
+                 "the target loss (section 1), to six decimals", logs=c.inputs.target_files),
+            Cell(fmt(at, 6), "sim.e_run.loss_at_crossing", at, "nats/token", "measured",
+                 "mean over its seeds of val_loss at each seed's first eval step at or "
+                 "below the target", logs=logs),
+            Cell(fmt_sig(margin, 2), "sim.e_run.margin", margin, "nats/token", "derived",
+                 "smallest over its seeds of the target minus val_loss at the seed's first "
+                 "eval step at or below the target", logs=logs),
+            Cell(f_steps(st.mean)),
+            Cell(f_steps(later.steps), "sim.later.steps", later.steps, "steps", "derived",
+                 "mean over its seeds of the eval step after each seed's first at or below "
+                 "the target", logs=logs)]])
+    grid_e = c.time("E", c.default["E"].total)
+    grid_ep = c.time("Eprime_Esteps", c.default["Eprime"].total)
+    rows = [
+        ("E, time to target (s)", f_s(grid_e), f_s(later.time_e), "sim.later.time.E",
+         later.time_e, "s", "simulated", "E's steps one evaluation later x E's step time"),
+        ("E′ on E's steps, time to target (s)", f_s(grid_ep), f_s(later.time_eprime),
+         "sim.later.time.Eprime_Esteps", later.time_eprime, "s", "hypothetical",
+         "E's steps one evaluation later x E′'s step time"),
+        ("E vs A", f_be(c.breakevens["E_vs_A"]), f_be(later.e_vs_a),
+         "sim.later.breakeven.E_vs_A", be_value(later.e_vs_a), "GB/s", "simulated",
+         "bisection: E with its steps one evaluation later against A on the grid's steps"),
+        ("E′ vs A (E's steps)", f_be(c.breakevens["Eprime_Esteps_vs_A"]),
+         f_be(later.eprime_vs_a), "sim.later.breakeven.Eprime_Esteps_vs_A",
+         be_value(later.eprime_vs_a), "GB/s", "hypothetical",
+         "bisection: E′ with E's steps one evaluation later against A on the grid's steps")]
+    tab = SimTable("E one evaluation later", (
+        "Figure", "On the grid's steps", "Had the run crossed one evaluation later"),
+        [[Cell(name), Cell(grid), Cell(text, id_, val, unit, kind, comp)]
+         for name, grid, text, id_, val, unit, kind, comp in rows])
+    return [
+        "E's steps are one seed's: the repaired optics run at the lowest ENOB with E's "
+        "plane count that reaches the target. Its margin below the target, and every E "
+        "figure and E′ figure on E's steps had it crossed one evaluation later (A on the "
+        "grid's steps):", run, tab]
 
 
 # ---- §9: counterfactuals (counterfactual.py) --------------------------------------------
@@ -752,7 +808,43 @@ def _counterfactual_section(c: Computed) -> Section:
     sec.blocks.append(SimTable("WAN bytes to target", (
         "Variant", "WAN bytes to target (GB), grid", "Fewest steps", "Most steps"),
         _wan_rows(c)))
+    sec.blocks.extend(_charged_blocks(c))
     return sec
+
+
+def _charged_blocks(c: Computed) -> list:
+    """E′ with what its model leaves out charged (counterfactual.Charged)."""
+    ch = c.charged
+    if ch is None:
+        return []
+    rows = [[Cell("E′ step time at the default WAN (ms)"), Cell(fmt_ms(ch.modelled)),
+             Cell(fmt_ms(ch.step), "sim.charged.step_time", ch.step * 1e3, "ms",
+                  "hypothetical", "E′'s step time plus closed.innet_left_out: each "
+                  "worker's shard up its link to the switch, the band's bytes back down")],
+            [Cell("E′ on E's steps, time to target (s)"),
+             Cell(f_s(c.time("Eprime_Esteps", ch.modelled))),
+             Cell(f_s(ch.time), "sim.charged.time.Eprime_Esteps", ch.time, "s",
+                  "hypothetical", "E's steps x E′'s step time with the transfers charged")]]
+    labels = {bid: label for bid, label, *_ in BREAKEVENS}
+    for bid, bes in ch.breakevens.items():
+        modelled = (c.breakevens[bid],) + tuple(c.breakeven_ends[bid])
+        for suffix, where, be, mod in zip(("", ".fewest", ".most"),
+                                          ("grid", "first at its fewest steps",
+                                           "first at its most steps"), bes, modelled):
+            rows.append([Cell(f"{labels[bid]}, {where}"), Cell(f_be(mod)),
+                         Cell(f_be(be), f"sim.charged.breakeven.{bid}{suffix}",
+                              be_value(be), "GB/s", "hypothetical",
+                              f"bisection: {labels[bid]} with E′'s transfers charged, "
+                              f"{where} (section 8)")])
+    return [
+        "E′'s model (section 3) moves nothing from the reduce-scattered shards to the module "
+        "at the switch, and charges the band's way back to the workers its latency only. "
+        "Here both are charged: each worker's shard (the dense delta over the workers of a "
+        "data centre) crosses its own link to the switch, one link's latency plus its "
+        "bytes, and the band's bytes come back down each worker's link. Time only; "
+        "energies are not recomputed.",
+        SimTable("E′ with its shards' way to the switch and the band's way back charged",
+                 ("Figure", "As modelled", "Charged"), rows)]
 
 
 def build_doc(c: Computed) -> SimResultsDoc:

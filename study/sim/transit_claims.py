@@ -64,7 +64,7 @@ def _three(bes) -> str:
 def register_transit_claims(reg: Registry, computed: Computed, experiment, results_path: str) -> None:
     s = _Sim(reg, computed, results_path)
     for fn in (_breakevens, _enob, _intervals, _target, _sweep, _bytes, _causes, _layout,
-               _module):
+               _module, _e_run, _charged):
         fn(s, experiment)
 
 
@@ -500,3 +500,66 @@ def _module(s: _Sim, exp) -> None:
                    ("with the budget doubled", f"{fmt(big_budget, 3)} billion values/s"))),
           "closed.module_rate at the scenario, with module_port_rate × 2 (equal) and with "
           "module_budget × 2 (higher); sim.module_rate < scenario.module_port_rate")
+
+
+def _e_run(s: _Sim, exp) -> None:
+    """How far E's figures rest on where one seed crossed the target (results.md §8)."""
+    c = s.c
+    st, later = c.inputs.steps["E"], c.later
+    two = next(g for g in exp.groups if g.first.group == c.inputs.target_group)
+    sd = s.v(f"final_loss_sd.{two.slug}")
+    margin = s.v("sim.e_run.margin")
+    s.add("sim.e_margin_within_seed_spread",
+          "the run behind E, one seed, is below the target at its crossing evaluation by "
+          "less than a tenth of the standard deviation of the final losses of the target "
+          "group's seeds",
+          Verdict(0 <= margin < sd / 10,
+                  (("seeds of the run behind E", fmt_int(len(st.per_seed))),
+                   ("target", fmt(s.v("sim.e_run.target"), 6)),
+                   ("its loss at step " + fmt(st.mean, 0), fmt(s.v("sim.e_run.loss_at_crossing"), 6)),
+                   ("margin", s.reg.numbers["sim.e_run.margin"].text),
+                   ("target group's seed sd", s.reg.numbers[f"final_loss_sd.{two.slug}"].text)),
+                  (len(st.per_seed),)),
+          "0 ≤ sim.e_run.margin < final_loss_sd of the target group ÷ 10", one_seed=True)
+    grid = (c.breakevens["E_vs_A"], c.breakevens["Eprime_Esteps_vs_A"])
+    s.add("sim.later_lowers_eprime_breakeven",
+          "had the run behind E crossed the target one evaluation later, E′ on its steps "
+          "would break even with AdamW at a lower bandwidth than on the grid's steps, still "
+          "inside the range, and E would still break even nowhere in it",
+          Verdict(later is not None and later.eprime_vs_a.kind == grid[1].kind == "below"
+                  and later.eprime_vs_a.at < grid[1].at and later.e_vs_a.kind == "none",
+                  (("steps, grid and one evaluation later",
+                    f"{fmt(st.mean, 0)} and {fmt(later.steps, 0)}"),
+                   ("E′ vs A", f"{f_be(grid[1])} and {f_be(later.eprime_vs_a)}"),
+                   ("E vs A", f"{f_be(grid[0])} and {f_be(later.e_vs_a)}"),
+                   ("E to target", f"{fmt(s.time('E'), 2)} and {fmt(later.time_e, 2)} s")),
+                  (len(st.per_seed),)),
+          "counterfactual.one_eval_later: E's steps = the eval step after its crossing, A on "
+          "the grid's; BreakEven of E′ vs A below and lower than at the grid values; E vs A "
+          "none", one_seed=True)
+
+
+def _charged(s: _Sim, exp) -> None:
+    """E′ with what its model leaves out charged (results.md §9)."""
+    c, ch = s.c, s.c.charged
+    lower = []
+    for bid in ("Eprime_Esteps_vs_A", "Eprime_Csteps_vs_A"):
+        for got, was in zip(ch.breakevens[bid], s.be3(bid)):
+            lower.append(got.kind == was.kind == "below" and got.at < was.at)
+    never = all(b.kind == "none" for b in ch.breakevens["Eprime_vs_Cprime"])
+    ev = tuple((f"{BY_KEY[k.split('_vs_')[0]].label} vs {k.split('_vs_')[1]}, modelled; charged",
+                f"{_three(s.be3(k))}; {_three(ch.breakevens[k])}")
+               for k in ("Eprime_Esteps_vs_A", "Eprime_Csteps_vs_A"))
+    s.add("sim.charged_lowers_eprime_breakeven",
+          "charging E′'s shards' way up to the switch and the band's bytes back down "
+          "lengthens its step and lowers its break-even with AdamW, on E's steps and on C's, "
+          "at the grid values and at both ends of the interval; E′ still never beats C′",
+          Verdict(ch.step > ch.modelled and all(lower) and never,
+                  (("E′ step, modelled", f"{fmt(ch.modelled * 1e3, 3)} ms"),
+                   ("E′ step, charged", f"{fmt(ch.step * 1e3, 3)} ms")) + ev
+                  + (("E′ vs C′, charged", _three(ch.breakevens["Eprime_vs_Cprime"])),),
+                  (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["C"].per_seed),
+                   len(c.inputs.steps["A"].per_seed))),
+          "counterfactual.charged (closed.innet_left_out added to E′'s step): step longer; "
+          "BreakEven.at lower for E′ vs A on E's and C's steps at the grid values and both "
+          "ends; E′ vs C′ none at all three")
