@@ -177,16 +177,15 @@ def register_tables(reg: Registry, c: Computed, quoted: QuotedFile | None,
                 continue
             ours, theirs = reg.get(f.ours, QUOTED), reg.get(f"quoted.{key}", QUOTED)
             same = same_at.get(key, ours.text == theirs.text)
-            if not f.why and (ours.text != theirs.text or key in same_at):
-                raise BuildError(QUOTED, f"figures.{key}: give a `why` (what in our model "
-                                 f"drives ours, {ours.text}, against {theirs.text})")
-            why = f.why or "the same"
+            if not f.why:
+                raise BuildError(quoted.where(key), f"figures.{key}: give a `why` (what "
+                                 f"sets our figure, {ours.text}, beside {theirs.text})")
             rows.append([f.what, Ref(f.ours), Ref(f"quoted.{key}"),
-                         "yes" if same else "no", why])
+                         "yes" if same else "no", f.why])
         reg.add_table("quoted-vs-ours", "Our simulator's figures beside the original page's "
                       "quoted ones", ("Figure", "Ours", "Original (quoted)",
                                       "Same at the original's precision",
-                                      "What drives the difference"), rows,
+                                      "What sets our figure"), rows,
                       source=f"{results_path} §7 and {QUOTED}")
 
 
