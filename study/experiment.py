@@ -331,7 +331,7 @@ def chart_label(run: Run, *, detail: bool = False) -> str:
     if c.variant == "band":
         return f"C low {shape}" if c.band == "low" else f"F {c.band.replace('zigzag', 'zig-zag')}"
     design = ("repaired" if c.feedback == "sent" and c.fs_every
-              else "band sent" if c.feedback == "sent" else "first")
+              else "repaired, scale fixed" if c.feedback == "sent" else "first")
     enob = "exact" if c.enob is None else f"ENOB {fmt_general(c.enob)}"
     return f"E {design}, {enob}" + (f", {c.planes} planes" if detail else "")
 
@@ -422,7 +422,7 @@ def headline_label(run: Run) -> str:
 
 
 def _register_headline_table(reg: Registry, groups, names: list[str], md_file: str) -> None:
-    """The hub's eight headline rows: final loss (one seed said as such), MB on the wire
+    """The hub's headline rows: final loss (one seed said as such), MB on the wire
     a step and AdamW's wire bytes over the row's."""
     by_name = {g.first.group: g for g in groups}
     unknown = [n for n in names if n not in by_name]

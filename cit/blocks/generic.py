@@ -104,16 +104,17 @@ def number_index(ctx) -> str:
     ctx.prov_extra["x"] = {
         "p": [[ctx.link(u), ctx.site.label(u)] for u in urls],
         "r": {i: [reg.numbers[i].raw(), [at[u] for u in ctx.site.appears.get(i, [])]] for i in ids}}
-    out = ['<div class="number-index" id="number-index">']
+    # said once for all the groups; each group's empty .index-wait is where numindex.js
+    # reports a provenance file that did not load
+    out = ['<p class="index-note">A group’s rows are built from the page’s provenance file '
+           "when it is opened; without JavaScript, <code>numbers.json</code> at the site’s "
+           "root lists every number with its provenance.</p>\n",
+           '<div class="number-index" id="number-index">']
     for g, members in groups.items():
         kinds = ", ".join(sorted({reg.numbers[i].kind for i in members}))
         out.append(f'<details class="index-group" id="index-{e(g)}" data-group="{e(g)}">'
                    f'<summary><code class="prov">{e(g)}.…</code> <span class="index-kinds">'
-                   f"{e(kinds)}</span></summary>"
-                   '<p class="index-wait">This group’s rows are built from the page’s '
-                   "provenance file when it is opened; without JavaScript, "
-                   '<code>numbers.json</code> at the site’s root lists every number with '
-                   "its provenance.</p></details>\n")
+                   f'{e(kinds)}</span></summary><p class="index-wait"></p></details>\n')
     out.append("</div>\n")
     out.append(_source_files_table(reg, ids))
     return "".join(out)

@@ -151,3 +151,73 @@ def test_the_cpu_learning_rate_runs_feed_only_the_ledger_and_notebook(numbers):
     assert users
     assert all(i.startswith(("ledger.tinystories-lr.", "exp.folder.tinystories-lr."))
                for i in users), sorted(users)
+
+
+# ---- read3's items on the hub, /method and where E′ is described (words-b) ----------
+
+
+def _claim_ids(node) -> set[str]:
+    return {d.attributes.get("data-id") for d in node.css("data.claim-mark")}
+
+
+def test_method_says_once_how_the_index_groups_are_built(built_site):
+    page = _html(built_site, "method/index.html")
+    groups = page.css("details.index-group")
+    assert len(groups) > 1
+    texts = [p.text() for p in page.css("p") if "without JavaScript" in p.text()]
+    assert len(texts) == 1, texts
+    assert all(not g.css_first("p.index-wait").text().strip() for g in groups)
+
+
+def test_the_kinds_of_number_are_the_scenario_tags_and_quoted_is_the_original_page(
+        built_site, numbers):
+    """/method: an assumption may carry an outside citation (the scenario tags cited
+    datasheet figures `assumption`); a quoted number is one the original page printed."""
+    from study.sim.report import KIND_OF_TAG
+    scenario = yaml.safe_load((ROOT / "data" / "sim" / "scenario.yaml").read_text())
+    entries = {k: v for k, v in scenario["inputs"].items()}
+    kind = {n["id"]: n for n in numbers["numbers"]}
+    for key, e in entries.items():
+        assert kind[f"scenario.{key}"]["kind"] == KIND_OF_TAG[e["source"]], key
+    original_tags = {k for k, e in entries.items() if KIND_OF_TAG[e["source"]] == "quoted"}
+    for n in numbers["numbers"]:
+        if n["kind"] != "quoted":
+            continue
+        paths = {s["path"] for s in n["provenance"]["sources"]}
+        assert (paths & {"data/sim/quoted.yaml", "data/study.yaml"}
+                or n["id"].removeprefix("scenario.") in original_tags), n["id"]
+    page = _html(built_site, "method/index.html")
+    item = {li.css_first("strong").text().strip(): li.text() for li in page.css("li")
+            if li.css_first("strong")}
+    assert "original study's page printed" in item["Quoted"].replace("’", "'")
+    assert "cited outside source" in item["Assumption"]
+    assert any("assumption" == e["source"] and e.get("cite") for e in entries.values())
+
+
+def test_the_hub_headline_table_lists_every_control_band(built_site, numbers):
+    controls = {n["id"] for n in numbers["numbers"] if n["id"].startswith("seeds.F.")}
+    table = _html(built_site, "index.html").css_first("#table-headline")
+    shown = {d.attributes["data-id"] for d in table.css("data.num")
+             if d.attributes["data-id"].startswith("seeds.F.")}
+    assert controls and shown == controls, (sorted(shown), sorted(controls))
+
+
+EPRIME_CAVEATS = {"sim.e_margin_within_seed_spread", "sim.later_lowers_eprime_breakeven",
+                  "sim.charged_lowers_eprime_breakeven"}
+
+
+def test_where_eprime_is_headlined_its_caveats_are_checked_claims(built_site):
+    """The hub card, the transit page and the results deck state one seed's margin, E one
+    evaluation later and E′ with its transfers charged, each as a checked claim; the hub
+    card also says E′ lacks the feedback of the band sent and gives it on C's steps."""
+    hub = _html(built_site, "index.html")
+    card = next(a for a in hub.css("article.card")
+                if a.css_first("h3") and "could pay" in a.css_first("h3").text())
+    assert EPRIME_CAVEATS | {"exp.feedback_pair"} <= _claim_ids(card)
+    nums = {d.attributes["data-id"] for d in card.css("data.num")}
+    assert {"sim.breakeven.Eprime_Csteps_vs_A", "sim.target", "sim.e_run.margin",
+            "sim.charged.breakeven.Eprime_Esteps_vs_A"} <= nums
+    for rel in ("transit/index.html", "decks/05-results/index.html"):
+        assert EPRIME_CAVEATS <= _claim_ids(_html(built_site, rel)), rel
+    chain = hub.css_first(".chain") or hub
+    assert EPRIME_CAVEATS <= _claim_ids(chain)
