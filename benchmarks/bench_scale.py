@@ -180,7 +180,7 @@ vendored = vendor.materialise(None, proj)
 study = yamlio.load((proj / "data" / "study.yaml").read_text())
 reg = Registry()
 exp = experiment.load_experiment(vendored, proj, study, reg)
-cells, _ = sim.build_stage(reg, exp, proj)
+cells, _ = sim.build_stage(reg, exp.groups, proj)
 seconds = time.perf_counter() - t0
 peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"seconds": seconds, "peak_kib": peak_kib, "numbers": len(reg),

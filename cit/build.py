@@ -71,8 +71,9 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
         progress.done(f"{counted(len(vendored), 'upstream file')} verified against "
                       "vendored/lock.yaml (git blob SHA-1)")
     code = incremental.code_key(root, site_cfg.packages())
-    staged = stages.run_stages(root, site_cfg, vendored, reads, vendor_reads | config_reads,
-                               code, use_cache, store, progress, writes)
+    # each stage's key: its own reads and the upstream files (site.yaml only names it)
+    staged = stages.run_stages(root, site_cfg, vendored, reads, vendor_reads, code,
+                               use_cache, store, progress, writes)
     reg = staged.registry
     memo = cache.json_memo(root, store, writes) if use_cache else compute_now
     found = sentences.check(root, reads, memo, reg.claims, code, site_cfg.packages())

@@ -25,7 +25,7 @@ import pickle
 import re
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 from . import atomic
 
@@ -126,12 +126,15 @@ def _refuse(path: Path, root: Path, why: str, then: str = "building cold") -> No
     return None
 
 
-def write(root: Path, key: str, value, writes: "Writes | None" = None) -> None:
-    """Store `value` for `key`, replacing any older data-stage cache. A cache that
-    cannot be written is reported in one line; the build does not depend on it."""
+def write(root: Path, key: str, value, writes: "Writes | None" = None,
+          keep: Iterable[str] = ()) -> None:
+    """Store `value` for `key`, replacing any older data-stage cache but those of the
+    keys in `keep` (the other stages' current ones). A cache that cannot be written is
+    reported in one line; the build does not depend on it."""
     path = cache_file(root, key)
-    (writes or Writes(root)).store(path, _framed(MAGIC, key, pickled(value)),
-                                   stale=path.parent.glob(f"{PREFIX}*.pickle"))
+    kept = {cache_file(root, k).name for k in keep}
+    (writes or Writes(root)).store(path, _framed(MAGIC, key, pickled(value)), stale=(
+        p for p in path.parent.glob(f"{PREFIX}*.pickle") if p.name not in kept))
 
 
 def _framed(magic: bytes, key: str, body: bytes) -> bytes:

@@ -28,11 +28,6 @@ class Progress:
         self._what = ""
         self.reused: list[str] = []    # what this build took from its caches, in words
 
-    def reuse(self, name: str, text: str) -> None:
-        """The running stage was taken from a cache: say so, and list it in the summary."""
-        self._what = text
-        self.reused.append(f"{name} ({text})")
-
     def done(self, text: str) -> None:
         """What the running stage did, for its closing line."""
         self._what = text

@@ -18,7 +18,6 @@ def experiment(ctx: StageContext) -> StageOutput:
     from . import experiment as exp_stage
     study = yamlio.load(ctx.reads.text(ctx.root / "data" / "study.yaml"), "data/study.yaml")
     exp = exp_stage.load_experiment(ctx.vendored, ctx.root, study, ctx.registry, ctx.reads)
-    ctx.shared["experiment"] = exp
     figures = {}
     for key, c in exp.verification.items():
         figures[f"results_md_numbers.{key}"] = (
@@ -33,11 +32,15 @@ def experiment(ctx: StageContext) -> StageOutput:
 
 def simulator(ctx: StageContext) -> StageOutput:
     """Recompute the simulator, check every cell of data/sim/results.md, register; the
-    explorer's payload is computed here, so the block never sees the simulator."""
-    from . import sim
+    explorer's payload is computed here, so the block never sees the simulator. It
+    reads the headline logs itself (not the experiment stage's objects), so that its
+    cache key holds them (cit/stages.py)."""
+    from . import sim, tables
     from .blocks.explorer import explorer_payload
-    cells, computed = sim.build_stage(ctx.registry, ctx.shared["experiment"], ctx.root,
-                                      sim.compute_from_paths(ctx.root, reads=ctx.reads),
+    from .sim.compute import headline_folder
+    folder = headline_folder(ctx.root, ctx.reads)
+    cells, computed = sim.build_stage(ctx.registry, tables.groups_of(folder), ctx.root,
+                                      sim.compute_from_paths(ctx.root, folder, ctx.reads),
                                       ctx.reads)
     return StageOutput(
         figures={"sim_cells": (cells, "Simulator cells verified",

@@ -6,12 +6,14 @@
 
 For the build (cit/build.py):
 
-    cells, computed = build_stage(registry, experiment, root)
+    cells, computed = build_stage(registry, groups, root)
 
-which is `compute_from_paths(root, experiment.headline)`, then
-`check_results(computed, root / "data/sim/results.md")` and
-`register_sim(registry, computed, "data/sim/results.md", root)`. The build hands
-`computed` on to the blocks that draw from it (the explorer); nothing is kept here.
+which is `compute_from_paths(root)`, then
+`check_results(computed, root / "data/sim/results.md")`,
+`register_sim(registry, computed, "data/sim/results.md", root)` and the transit
+claims (`groups`: the headline folder's run groups, study.tables.groups_of). The
+simulator stage (study/stages.py) turns `computed` into the explorer's payload;
+nothing is kept here.
 """
 
 from __future__ import annotations
@@ -24,20 +26,21 @@ from .register import register_sim
 from .report import RESULTS, check_results, write_results
 
 
-def build_stage(registry, experiment, root: Path, computed: Computed | None = None,
+def build_stage(registry, groups, root: Path, computed: Computed | None = None,
                 reads: Reads | None = None) -> tuple[int, Computed]:
     """Recompute the simulator from the vendored logs and the scenario (or take
     `computed`, computed already from the same files), compare every cell of
-    data/sim/results.md (BuildError on the first difference), enter its figures into
-    the registry. Returns the number of cells compared and the computation."""
+    data/sim/results.md (BuildError on the first difference), enter its figures and
+    claims into the registry (`groups`: the headline folder's run groups). Returns the
+    number of cells compared and the computation."""
     root = Path(root)
     reads = reads or Reads(root)
     if computed is None:
-        computed = compute_from_paths(root, getattr(experiment, "headline", None), reads)
+        computed = compute_from_paths(root, reads=reads)
     cells = check_results(computed, root / RESULTS, reads=reads)
     register_sim(registry, computed, RESULTS, root)
     from . import transit_claims
-    transit_claims.register_transit_claims(registry, computed, experiment, RESULTS)
+    transit_claims.register_transit_claims(registry, computed, groups, RESULTS)
     return cells, computed
 
 

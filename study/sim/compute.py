@@ -242,12 +242,25 @@ def _sources(root: Path, folder: Folder | None, reads: Reads | None = None):
             from None
     scenario = load_scenario(root / "data" / "sim" / "scenario.yaml", reads=reads)
     if folder is None:
-        vdir = root / "vendored" / headline
-        if not reads.glob(vdir, "*.jsonl"):     # listed there, or held in memory (--check)
-            raise BuildError(f"vendored/{headline}", "vendored logs missing; materialise "
-                             "them first: python -m cit.vendor fetch")
-        folder = load_folder(vdir, headline, reads)
+        folder = _headline(root, headline, reads)
     return folder, scenario, target_group, reads
+
+
+def _headline(root: Path, headline: str, reads: Reads) -> Folder:
+    vdir = root / "vendored" / headline
+    if not reads.glob(vdir, "*.jsonl"):     # listed there, or held in memory (--check)
+        raise BuildError(f"vendored/{headline}", "vendored logs missing; materialise "
+                         "them first: python -m cit.vendor fetch")
+    return load_folder(vdir, headline, reads)
+
+
+def headline_folder(root: Path, reads: Reads) -> Folder:
+    """The headline folder of run logs data/study.yaml names, read through `reads`."""
+    from cit import yamlio
+    study = yamlio.load(reads.text(root / "data" / "study.yaml"), "data/study.yaml")
+    if not isinstance(study, dict) or "headline" not in study:
+        raise BuildError("data/study.yaml", "needs `headline`")
+    return _headline(root, study["headline"], reads)
 
 
 def fit_from_paths(root: Path, folder: Folder | None = None):

@@ -3,8 +3,8 @@ simulator's computed values (the same `Computed` that writes every cell of
 data/sim/results.md) and the registry's scenario and experiment figures. Nothing here
 assumes a figure: each predicate reads what this build's simulation produced.
 
-`register_transit_claims(reg, computed, experiment, results_path)` is called by the simulator stage
-after its figures are in the registry.
+`register_transit_claims(reg, computed, groups, results_path)` is called by the simulator
+stage after its figures are in the registry (`groups`: the headline folder's run groups).
 """
 
 from __future__ import annotations
@@ -61,14 +61,14 @@ def _three(bes) -> str:
     return f"{f_be(bes[0])} (grid); {f_be(bes[1])} and {f_be(bes[2])} at the two ends"
 
 
-def register_transit_claims(reg: Registry, computed: Computed, experiment, results_path: str) -> None:
+def register_transit_claims(reg: Registry, computed: Computed, groups, results_path: str) -> None:
     s = _Sim(reg, computed, results_path)
     for fn in (_breakevens, _enob, _intervals, _target, _sweep, _bytes, _causes, _layout,
                _module, _e_run, _charged):
-        fn(s, experiment)
+        fn(s, groups)
 
 
-def _breakevens(s: _Sim, exp) -> None:
+def _breakevens(s: _Sim, groups) -> None:
     c = s.c
     e3 = s.be3("E_vs_A")
     s.add("sim.e_never_breaks_even",
@@ -131,7 +131,7 @@ def _cprime_higher(s: _Sim) -> None:
           "all eight corners of C's, E's and A's step intervals (A's shared by both)")
 
 
-def _enob(s: _Sim, exp) -> None:
+def _enob(s: _Sim, groups) -> None:
     c = s.c
     grid_none = [r for r in c.enob if r.e_vs_a.kind == "none"]
     most_none = [r for r, e in zip(c.enob, c.enob_ends) if e["most"].e_vs_a.kind == "none"]
@@ -182,7 +182,7 @@ def _enob(s: _Sim, exp) -> None:
           "runs' steps to target", one_seed=True)
 
 
-def _intervals(s: _Sim, exp) -> None:
+def _intervals(s: _Sim, groups) -> None:
     """Which orderings and break-evens survive the evaluation grid's interval."""
     c = s.c
     b3 = s.be3("B_vs_A")
@@ -228,10 +228,9 @@ def _intervals(s: _Sim, exp) -> None:
           "three comparisons at the grid values and at both corners of section 8")
 
 
-def _target(s: _Sim, exp) -> None:
+def _target(s: _Sim, groups) -> None:
     target = s.v("sim.target")
-    groups = {g.slug: g for g in exp.groups}
-    two = next(g for g in exp.groups if g.first.group == s.c.inputs.target_group)
+    two = next(g for g in groups if g.first.group == s.c.inputs.target_group)
     missing = [r for r in two.runs if r.first_step_at_or_below(target) is None]
     s.reg.add("sim.target_missed.seeds", len(missing), str(len(missing)), unit="seeds",
               kind="derived", sources=s.sources + s.reg.numbers[f"final_loss_mean.{two.slug}"].sources,
@@ -243,7 +242,7 @@ def _target(s: _Sim, exp) -> None:
                                       ("seeds never reaching it", f"{len(missing)} of {len(two.runs)}")),
                   (len(two.runs),)),
           "first eval step at or below the target, per seed of the target group")
-    high = groups["F.high.2d64"]
+    high = next(g for g in groups if g.slug == "F.high.2d64")
     hl = high.first.final_val_loss
     s.add("sim.target_not_worst_band",
           "the high band ended above the target, so the target is not the worst exact band",
@@ -251,7 +250,7 @@ def _target(s: _Sim, exp) -> None:
           "final val loss of the high band > target")
 
 
-def _sweep(s: _Sim, exp) -> None:
+def _sweep(s: _Sim, groups) -> None:
     c = s.c
     keys = [k for k in BY_KEY if c.steps[k] is not None]
     last = len(c.grid) - 1
@@ -302,7 +301,7 @@ def _sweep(s: _Sim, exp) -> None:
           "C at its fewest steps and B at its most")
 
 
-def _bytes(s: _Sim, exp) -> None:
+def _bytes(s: _Sim, groups) -> None:
     c = s.c
     wan, nic = s.v("scenario.wan_bandwidth"), s.v("scenario.nic_bandwidth")
     s.add("sim.wan_slower_than_worker_links",
@@ -357,7 +356,7 @@ def _cf_evidence(o, label: str, other: str) -> tuple:
             (f"{label}, break-even", _three((o.breakeven,) + tuple(o.ends))))
 
 
-def _causes(s: _Sim, exp) -> None:
+def _causes(s: _Sim, groups) -> None:
     """Causes, each by a counterfactual run of the model (results.md §9)."""
     c = s.c
     free, asteps = s.cf("E_free_vs_A"), s.cf("E_Asteps_vs_A")
@@ -426,7 +425,7 @@ def _causes(s: _Sim, exp) -> None:
           "C′): BreakEven.kind none at the grid values and both ends; WAN bytes per step equal")
 
 
-def _layout(s: _Sim, exp) -> None:
+def _layout(s: _Sim, groups) -> None:
     """The single ring against the hierarchical layout, for AdamW (A): the WAN bytes of
     its all-reduce, and its time to target at the default WAN against the original's."""
     c, mech = s.c, BY_KEY["A"].mech
@@ -453,7 +452,7 @@ def _layout(s: _Sim, exp) -> None:
           "A's time to target under the flat ring, rounded as the original rounds it")
 
 
-def _module(s: _Sim, exp) -> None:
+def _module(s: _Sim, groups) -> None:
     port = s.v("scenario.module_port_rate")            # billion values/s
     per_mac = s.v("scenario.module_ops_per_multiply_add")
     direct = port * s.v("scenario.band_direct_flops_per_value") * per_mac
@@ -502,11 +501,11 @@ def _module(s: _Sim, exp) -> None:
           "module_budget × 2 (higher); sim.module_rate < scenario.module_port_rate")
 
 
-def _e_run(s: _Sim, exp) -> None:
+def _e_run(s: _Sim, groups) -> None:
     """How far E's figures rest on where one seed crossed the target (results.md §8)."""
     c = s.c
     st, later = c.inputs.steps["E"], c.later
-    two = next(g for g in exp.groups if g.first.group == c.inputs.target_group)
+    two = next(g for g in groups if g.first.group == c.inputs.target_group)
     sd = s.v(f"final_loss_sd.{two.slug}")
     margin = s.v("sim.e_run.margin")
     s.add("sim.e_margin_within_seed_spread",
@@ -539,7 +538,7 @@ def _e_run(s: _Sim, exp) -> None:
           "none", one_seed=True)
 
 
-def _charged(s: _Sim, exp) -> None:
+def _charged(s: _Sim, groups) -> None:
     """E′ with what its model leaves out charged (results.md §9)."""
     c, ch = s.c, s.c.charged
     lower = []

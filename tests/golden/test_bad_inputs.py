@@ -297,22 +297,38 @@ def test_a_duplicate_key(case, rel, key_re):
 
 # ---- the data-stage cache: verified before use, a refused one means a cold build --------
 
+def _code_key(root):
+    from cit.incremental import code_key
+    from cit.siteconfig import load_site
+    return code_key(root, load_site(root).packages())
+
+
+def _stage_keys(root, code: str) -> dict:
+    """Each stage's cache key, from the reads the last build recorded (cit/stages.py)."""
+    from cit import cache as cache_mod
+    from cit.stages import STAGE_READS, stage_key
+    keys = {}
+    for record in cache_mod.read_json(root, STAGE_READS, code):
+        keys[record["name"]] = stage_key(code, record, keys)
+    return keys
+
+
+def _experiment_cache(root):
+    """The experiment stage's cache file (each stage has its own)."""
+    from cit import cache as cache_mod
+    return cache_mod.cache_file(root, _stage_keys(root, _code_key(root))["experiment"])
+
+
 def _other_version(cache, root):
     """A cache written by another version of the code, renamed to this version's key."""
     from cit import cache as cache_mod
-    from cit.incremental import code_key as project_code
-    from cit.siteconfig import load_site
-    from cit.stages import STAGE_READS, stage_key
-
-    def code_key(root):
-        return project_code(root, load_site(root).packages())
-    old_code = code_key(root)
-    recorded = cache_mod.read_json(root, STAGE_READS, old_code)
+    from cit.stages import STAGE_READS
+    recorded = cache_mod.read_json(root, STAGE_READS, _code_key(root))
     fmt = root / "cit" / "fmt.py"
     fmt.write_text(fmt.read_text() + "\n# another version of the code\n")
     # the reads record re-keyed too, so the build looks for the pickle under the new key
-    cache_mod.write_json(root, STAGE_READS, code_key(root), recorded)
-    moved = cache.with_name(f"data-stages-{stage_key(code_key(root), recorded)}.pickle")
+    cache_mod.write_json(root, STAGE_READS, _code_key(root), recorded)
+    moved = cache_mod.cache_file(root, _stage_keys(root, _code_key(root))["experiment"])
     cache.rename(moved)
     return moved
 
@@ -354,7 +370,7 @@ def test_a_damaged_or_foreign_cache_is_discarded_and_the_build_goes_on_cold(
     shutil.copytree(warm_copy[1], out)        # the site the cache-writing build made
     before = tree_digest(out)
     give_caches(warm_copy, project_copy)
-    [cache] = (project_copy / ".cache").glob("data-stages-*.pickle")
+    cache = _experiment_cache(project_copy)
     spoil, why = CACHE_DAMAGE[damage]
     cache = spoil(cache, project_copy)
     # another version of the code is an edit of the copy's cit/: only a process runs it
