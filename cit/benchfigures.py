@@ -164,8 +164,7 @@ def _register_rebuild_by_page(reg: Registry, by_page, figs: dict) -> None:
 
 SCALE_COLUMNS = (("run_logs", "Run logs", "run logs in the synthetic mirror", "logs"),
                  ("data_stages_s", "Data stages (s)",
-                  "vendor verification, experiment and simulator stages with their checks, "
-                  "median", "s"),
+                  "vendor verification and the data stages with their checks, median", "s"),
                  ("time_ratio_to_1x", "Time ÷ time at the study's size",
                   "data-stage time at this size ÷ at the study's own size", "x"),
                  ("peak_rss_mib", "Peak memory (MiB)",

@@ -1,9 +1,9 @@
 """The build, one call per stage (docs/architecture.md):
 
-    vendor -> experiment (runs, tables, results.md check, its claims) -> simulator and
-    its check (and its claims) -> registry (benchmarks, the build's own figures)
+    vendor -> the data stages site.yaml declares, in order (cit/stages.py: each adds
+    its numbers, checked claims and data to the registry) -> the build's own figures
     -> blocks -> render -> claim check -> naked-number check -> link check
-    -> site/ written atomically (cit/output.py), with numbers.json
+    -> site/ written atomically (cit/output.py), with numbers.json and the search index
 
 Everything is computed before anything is written; a failed build leaves the previous
 output folder untouched, and an --out the build did not make is never replaced.
@@ -354,7 +354,9 @@ def _arguments(argv):
                     "a built site folder or a git revision) and print the changes as Markdown")
     ap.add_argument("--fail-on-change", action="store_true",
                     help="with --diff: exit 1 when a number or claim changed")
-    ap.add_argument("--root", default=str(ROOT), help=argparse.SUPPRESS)
+    ap.add_argument("--root", default=str(ROOT), metavar="DIR",
+                    help="the project to build: a folder with its site.yaml, content/ and "
+                    "data/ (default: this checkout; examples/toyopt is another)")
     a = ap.parse_args(argv)
     if a.serve and (a.check or a.out):
         print("python build.py: --serve writes nothing and checks as it builds: it takes "

@@ -50,7 +50,7 @@ def measured_at(root: Path) -> dict:
 ENGINE_FIGURES = ("upstream_files", "claims_verified", "claims_total", "glossary_terms",
                   "allowlist_size", "sentences_found", "sentences_checked",
                   "sentences_exempt", "sentence_exemptions", "naked_numbers",
-                  "measured_benchmarks", "measured_experiment", "site_numbers")
+                  "measured_benchmarks", "measured_study", "site_numbers")
 
 
 def build_figures(root: Path, upstream_files: int, stage_figures: Mapping[str, tuple],
@@ -64,7 +64,7 @@ def build_figures(root: Path, upstream_files: int, stage_figures: Mapping[str, t
     comparing-sentence check's report (cit/sentences.py); `kinds`: kind -> count of the
     registry's entries before these figures are added; `bench_measured`: how many
     measured ones are this site's own benchmark figures (data/benchmarks.yaml), not the
-    experiment's."""
+    study's."""
     reads = reads or Reads(root)
     glossary = load_glossary(reads.text(root / "content" / "glossary.yaml"),
                              "content/glossary.yaml")
@@ -105,10 +105,10 @@ def build_figures(root: Path, upstream_files: int, stage_figures: Mapping[str, t
     measured = (kinds or {}).get("measured", 0)
     figures["measured_benchmarks"] = (bench_measured, "Measured numbers from this site's benchmarks",
                                       "numbers of kind measured whose source is data/benchmarks.yaml")
-    figures["measured_experiment"] = (measured - bench_measured,
-                                      "Measured numbers from the experiment's records",
-                                      "numbers of kind measured not read from data/benchmarks.yaml: "
-                                      "the experiment's run logs, sweep log and learning-rate choice")
+    figures["measured_study"] = (measured - bench_measured,
+                                 "Measured numbers from the study's own records",
+                                 "numbers of kind measured whose source is not "
+                                 "data/benchmarks.yaml")
     # Every registry entry is listed on /method, so the site's number count is the
     # registry's size once these build figures (this one and the counts by kind
     # included) are added; every build figure is of kind derived.

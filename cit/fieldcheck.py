@@ -3,9 +3,8 @@ allow-list, the vendoring lock): which keys a mapping may have, which it must ha
 and what each holds, with an error naming the file and the line of the offending key.
 
 These were pydantic models. Importing pydantic cost a page rebuild about 0.1 s, a
-fifth of it, for a few flat mappings (docs/architecture.md, "Rebuilding fast"); the
-simulator's scenario and the chain diagram keep pydantic, imported only when they are
-read.
+fifth of it, for a few flat mappings (docs/architecture.md, "Rebuilding fast"); a
+study's own larger files may use pydantic, imported only when they are read.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The one reader of Markdown pipe tables, shared by the results.md check
-(study/resultsmd.py) and the simulator's results file (study/sim/report.py).
+"""The one reader of Markdown pipe tables, for a study's own checks of results files
+(in this repository, study/resultsmd.py and study/sim/report.py).
 
 A row is a line that starts with `|`; its cells are the text between pipes, stripped.
 A separator row (`|---|:--:|`) has only dashes and colons in every cell.

@@ -106,8 +106,25 @@ def project_copy(tmp_path, vendored_files) -> Path:
     return _copy_project(tmp_path / "proj")
 
 
+def _site(root: Path):
+    """The project's site.yaml, checked (parsed only: load_site would put `root` on the
+    import path)."""
+    from cit.siteconfig import NAME, parse_site
+    return parse_site((root / NAME).read_text(encoding="utf-8"))
+
+
+def _study_folders(root: Path = ROOT) -> tuple[str, ...]:
+    """The folders of a project's own code and templates, as site.yaml names them
+    (cit.siteconfig: the packages of its stages and block providers, its templates)."""
+    site = _site(root)
+    return tuple(dict.fromkeys((*site.packages(), site.templates)))
+
+
 def _copy_project(dst: Path) -> Path:
-    for name in ("cit", "study", "content", "data", "templates", "vendored"):
+    """A copy of the project: the engine, the study's folders (site.yaml names them, as
+    cit.build.build_inputs reads them), content, data and the verified vendored files."""
+    for name in dict.fromkeys(("cit", *_study_folders(), "content", "data", "templates",
+                               "vendored")):
         if (ROOT / name).exists():
             shutil.copytree(ROOT / name, dst / name,
                             ignore=shutil.ignore_patterns("__pycache__"))
@@ -168,9 +185,10 @@ def run_build_process(out: Path, root: Path = ROOT, env: dict | None = None,
 
 
 def code_digest(root: Path) -> dict[str, str]:
-    """The code a project at `root` runs: build.py, cit/ and study/ (bytecode caches aside)."""
-    d = {f"{pkg}/{k}": v for pkg in ("cit", "study") for k, v in tree_digest(root / pkg).items()
-         if "__pycache__" not in k}
+    """The code a project at `root` runs: build.py, cit/ and the packages its site.yaml
+    names (bytecode caches aside)."""
+    d = {f"{pkg}/{k}": v for pkg in ("cit", *_site(root).packages())
+         for k, v in tree_digest(root / pkg).items() if "__pycache__" not in k}
     return d | {"build.py": hashlib.sha256((root / "build.py").read_bytes()).hexdigest()}
 
 

@@ -204,4 +204,4 @@ def test_measured_numbers_are_counted_by_source(built_site):
     b = data["build"]
     assert b["kind_count.measured"] == len(measured)
     assert b["measured_benchmarks"] == len(bench) > 0
-    assert b["measured_experiment"] == len(measured) - len(bench) > 0
+    assert b["measured_study"] == len(measured) - len(bench) > 0
