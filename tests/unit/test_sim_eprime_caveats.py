@@ -91,10 +91,10 @@ def _claims(c, folder) -> dict:
     sd = statistics.stdev(finals)
     reg.add("final_loss_sd.T", sd, f"{sd:.3f}", kind="measured", sources=(), locator="test",
             computation="sample sd of the target group's final losses")
-    exp = SimpleNamespace(groups=[SimpleNamespace(first=SimpleNamespace(group=tg), slug="T")])
+    groups = [SimpleNamespace(first=SimpleNamespace(group=tg), slug="T")]
     s = transit_claims._Sim(reg, c, RESULTS)
-    transit_claims._e_run(s, exp)
-    transit_claims._charged(s, exp)
+    transit_claims._e_run(s, groups)
+    transit_claims._charged(s, groups)
     return reg.claims
 
 
