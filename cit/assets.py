@@ -36,13 +36,26 @@ PROV_DIR = "static/prov"
 STYLESHEET_SLOT = "cit-stylesheet-slot"
 
 
-def static_files(templates_dir: Path, reads: Reads | None = None) -> dict[str, bytes]:
-    """Every file under templates/static/, read through `reads` (a link out of the
-    project, a FIFO or a link to a folder is refused, not shipped)."""
-    sdir = templates_dir / "static"
+def static_files(templates_dir: Path, reads: Reads | None = None,
+                 study_static: Path | None = None,
+                 origin: dict[str, str] | None = None) -> dict[str, bytes]:
+    """Every file under templates/static/ (the engine's) and under `study_static` (the
+    study's own scripts and styles, site.yaml's `static`), each shipped under static/,
+    read through `reads` (a link out of the project, a FIFO or a link to a folder is
+    refused, not shipped). A name both folders hold fails the build: neither may
+    replace the other's file. `origin`, when given, gets each name's project path."""
     reads = reads or Reads(templates_dir.parent)
-    return {"static/" + f.relative_to(sdir).as_posix(): reads.bytes(f)
-            for f in reads.tree(sdir)}
+    files: dict[str, bytes] = {}
+    for sdir in (templates_dir / "static", *([study_static] if study_static else [])):
+        for f in reads.tree(sdir):
+            name = "static/" + f.relative_to(sdir).as_posix()
+            if name in files:
+                raise BuildError(reads.rel(f), f"the engine's templates ship {name} already; "
+                                 "give the study's file another name")
+            files[name] = reads.bytes(f)
+            if origin is not None:
+                origin[name] = reads.rel(f)
+    return files
 
 
 SHEET_WHEN_RE = re.compile(r"\A/\* when: ([^*]+?) \*/")
@@ -242,13 +255,15 @@ class StaticAssets:
 
 
 def static_assets(templates_dir: Path, needs_plotly: bool, memo=compute_now,
-                  bundle_root: Path | None = None, reads: Reads | None = None) -> StaticAssets:
-    """Read, minify and list templates/static/ (and plotly.min.js when a chart needs it,
-    from the project at `bundle_root`, default this code's). The minified texts are made
-    by `memo(name, key, compute)` under a key of their sources and this module's code
-    (the build's memo keeps them in .cache/)."""
-    files = static_files(templates_dir, reads)
-    texts = {n: utf8(files[n], f"templates/{n}") for n in sorted(files)
+                  bundle_root: Path | None = None, reads: Reads | None = None,
+                  study_static: Path | None = None) -> StaticAssets:
+    """Read, minify and list templates/static/ and the study's `study_static` folder
+    (and plotly.min.js when a chart needs it, from the project at `bundle_root`, default
+    this code's). The minified texts are made by `memo(name, key, compute)` under a key
+    of their sources and this module's code (the build's memo keeps them in .cache/)."""
+    origin: dict[str, str] = {}
+    files = static_files(templates_dir, reads, study_static, origin)
+    texts = {n: utf8(files[n], origin[n]) for n in sorted(files)
              if n.endswith((".css", ".js"))}
     key = hashlib.sha256(Path(__file__).read_bytes() + json.dumps(texts).encode()).hexdigest()
     made = memo("static-assets", key, lambda: {n: _minified(n, t) for n, t in texts.items()})

@@ -138,7 +138,7 @@ def render_site(registry: Registry, content_dir, templates_dir,
                 blocks: Mapping[str, BlockSpec], build_info: Mapping, *,
                 repo_root=None, code: str | None = None, previous: Mapping | None = None,
                 memo=compute_now, bundle_root=None, reads: Reads | None = None,
-                site: SiteConfig | None = None) -> Site:
+                site: SiteConfig | None = None, static_root=None) -> Site:
     """Render the whole site in memory: discover -> bodies -> late pass -> templates.
 
     `blocks`: the block table (cit.blocks.block_table). `build_info` keys read here:
@@ -147,8 +147,9 @@ def render_site(registry: Registry, content_dir, templates_dir,
     (`verification` for table:tested). `repo_root` (default: content_dir's parent) is
     what content file names are relative to, in error messages and in the page records.
     `bundle_root`: the project whose vendored/plotly/ bundle is shipped (default: this
-    code's). `site`: site.yaml's title, navigation and layouts (default: read from
-    repo_root).
+    code's). `site`: site.yaml's title, navigation, layouts and the study's static
+    folder (default: read from repo_root); `static_root`: the folder that one is
+    relative to (default: repo_root).
 
     Every file is read through `reads` (cit/reads.py; default: one for `repo_root`).
     Incremental (cit/incremental.py): with `code` (incremental.code_key) every page gets
@@ -158,7 +159,7 @@ def render_site(registry: Registry, content_dir, templates_dir,
     (cit/assets.py: static_assets)."""
     content_dir, templates_dir = Path(content_dir), Path(templates_dir)
     root = Path(repo_root) if repo_root else content_dir.resolve().parent
-    reads = reads or Reads(root, templates_dir.parent)
+    reads = reads or Reads(root, templates_dir.parent, *([static_root] if static_root else []))
     rel = _relative_names(root)
     site = site if site is not None else load_site(root, reads)
     for key in ("commit", "commit_date"):
@@ -181,7 +182,8 @@ def render_site(registry: Registry, content_dir, templates_dir,
     _recheck_late_reuse(state, previous, reused)
     _check_glossary_page(state)
     needs_plotly = any((PLOTLY, False) in p.ctx.scripts for p in state.pages)
-    assets = static_assets(templates_dir, needs_plotly, memo, bundle_root, reads)
+    assets = static_assets(templates_dir, needs_plotly, memo, bundle_root, reads,
+                           _study_static(site, static_root or root))
     files = dict(assets.files)
     files.update(_render_templates(state, templates_dir, assets, reused))
     for o in reused:
@@ -411,6 +413,17 @@ def _check_glossary_page(state: SiteState) -> None:
                    for p in state.pages):
             raise BuildError("content/pages/glossary.md",
                              "terms are linked but no /glossary/ page shows @[glossary]")
+
+
+def _study_static(site: SiteConfig, root: Path) -> Path | None:
+    """The study's own static folder (site.yaml `static`), which must exist."""
+    if not site.static:
+        return None
+    folder = Path(root) / site.static
+    if not folder.is_dir():
+        raise BuildError(site.where.get("static", "site.yaml"), f"static: {site.static} is "
+                         "not a folder of the project")
+    return folder
 
 
 def _render_templates(state: SiteState, templates_dir: Path,

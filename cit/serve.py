@@ -205,6 +205,16 @@ def code_folders(root: Path) -> tuple[str, ...]:
         return ("cit",)
 
 
+def static_folder(root: Path) -> tuple[str, ...]:
+    """The study's own static folder (site.yaml `static`), which may lie in a code
+    folder: its files are inputs like templates/static's, not code."""
+    try:
+        found = siteconfig.load_site(root).static
+    except BuildError:
+        return ()
+    return (found.strip("/"),) if found else ()
+
+
 def describe_error(exc: BaseException, folders=("cit",)) -> str:
     """A failed build in words: a BuildError names its file and line; anything else
     (a bug, say) names the innermost frame of our code (`folders`: code_folders)."""
@@ -248,9 +258,9 @@ def bind(port: int) -> http.server.ThreadingHTTPServer:
     raise SystemExit(2)
 
 
-def relevant(root: Path, path: str, code=("cit",)) -> str | None:
+def relevant(root: Path, path: str, code=("cit",), static=()) -> str | None:
     """The changed file relative to root, or None when no build reads it (`code`: the
-    code folders, code_folders)."""
+    code folders, code_folders; `static`: the study's static folder, static_folder)."""
     try:
         rel = Path(path).resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
@@ -260,7 +270,8 @@ def relevant(root: Path, path: str, code=("cit",)) -> str | None:
     if Path(rel).name.startswith(".") or Path(rel).name.startswith("#"):
         return None
     if rel in WATCHED_FILES or any(rel.startswith(d + "/") for d in (*WATCHED_DIRS, *code)):
-        if rel.startswith(tuple(d + "/" for d in code)) and not rel.endswith(".py"):
+        if (rel.startswith(tuple(d + "/" for d in code)) and not rel.endswith(".py")
+                and not rel.startswith(tuple(d + "/" for d in static))):
             return None
         return rel
     return None
@@ -276,13 +287,13 @@ class Changes:
 
     def __init__(self, root: Path):
         self.root = root
-        self.code = code_folders(root)
+        self.code, self.static = code_folders(root), static_folder(root)
         self.paths: set[str] = set()
         self.seen: dict[str, tuple | None] = {}
         self.cond = threading.Condition()
 
     def add(self, path: str) -> None:
-        rel = relevant(self.root, path, self.code)
+        rel = relevant(self.root, path, self.code, self.static)
         if rel is None:
             return
         with self.cond:

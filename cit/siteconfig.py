@@ -31,7 +31,8 @@ TEXTS = FieldRule(list, required=False, item_kind=str)
 SITE_RULES = {"title": TEXT, "base_url": FieldRule(str, nullable=True),
               "nav": FieldRule(list, nonblank=True), "layouts": FieldRule(dict),
               "stages": FieldRule(list), "blocks": TEXTS, "unpickle": TEXTS,
-              "tested": TEXTS, "templates": FieldRule(str, required=False, nonblank=True)}
+              "tested": TEXTS, "templates": FieldRule(str, required=False, nonblank=True),
+              "static": FieldRule(str, required=False, nonblank=True)}
 NAV_RULES = {"url": TEXT, "label": TEXT}
 LAYOUT_RULES = {"scripts": TEXTS, "findings_cards": FieldRule(bool, required=False)}
 LAYOUTS = ("hub", "page", "deck")
@@ -80,6 +81,7 @@ class SiteConfig:
     tested: tuple[str, ...] = ()
     where: dict[str, str] = field(default_factory=dict)   # key -> "site.yaml:line"
     templates: str = "templates"
+    static: str | None = None     # the study's own static files, shipped beside the engine's
 
     def packages(self) -> tuple[str, ...]:
         """The study's code: the top-level package of each stage and block provider
@@ -125,7 +127,8 @@ def parse_site(text: str, name: str = NAME) -> SiteConfig:
     blocks = tuple(_entry(v, n, name) for v, n in zip(data.get("blocks", []), seqs["blocks"]))
     return SiteConfig(data["title"], data["base_url"], nav, scripts, cards, stages, blocks,
                       tuple(data.get("unpickle", [])), tuple(data.get("tested", [])),
-                      {k: where(k) for k in data}, data.get("templates", "templates"))
+                      {k: where(k) for k in data}, data.get("templates", "templates"),
+                      data.get("static"))
 
 
 def _line(name: str, node) -> str:

@@ -185,10 +185,10 @@ def run_build_process(out: Path, root: Path = ROOT, env: dict | None = None,
 
 
 def code_digest(root: Path) -> dict[str, str]:
-    """The code a project at `root` runs: build.py, cit/ and the packages its site.yaml
-    names (bytecode caches aside)."""
+    """The code a project at `root` runs: build.py and the modules of cit/ and of the
+    packages its site.yaml names (not their other files: study/static is an input)."""
     d = {f"{pkg}/{k}": v for pkg in ("cit", *_site(root).packages())
-         for k, v in tree_digest(root / pkg).items() if "__pycache__" not in k}
+         for k, v in tree_digest(root / pkg).items() if k.endswith(".py")}
     return d | {"build.py": hashlib.sha256((root / "build.py").read_bytes()).hexdigest()}
 
 
@@ -433,7 +433,7 @@ def render_tiny():
         blocks = {**generic_blocks(reg), **chart_blocks(reg)}
         return render_site(reg, content_dir, templates_dir, blocks,
                            build_info or RENDER_BUILD_INFO, repo_root=content_dir.parent,
-                           site=load_site(ROOT))
+                           site=load_site(ROOT), static_root=ROOT)
     return run
 
 

@@ -1,5 +1,5 @@
 """The `@[explorer]` block of the transit page: controls, output tables, the model's
-inputs as JSON, and the closed-form port (templates/static/explorer.js).
+inputs as JSON, and the closed-form port (study/static/explorer.js).
 
 The port is a classic script loaded by `src`, not a module: Chromium refuses module
 scripts from file:// URLs, and the site must work from file://; nor is it written

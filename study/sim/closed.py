@@ -2,7 +2,7 @@
 
 It serves two purposes: a check on the SimPy model (they must agree to 1e-9 relative
 wherever no two transfers share a link at once), and the source of the explorer's
-JavaScript port (templates/static/explorer.js), which repeats every expression below in
+JavaScript port (study/static/explorer.js), which repeats every expression below in
 the same order, so the two give the same floating-point results and, through the same
 formatting rules, the same strings.
 

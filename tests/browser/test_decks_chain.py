@@ -33,10 +33,12 @@ from .conftest import pdf_pages, tab_to
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "templates" / "static"
+STUDY_STATIC = ROOT / "study" / "static"      # the study's own scripts and styles
 CHAIN_YAML = ROOT / "content" / "chain.yaml"
 DECK = "decks/01-sources/"
 # every stylesheet, the base one first (the demo pages link them all, as written)
-SHEETS = ("site.css",) + tuple(sorted(p.name for p in STATIC.glob("*.css") if p.name != "site.css"))
+SHEETS = ("site.css",) + tuple(sorted(p.name for d in (STATIC, STUDY_STATIC)
+                                      for p in d.glob("*.css") if p.name != "site.css"))
 
 
 # ---------------------------------------------------------------- the demo site
@@ -188,7 +190,8 @@ def build_demo_site(out: Path, claims: dict[str, Claim]) -> Path:
     chain's texts cite)."""
     (out / "static").mkdir(parents=True)
     for f in ("site.js", "cards.js", "deck.js", "deck-views.js", "deck-views.css", "chain.js") + SHEETS:
-        shutil.copy2(STATIC / f, out / "static" / f)
+        shutil.copy2(next(d / f for d in (STATIC, STUDY_STATIC) if (d / f).exists()),
+                     out / "static" / f)
     numbers_file = out / "demo-numbers.json"
     _write_demo_numbers(numbers_file, chain_number_ids(load_chain(CHAIN_YAML)))
     reg = _registry_from(numbers_file)

@@ -27,8 +27,8 @@ from study.blocks.explorer import (explorer_data, explorer_html, explorer_payloa
                                    figure_lines, figure_svg)
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "templates" / "static" / "explorer.js"
-BOOT = ROOT / "templates" / "static" / "explorer-boot.js"
+SCRIPT = ROOT / "study" / "static" / "explorer.js"
+BOOT = ROOT / "study" / "static" / "explorer-boot.js"
 HEADLINE = "results/tinystories-gpu"
 PORTED_SECTIONS = (3, 4, 5, 6, 7)
 

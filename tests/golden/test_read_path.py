@@ -132,7 +132,7 @@ NOT_UTF8 = [
     "data/study.yaml", "data/allowlist.yaml", "data/budgets.yaml", "data/benchmarks.yaml",
     "data/sim/scenario.yaml", "data/sim/quoted.yaml", "data/sim/results.md",
     "vendored/lock.yaml", "templates/page.html", "templates/static/site.css",
-    "templates/static/explorer.js",
+    "study/static/explorer.js",
 ]
 
 

@@ -6,7 +6,12 @@ import posixpath
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT, TINY_PAGES, page_text
+
+# the engine's static files, then the study's (site.yaml `static`)
+STATIC_DIRS = (ROOT / "templates" / "static", ROOT / "study" / "static")
 
 
 def _prov(site, path):
@@ -86,8 +91,7 @@ def test_provenance_scripts_name_every_string_once(site):
 def test_each_page_links_the_base_sheet_and_only_the_feature_sheets_it_uses(site):
     from cit.assets import sheet_needs
     from cit.htmlscan import features as page_features
-    static = Path(__file__).resolve().parents[2] / "templates" / "static"
-    needs = {p.name: sheet_needs(p.read_text()) for p in static.glob("*.css")}
+    needs = {p.name: sheet_needs(p.read_text()) for d in STATIC_DIRS for p in d.glob("*.css")}
     assert needs["site.css"] is None and all(needs[n] for n in needs if n != "site.css")
     for path in TINY_PAGES:
         html = page_text(site, path)
@@ -123,13 +127,39 @@ def test_scripts_lose_comment_lines_and_indentation_but_no_code():
 
 def test_published_styles_and_scripts_are_the_stripped_sources(site):
     from cit.assets import minify_css, strip_js
-    static = Path(__file__).resolve().parents[2] / "templates" / "static"
-    for f in sorted(static.iterdir()):
+    for f in sorted(f for d in STATIC_DIRS for f in d.iterdir()):
         out = site.files["static/" + f.name].decode("utf-8")
         if f.suffix == ".css":
             assert out == minify_css(f.read_text()) and "/*" not in out
         elif f.suffix == ".js":
             assert out == strip_js(f.read_text()) and len(out) < len(f.read_text())
+
+
+def test_the_studys_static_files_ship_beside_the_engines_and_may_not_replace_one(tmp_path):
+    """site.yaml's `static` folder ships under static/ with the engine's templates/static;
+    a study file named like an engine file fails the build, naming the study's file."""
+    from cit.assets import static_files
+    from cit.errors import BuildError
+    (tmp_path / "templates" / "static").mkdir(parents=True)
+    (tmp_path / "templates" / "static" / "site.css").write_text("a{}")
+    own = tmp_path / "study" / "static"
+    own.mkdir(parents=True)
+    (own / "own.js").write_text("f();")
+    files = static_files(tmp_path / "templates", study_static=own)
+    assert files == {"static/site.css": b"a{}", "static/own.js": b"f();"}
+    (own / "site.css").write_text("b{}")
+    with pytest.raises(BuildError) as e:
+        static_files(tmp_path / "templates", study_static=own)
+    assert str(e.value).startswith("study/static/site.css: the engine's templates ship "
+                                   "static/site.css already")
+
+
+def test_the_engine_ships_none_of_the_studys_scripts():
+    """The chain's and the explorer's scripts and styles are the study's (site.yaml
+    `static`), not the engine's: templates/static/ holds none of them."""
+    study = {p.name for p in STATIC_DIRS[1].iterdir()}
+    assert {"chain.js", "explorer.js", "explorer-boot.js"} <= study
+    assert not study & {p.name for p in STATIC_DIRS[0].iterdir()}
 
 
 def test_minified_static_files_come_from_the_memo_under_a_key_of_their_sources(tmp_path):

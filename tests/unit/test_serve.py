@@ -48,9 +48,14 @@ def test_request_paths_map_to_the_site_files(path, key):
     ("site/index.html", False), ("vendored/results/x/run.jsonl", False),
     ("cit/__pycache__/render.cpython-311.pyc", False), ("content/pages/.optics.md.swp", False),
     ("content/pages/optics.md~", False), (".cache/data-stages-x.pickle", False),
-    ("README.md", False)])
+    ("README.md", False), ("study/stages.py", True), ("study/static/explorer.js", True),
+    ("study/notes.txt", False)])
 def test_what_a_change_rebuilds(rel, watched, tmp_path):
-    assert (serve.relevant(tmp_path, str(tmp_path / rel)) == rel) == watched
+    """The study's code (its .py files) and its static folder (site.yaml `static`)
+    rebuild; another file in a code folder does not (no build reads it)."""
+    code, static = ("cit", "study"), serve.static_folder(ROOT)
+    assert static == ("study/static",)
+    assert (serve.relevant(tmp_path, str(tmp_path / rel), code, static) == rel) == watched
 
 
 def _free_port() -> int:
