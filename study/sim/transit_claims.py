@@ -10,7 +10,7 @@ stage after its figures are in the registry (`groups`: the headline folder's run
 from __future__ import annotations
 
 from cit.claims import Verdict, claim_book
-from cit.fmt import fmt, fmt_int, fmt_pct
+from cit.fmt import fmt, fmt_gb, fmt_int, fmt_ms, fmt_pct
 from cit.registry import Registry, Source
 from . import closed, interval
 from .closed import BY_KEY, BreakEven
@@ -19,7 +19,7 @@ from .compute import Computed
 
 
 def _gbps(bw: float | None) -> str:
-    return "none" if bw is None else f"{fmt(bw / 1e9, 3)} GB/s"
+    return "none" if bw is None else f"{fmt_gb(bw, 3)} GB/s"    # bytes per second, in GB a second
 
 
 class _Sim:
@@ -257,7 +257,7 @@ def _sweep(s: _Sim, groups) -> None:
     change = [max(abs(s.step_at(k, i) / s.step_at(k, last) - 1) for k in keys)
               for i in range(len(c.grid))]
     flat = min(i for i in range(len(c.grid)) if max(change[i:]) < 0.02)
-    s.reg.add("sim.sweep_flat_from", c.grid[flat] / 1e9, fmt(c.grid[flat] / 1e9, 0), unit="GB/s",
+    s.reg.add("sim.sweep_flat_from", c.grid[flat] / 1e9, fmt_gb(c.grid[flat], 0), unit="GB/s",
               kind="simulated", sources=s.sources, locator=f"{s.sources[0].path} §6",
               computation="lowest grid bandwidth from which every variant's simulated step "
                           "time stays within two percent of its time at the top of the sweep")
@@ -294,7 +294,7 @@ def _sweep(s: _Sim, groups) -> None:
           "C's step is shorter than B's, yet C takes longer to reach the target, at the grid "
           "values and at both ends of the steps' interval",
           Verdict(cb.total < bb.total and s.time("C") > s.time("B") and tc > tb,
-                  (("C step", f"{fmt(cb.total * 1e3, 3)} ms"), ("B step", f"{fmt(bb.total * 1e3, 3)} ms"),
+                  (("C step", f"{fmt_ms(cb.total)} ms"), ("B step", f"{fmt_ms(bb.total)} ms"),
                    ("C to target", f"{fmt(s.time('C'), 2)} s"), ("B to target", f"{fmt(s.time('B'), 2)} s"),
                    ("C at its fewest steps", f"{fmt(tc, 2)} s"), ("B at its most", f"{fmt(tb, 2)} s"))),
           "default-WAN step times (C < B); times to target C > B at the grid values and with "
@@ -318,10 +318,10 @@ def _bytes(s: _Sim, groups) -> None:
           "default WAN takes longer, at the grid values and at both ends of the steps' interval",
           Verdict(wan["E"][0] < wan["C"][0] and wan["E"][2] < wan["C"][1]
                   and te[0] > tc[0] and te[1] > tc[1],
-                  (("E, WAN bytes to target", f"{fmt(wan['E'][0] / 1e9, 2)} GB"),
-                   ("C, WAN bytes to target", f"{fmt(wan['C'][0] / 1e9, 2)} GB"),
+                  (("E, WAN bytes to target", f"{fmt_gb(wan['E'][0])} GB"),
+                   ("C, WAN bytes to target", f"{fmt_gb(wan['C'][0])} GB"),
                    ("E at its most steps, C at its fewest",
-                    f"{fmt(wan['E'][2] / 1e9, 2)} against {fmt(wan['C'][1] / 1e9, 2)} GB"),
+                    f"{fmt_gb(wan['E'][2])} against {fmt_gb(wan['C'][1])} GB"),
                    ("E to target", f"{fmt(te[0], 2)} s"), ("C to target", f"{fmt(tc[0], 2)} s"),
                    ("E at its fewest steps, C at its most", f"{fmt(te[1], 2)} against {fmt(tc[1], 2)} s"))),
           "steps × WAN bytes per step, E < C, and times to target at the default WAN, E > C, "
@@ -374,9 +374,9 @@ def _causes(s: _Sim, groups) -> None:
                   _cf_evidence(free, "E, module taking no time", "A")
                   + _cf_evidence(asteps, "E on A's steps", "A")
                   + (("WAN bytes to target, E against A",
-                      f"{fmt(w['E'][0] / 1e9, 2)} against {fmt(w['A'][0] / 1e9, 2)} GB"),
+                      f"{fmt_gb(w['E'][0])} against {fmt_gb(w['A'][0])} GB"),
                      ("E at its fewest steps, A at its most",
-                      f"{fmt(w['E'][1] / 1e9, 2)} against {fmt(w['A'][2] / 1e9, 2)} GB")),
+                      f"{fmt_gb(w['E'][1])} against {fmt_gb(w['A'][2])} GB")),
                   (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["A"].per_seed))),
           "counterfactual.CASES E_free_vs_A (module time zero): BreakEven.kind none at the grid "
           "values and both ends; E_Asteps_vs_A (E's step time, A's steps): kind below; WAN "
@@ -392,7 +392,7 @@ def _causes(s: _Sim, groups) -> None:
                   (("E to target", f"{fmt(s.time('E'), 2)} s"), ("C to target", f"{fmt(s.time('C'), 2)} s"),
                    ("E at its fewest steps, C at its most",
                     f"{fmt(s.at('E', e_c['E']), 2)} against {fmt(s.at('C', e_c['C']), 2)} s"),
-                   ("module time per step", f"{fmt(c.default['E'].module * 1e3, 3)} ms"))
+                   ("module time per step", f"{fmt_ms(c.default['E'].module)} ms"))
                   + _cf_evidence(vc, "E, module taking no time", "C"),
                   (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["C"].per_seed))),
           "E's time to target > C's at the default WAN (grid values and E's fewest/C's most); "
@@ -554,8 +554,8 @@ def _charged(s: _Sim, groups) -> None:
           "lengthens its step and lowers its break-even with AdamW, on E's steps and on C's, "
           "at the grid values and at both ends of the interval; E′ still never beats C′",
           Verdict(ch.step > ch.modelled and all(lower) and never,
-                  (("E′ step, modelled", f"{fmt(ch.modelled * 1e3, 3)} ms"),
-                   ("E′ step, charged", f"{fmt(ch.step * 1e3, 3)} ms")) + ev
+                  (("E′ step, modelled", f"{fmt_ms(ch.modelled)} ms"),
+                   ("E′ step, charged", f"{fmt_ms(ch.step)} ms")) + ev
                   + (("E′ vs C′, charged", _three(ch.breakevens["Eprime_vs_Cprime"])),),
                   (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["C"].per_seed),
                    len(c.inputs.steps["A"].per_seed))),
