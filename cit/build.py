@@ -17,6 +17,7 @@ from collections import Counter
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,7 +92,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                           vendor.read_lock(root / "vendored" / "lock.yaml", reads)),
                       figures={k: v[0] for k, v in figures.items()})
     allowlist = naked.load_allowlist(root / "data" / "allowlist.yaml", reads)
-    data_reads = incremental.text_key(code, reads.shared())     # all the registry is made of
+    data_reads = registry_reads(code, reads)
     blocks = block_table(BlockInputs(reg, root, root / "content", templates,
                                      staged.data, memo), site_cfg.blocks, staged.key)
     if previous is None:
@@ -101,28 +102,46 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                                   build_info, code=code if use_cache else None,
                                   previous=previous, memo=memo,
                                   bundle_root=_bundle_root(root), reads=reads, site=site_cfg)
-        # every page, counted by its URL: --no-cache keeps no records
-        kept = len(site.pages) - len(site.rendered)
-        shown = (f" ({', '.join(site.rendered)})"
-                 if 0 < len(site.rendered) < len(site.pages) else "")
-        progress.done(f"{len(site.rendered)} of {counted(len(site.pages), 'page')} "
-                      f"rendered{shown}" + (f"; {kept} unchanged since the last good build"
-                                            if kept else ""))
-        if kept:
-            progress.reused.append(f"{counted(kept, 'page')} (kept from the last good build: "
-                                   "the files read for them are unchanged; checked when "
-                                   "they were made)")
-    with progress.stage("checks", "checking claims, naked numbers and links"):
-        progress.done(check_site(reg, site, previous, root, allowlist))
-    if site.unused_terms:
-        print("glossary terms no page uses: " + ", ".join(site.unused_terms), file=sys.stderr)
-    files = site.files | {"numbers.json": numbers_json(root, reg, site, figures, stamp,
-                                                       data_reads, use_cache, writes)}
-    files |= search.search_files(search.search_records(site.files, reg.numbers), memo)
+        _say_rendered(progress, site)
+    # Pagefind indexes the pages in its own process while this one checks them
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        index = pool.submit(lambda: search.search_files(
+            search.search_records(site.files, reg.numbers), memo))
+        with progress.stage("checks", "checking claims, naked numbers and links"):
+            progress.done(check_site(reg, site, previous, root, allowlist))
+        if site.unused_terms:
+            print("glossary terms no page uses: " + ", ".join(site.unused_terms),
+                  file=sys.stderr)
+        files = site.files | {"numbers.json": numbers_json(root, reg, site, figures, stamp,
+                                                           data_reads, use_cache, writes)}
+        files |= index.result()
     if store:
         write_page_records(root, site.records, files["numbers.json"], writes)
     return BuildResult(reg, files, figures, time.perf_counter() - t0, site.records,
                        site.rendered, list(progress.reused), list(staged.summaries.values()))
+
+
+def _say_rendered(progress: Progress, site) -> None:
+    """The render stage's line: pages rendered and pages kept (counted by URL: --no-cache
+    keeps no records)."""
+    kept = len(site.pages) - len(site.rendered)
+    shown = (f" ({', '.join(site.rendered)})"
+             if 0 < len(site.rendered) < len(site.pages) else "")
+    progress.done(f"{len(site.rendered)} of {counted(len(site.pages), 'page')} "
+                  f"rendered{shown}" + (f"; {kept} unchanged since the last good build"
+                                        if kept else ""))
+    if kept:
+        progress.reused.append(f"{counted(kept, 'page')} (kept from the last good build: "
+                               "the files read for them are unchanged; checked when "
+                               "they were made)")
+
+
+def registry_reads(code: str, reads: Reads) -> str:
+    """A key over what the registry is made of: the code and the build's reads so far
+    but the pages' Markdown (the sentence check reads it for the build figures, which
+    numbers.json's key holds by value), so a page edit keeps numbers.json's text."""
+    return incremental.text_key(code, {k: v for k, v in reads.shared().items()
+                                       if not (k.startswith("f:content/") and k.endswith(".md"))})
 
 
 def check_site(reg: Registry, site, previous: dict, root: Path, allowlist) -> str:

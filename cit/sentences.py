@@ -307,34 +307,51 @@ READERS = (("content", "**/*.md", markdown_sentences),
            ("templates", "*.html", template_sentences))
 
 
-def _sources(root: Path, reads: Reads, packages=()):
-    """(name, text, reader) for every file whose sentences the site shows, each read
-    through `reads` (so recorded, and decoded in the one place); the code read is the
-    engine's and the study's `packages` (cit.siteconfig: SiteConfig.packages)."""
+def _sources(root: Path, reads: Reads):
+    """(name, text, reader) for every content and template file whose sentences the
+    site shows, each read through `reads` (so recorded, and decoded in the one place)."""
     for top, pattern, reader in READERS:
         for p in reads.glob(root / top, pattern):
             yield reads.rel(p), reads.text(p), reader
+
+
+def _rows(sentences) -> list[list]:
+    return [[s.file, s.line, s.text, list(s.claims)] for s in sentences]
+
+
+def _code_rows(root: Path, reads: Reads, packages=()) -> list[list]:
+    """The sentences of the modules whose string literals reach pages (those marked
+    PAGE_TEXT), in the engine and the study's `packages` (cit.siteconfig:
+    SiteConfig.packages)."""
+    rows: list[list] = []
     for folder in ("cit", *packages):
         for p in reads.glob(root / folder, "**/*.py"):
             text = reads.text(p)
             if PAGE_TEXT_RE.search(text):
-                yield reads.rel(p), text, code_sentences
+                rows += _rows(code_sentences(text, reads.rel(p)))
+    return rows
 
 
 def collect(root: Path, reads: Reads, memo=None, code: str = "",
             packages=()) -> list[Sentence]:
     """Every sentence the site shows, from where it is written. `memo` (the build's
-    JSON memo, cit/cache.py) keeps each file's sentences under the hash of its text and
-    of the build's code (`code`: cit/incremental.py code_key); none reads every file."""
+    JSON memo, cit/cache.py) keeps each content file's sentences under the hash of its
+    text and of the build's code (`code`: cit/incremental.py code_key), and the code's
+    sentences under the code key alone (it hashes every module the check would read),
+    so a page edit reads that page again, and no module."""
+    root = Path(root)
     out: list[Sentence] = []
-    for name, text, reader in _sources(Path(root), reads, packages):
+    for name, text, reader in _sources(root, reads):
         def compute(text=text, name=name, reader=reader):
-            return [[s.file, s.line, s.text, list(s.claims)] for s in reader(text, name)]
+            return _rows(reader(text, name))
         key = hashlib.sha256(f"{code}\0{name}\0{text}".encode()).hexdigest()
         rows = memo("sentences-" + re.sub(r"[^A-Za-z0-9]+", "-", name), key, compute) \
             if memo else compute()
         out += [Sentence(f, ln, t, tuple(c)) for f, ln, t, c in rows]
-    return out
+    key = hashlib.sha256(f"{code}\0{' '.join(packages)}".encode()).hexdigest()
+    rows = (memo("sentences-of-the-code", key, lambda: _code_rows(root, reads, packages))
+            if memo and code else _code_rows(root, reads, packages))
+    return out + [Sentence(f, ln, t, tuple(c)) for f, ln, t, c in rows]
 
 
 def _undefined_words(s: Sentence, claims) -> list[str]:

@@ -194,3 +194,29 @@ def test_numbers_json_and_tested_report_the_figures(built_site):
         report.found, report.checked, report.exempt, report.entries)
     tested = (built_site / "tested" / "index.html").read_text()
     assert 'data-id="build.sentences_found"' in tested
+
+
+def test_with_the_code_unchanged_a_warm_check_reads_no_module_and_finds_the_same():
+    """The modules' page texts are kept under the code key (it hashes every module), so a
+    prose edit's check reads the content again and no .py file; another code key reads
+    them all again."""
+    root = Path(__file__).resolve().parents[2]
+    packages = load_site(root).packages()
+    kept: dict = {}
+
+    def memo(name, key, compute):
+        if (name, key) not in kept:
+            kept[(name, key)] = compute()
+        return kept[(name, key)]
+
+    def collect(code):
+        reads = Reads(root)
+        with reads.scope() as got:
+            found = S.collect(root, reads, memo, code, packages)
+        return found, {e for e in got if e.endswith(".py")}
+    cold, cold_modules = collect("code-1")
+    warm, warm_modules = collect("code-1")
+    assert warm == cold and cold_modules and not warm_modules
+    assert any(s.file.endswith(".py") for s in warm)
+    again, again_modules = collect("code-2")
+    assert again == cold and again_modules == cold_modules
