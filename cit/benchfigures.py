@@ -64,8 +64,9 @@ def _measured_at(reg: Registry, nid: str, stamps, where: str) -> Ref:
             ", working tree not recorded" if flag is not False else "")
         if text not in shown:
             shown.append(text)
-    commits = sorted({str(s["commit"]) for s in stamps})
-    reg.add(nid, commits[0] if len(commits) == 1 else commits, "; ".join(shown),
+    # the raw value holds a space, so the page may break the line between its words
+    commits = "; ".join(sorted({f"{s['commit']} {s['date']}" for s in stamps}))
+    reg.add(nid, commits, "; ".join(shown),
             kind="measured", sources=(Source(BENCH),), locator=f"{BENCH}, {where}",
             computation="the commit whose code the benchmark script measured, and its date "
                         "(not this build's commit)")
@@ -239,7 +240,8 @@ def _register_lighthouse(reg: Registry, lh, weighed) -> None:
             computation="pages Lighthouse measured")
     missing = sorted(set(weighed) - set(pages))
     names = [_page_name(u.strip("/").replace("/", ".") or "hub") for u in missing]
-    reg.add("bench.lh.missing", missing, ", ".join(names) or "none", kind="measured",
+    reg.add("bench.lh.missing", ", ".join(missing) or "none", ", ".join(names) or "none",
+            kind="measured",
             sources=src, locator=f"{BENCH}, page_weights and lighthouse.pages",
             computation="pages the benchmark build weighed (page_weights) that Lighthouse has "
                         "no figures for")

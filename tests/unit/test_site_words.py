@@ -111,11 +111,12 @@ def test_tested_names_the_commit_each_benchmark_measured(built_site, numbers):
     for nid, stamp in (("bench.measured_at", bench["measured_at"]),
                        ("bench.scale.measured_at", bench["scaling"]["measured_at"]),
                        ("bench.serve.measured_at", bench["serve"]["measured_at"])):
-        assert by_id[nid]["value"] == stamp["commit"]
+        assert by_id[nid]["value"] == f"{stamp['commit']} {stamp['date']}"
         assert by_id[nid]["text"].startswith(stamp["commit"][:12])
     lh = bench["lighthouse"]["pages"]
     assert by_id["bench.lh.pages"]["value"] == len(lh)
-    assert by_id["bench.lh.missing"]["value"] == sorted(set(bench["page_weights"]) - set(lh))
+    assert by_id["bench.lh.missing"]["value"] == (
+        ", ".join(sorted(set(bench["page_weights"]) - set(lh))) or "none")
     page = _html(built_site, "tested/index.html")
     table = next(t for t in page.css("table")
                  if "Build speed" in (t.css_first("caption") or page.root).text())
