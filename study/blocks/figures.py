@@ -114,10 +114,16 @@ HEADLINE = (("A", "AdamW", "", "A"), ("B", "Top-k", "", "B"),
             ("E.e8p8.reset100.sent", "Optics, repaired, ENOB 8", "1d256", "E"))
 
 
+# the final-loss figure's bars: the headline configurations with every other fixed shape
+# (F, one seed each) beside the random band, the optics run last
+FINAL_LOSS_BARS = HEADLINE[:-1] + (("F.zigzag.2d64", "Zig-zag band", "2d64", "F"),
+                                   ("F.high.2d64", "High band", "2d64", "F")) + HEADLINE[-1:]
+
+
 def final_loss(ctx) -> str:
     reg, uid = ctx.registry, "fig-final-loss"
     bars, rows = [], []
-    for key, name, chunks, colour in HEADLINE:
+    for key, name, chunks, colour in FINAL_LOSS_BARS:
         mean = _num(reg, "final-loss", f"final_loss_mean.{key}")
         sd = _num(reg, "final-loss", f"final_loss_sd.{key}")
         seeds = _num(reg, "final-loss", f"seeds.{key}")
@@ -134,7 +140,9 @@ def final_loss(ctx) -> str:
                      "figure”.",
                 uid=uid, width=420)
     caption = ("Final validation loss, mean over seeds; whiskers span one standard deviation "
-               "where there is more than one seed.")
+               "where there is more than one seed. Each fixed shape trained has a bar; of the "
+               "optics runs, one repaired run has one, named on its bar, and the optics page "
+               "shows the others.")
     table = data_table(ctx, uid, "Final validation loss per configuration",
                        ("Configuration", "Mean final loss", "Standard deviation over seeds"), rows)
     return figure_html(ctx, uid, svg, caption, table)
@@ -153,6 +161,13 @@ def energy_kept(ctx) -> str:
             n = _num(reg, "energy-kept", f"energy.c{code}.momentum.all.{sel}")
             if n.value is None:
                 continue
+            if sel == "zigzag" and code.startswith("1d"):
+                # a 1-D chunk has one order of positions: its zig-zag band is its low band
+                low = _num(reg, "energy-kept", f"energy.c{code}.momentum.all.low")
+                if n.value != low.value:
+                    raise BuildError("figure:energy-kept", f"on {group} the zig-zag band keeps "
+                                     f"{n.text} and the low band {low.text}: not the same band")
+                continue
             bars.append(sp.Bar(name, n.value, n, colour, group=group))
             rows.append((f"{group}: {name}", [n]))
     svg = _draw("energy-kept", sp.bar_chart, bars,
@@ -163,7 +178,8 @@ def energy_kept(ctx) -> str:
                      "under “The data behind this figure”.",
                 uid=uid)
     caption = ("Share of the momentum's energy each selector would keep at the same number of "
-               "coefficients, all parameters, from the low band runs' diagnostics.")
+               "coefficients, all parameters, from the low band runs' diagnostics. On 1-D chunks "
+               "a zig-zag band is the low band itself and has no bar of its own.")
     table = data_table(ctx, uid, "Share of the momentum's energy kept", ("Selector", "Share kept"), rows)
     return figure_html(ctx, uid, svg, caption, table)
 
@@ -321,6 +337,16 @@ def bytes_per_collective(ctx) -> str:
 
 # ---------------------------------------------------------------- optics
 
+def _trained_shapes(reg: Registry, prefix: str) -> str:
+    """The chunk shapes a configuration was trained with, in words, from the registry's
+    final losses (`final_loss_mean.<prefix>.<chunking>`)."""
+    codes = sorted(nid.rsplit(".", 1)[1] for nid in reg.numbers
+                   if nid.startswith(f"final_loss_mean.{prefix}.") and nid.count(".") == 3)
+    if not codes:
+        raise BuildError("figures", f"no trained configuration final_loss_mean.{prefix}.*")
+    return " and ".join(chunk_words(c) for c in codes)
+
+
 def band_positions(ctx) -> str:
     reg, uid = ctx.registry, "fig-band-positions"
     length = _num(reg, "band-positions", "exp.chunk_1d")
@@ -336,14 +362,17 @@ def band_positions(ctx) -> str:
                 axis_title="Positions of one chunk, lowest frequency first, in rows",
                 title="Which positions of a one-dimensional chunk each fixed band keeps",
                 desc="Two grids of the chunk's positions: the low band fills the first cells, the "
-                     "high band the last; beside each, the share of the momentum's energy it keeps.",
+                     "high band the last; beside each, the share of the momentum's energy it "
+                     "would keep on the 1-D 256-point low band's runs.",
                 uid=uid)
     caption = ("The positions each band keeps in a 1-D chunk, the same in every chunk and step, "
-               "and the share of the momentum's energy they keep. Top-k's positions change "
-               "from chunk to chunk and step to step.")
+               "and the share of the momentum's energy each would keep, measured on the "
+               "momentum of the exact low band's runs with 1-D 256-point chunks (results.md "
+               f"§2); the high band itself was trained with {_trained_shapes(reg, 'F.high')}. "
+               "Top-k's positions change from chunk to chunk and step to step.")
+    on = "share of the momentum's energy it would keep on the 1-D 256-point low band's runs"
     rows = [("Positions in a chunk", [length]), ("Positions each band keeps", [kept]),
-            ("Low band: share of the momentum's energy kept", [low]),
-            ("High band: share of the momentum's energy kept", [high])]
+            (f"Low band: {on}", [low]), (f"High band: {on}", [high])]
     table = data_table(ctx, uid, "Chunk, band size and energy kept", ("Quantity", "Value"), rows)
     return figure_html(ctx, uid, svg, caption, table)
 
@@ -382,8 +411,7 @@ def bit_planes(ctx) -> str:
 
 # every trained configuration apart from the optics ones, in the figures' order: (key,
 # name, chunk shape, colour); the seeds figure fails on a group it cannot name
-CONFIGURATIONS = HEADLINE[:-1] + (("F.zigzag.2d64", "Zig-zag band", "2d64", "F"),
-                                  ("F.high.2d64", "High band", "2d64", "F"))
+CONFIGURATIONS = FINAL_LOSS_BARS[:-1]
 
 
 def seeds(ctx) -> str:
