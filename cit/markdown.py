@@ -289,11 +289,24 @@ def _core_lines_and_slugs(state) -> None:
         if tok.type == "heading_open":
             text = _plain(tokens[i + 1].children if i + 1 < len(tokens) else ())
             tok.attrSet("id", ctx.unique_id(slugify(text)))
-            if tok.tag == "h1":
-                env["has_h1"] = True
             if "first_heading" not in env:
                 env["first_heading"] = tok.attrGet("id")
                 env["first_heading_text"] = " ".join(text.split())
+                if env["first_heading_text"] == env.get("title_heading"):
+                    _promote_to_h1(tokens, i)
+            if tok.tag == "h1":
+                env["has_h1"] = True
+
+
+def _promote_to_h1(tokens, i: int) -> None:
+    """The heading opened at tokens[i] becomes the page's level-one heading (a deck's
+    first slide titled as the deck: the page names itself once, docs/architecture.md
+    "Decks")."""
+    tokens[i].tag = "h1"
+    for tok in tokens[i + 1:]:
+        if tok.type == "heading_close":
+            tok.tag = "h1"
+            return
 
 
 _SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -456,10 +469,13 @@ class Rendered:
 
 
 def render_chunk(md: MarkdownIt, chunk: Chunk, ctx: PageContext, path: str, *,
-                 sections: bool = False, findings_cards: bool = False) -> Rendered:
-    """Render one chunk (a page body or a slide) into `ctx`'s page."""
+                 sections: bool = False, findings_cards: bool = False,
+                 title_heading: str | None = None) -> Rendered:
+    """Render one chunk (a page body or a slide) into `ctx`'s page; a first heading whose
+    text is `title_heading` is rendered as an h1 (`has_h1`)."""
     env = {"ctx": ctx, "path": path, "line0": chunk.first_line - 1,
-           "sections": sections, "findings_cards": findings_cards}
+           "sections": sections, "findings_cards": findings_cards,
+           "title_heading": title_heading}
     out = md.render(chunk.text, env)
     return Rendered(out, env.get("first_heading"), env.get("first_heading_text"),
                     env.get("has_h1", False), env.get("outline", []))

@@ -222,3 +222,164 @@ def test_where_eprime_is_headlined_its_caveats_are_checked_claims(built_site):
         assert EPRIME_CAVEATS <= _claim_ids(_html(built_site, rel)), rel
     chain = hub.css_first(".chain") or hub
     assert EPRIME_CAVEATS <= _claim_ids(chain)
+
+# ---------------------------------------------------------------- the decks (read3 report)
+
+def _headline_runs(vendored_files) -> dict[str, list[list[dict]]]:
+    """The headline folder's run logs, read straight from the JSONL (not through study/),
+    grouped by run name without the seed: group -> [records of each seed's log]."""
+    rel = yaml.safe_load((ROOT / "data" / "study.yaml").read_text())["headline"]
+    groups: dict[str, list[list[dict]]] = {}
+    for f in sorted((ROOT / "vendored" / rel).glob("*.jsonl")):
+        recs = [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
+        groups.setdefault(re.sub(r"-s\d+$", "", f.stem), []).append(recs)
+    assert groups
+    return groups
+
+
+def _config(log: list[dict]) -> dict:
+    return next(r for r in log if r["type"] == "config")["config"]
+
+
+def _number(numbers, nid) -> dict:
+    return next(n for n in numbers["numbers"] if n["id"] == nid)
+
+
+def _sentence_with(page: LexborHTMLParser, claim: str) -> str:
+    mark = next(m for m in page.css("data.claim-mark") if m.attributes.get("data-id") == claim)
+    return mark.parent.text()
+
+
+def test_the_topk_energy_range_is_over_every_demo_run_set(built_site, numbers, vendored_files):
+    """decks/05: 'On the momentum of each of the N DeMo run sets, top-k's own included, the
+    positions top-k picks keep X to Y of its energy': the range over every group but
+    AdamW's, each the mean of its diag records after the warm-up."""
+    shares = {}
+    for name, logs in _headline_runs(vendored_files).items():
+        if _config(logs[0])["variant"] == "adamw":
+            continue
+        warm = _config(logs[0])["warmup"]
+        vals = [d["energy"]["momentum"]["all"]["topk"] for log in logs for d in log
+                if d["type"] == "diag" and d["step"] > warm]
+        assert vals, f"{name}: no diag records"
+        shares[name] = sum(vals) / len(vals)
+    assert _number(numbers, "energy.momentum_topk_sets")["text"] == str(len(shares))
+    assert _number(numbers, "energy.momentum_topk_min")["text"] == f"{min(shares.values()):.3f}"
+    assert _number(numbers, "energy.momentum_topk_max")["text"] == f"{max(shares.values()):.3f}"
+    page = _html(built_site, "decks/05-results/index.html")
+    said = _sentence_with(page, "exp.momentum_energy_concentrated")
+    ids = {"energy.momentum_topk_sets", "energy.momentum_topk_min", "energy.momentum_topk_max"}
+    shown = {d.attributes["data-id"] for d in page.css("data.num")
+             if d.attributes["data-id"] in ids and d.parent.text() == said}
+    assert shown == ids and "DeMo run sets" in said
+
+
+def test_the_ring_allreduce_factor_is_the_configs(built_site, numbers, vendored_files):
+    """decks/02: each worker sends every piece but one twice: wire = 2 (w − 1) ÷ w × payload."""
+    logs = next(v for v in _headline_runs(vendored_files).values() if _config(v[0])["variant"] == "adamw")
+    cfg = next(r for r in logs[0] if r["type"] == "config")
+    w = cfg["config"]["workers"]
+    wire, payload = cfg["wire_bytes_per_step"], cfg["payload_bytes_per_step"]
+    assert wire * w == 2 * (w - 1) * payload
+    assert _number(numbers, "exp.allreduce_wire_factor")["text"] == f"{wire / payload:.2f}"
+    said = _sentence_with(_html(built_site, "decks/02-training-traffic/index.html"),
+                          "exp.allreduce_sends_twice_share")
+    assert "close to twice" not in said and f"{wire / payload:.2f} times its tensor" in said
+
+
+def _optics_pairs(groups, design: str) -> set:
+    """(ENOB, planes) pairs from the optics run names of one design: 'first' (neither
+    feedback of the band sent nor a re-set full scale) or 'reset' (agc…-fbsent)."""
+    out = set()
+    for name in groups:
+        m = re.search(r"-optics-.*-enob([\d.]+)-p(\d+)(-agc\d+)?(-fbsent)?-", name)
+        if m and (bool(m.group(3) and m.group(4)) if design == "reset"
+                  else not (m.group(3) or m.group(4))):
+            out.add((float(m.group(1)), int(m.group(2))))
+    return out
+
+
+def test_the_sweep_sentence_names_the_combinations_that_ran(built_site, numbers, vendored_files):
+    """decks/03 and 04: 'ENOB … with P planes, and … planes at ENOB E: N combinations, not
+    every pairing', counted here from the run names."""
+    groups = _headline_runs(vendored_files)
+    first, reset = _optics_pairs(groups, "first"), _optics_pairs(groups, "reset")
+    assert first and first == reset
+    enobs, planes = {e for e, _ in first}, {p for _, p in first}
+    assert len(first) < len(enobs) * len(planes)
+    text = {k: _number(numbers, f"exp.sweep.{k}")["text"] for k in
+            ("enob_at_main_planes", "main_planes", "planes_at_main_enob", "main_enob", "combinations")}
+    p, e = int(text["main_planes"]), float(text["main_enob"])
+    assert {(x, p) for x in map(float, text["enob_at_main_planes"].split(", "))} \
+        | {(e, int(q)) for q in text["planes_at_main_enob"].split(", ")} == first
+    assert text["combinations"] == str(len(first))
+    for deck in ("03-what-optics-can-compute", "04-hypothesis"):
+        said = _sentence_with(_html(built_site, f"decks/{deck}/index.html"), "exp.sweep_combinations")
+        assert "not every pairing" in said, deck
+
+
+def test_the_results_deck_judges_the_optics_claim(built_site, numbers, vendored_files):
+    """decks/05 'The optics claim, judged': the first design diverged, and the repaired
+    sweep's count of ENOBs that ended below the exact band's mean is the logs'."""
+    groups = _headline_runs(vendored_files)
+    final = lambda logs: sum([r for r in log if r["type"] == "eval"][-1]["val_loss"]
+                             for log in logs) / len(logs)
+    exact = final(groups[next(n for n in groups if "-band-low-k16-1d256-" in n)])
+    p = int(_number(numbers, "exp.sweep.main_planes")["text"])
+    sweep = [n for n in groups if re.search(rf"-optics-.*-p{p}-agc\d+-fbsent-", n)]
+    below = [n for n in sweep if final(groups[n]) < exact]
+    assert 1 <= len(below) < len(sweep)
+    assert _number(numbers, "optics.repaired.enob_tried")["text"] == str(len(sweep))
+    assert _number(numbers, "optics.repaired.enob_below_exact")["text"] == str(len(below))
+    page = _html(built_site, "decks/05-results/index.html")
+    slide = next(s for s in page.css("section.slide") if s.css_first("h2")
+                 and s.css_first("h2").text() == "The optics claim, judged")
+    cited = {m.attributes["data-id"] for m in slide.css("data.claim-mark")}
+    assert {"exp.first_all_diverged", "exp.repaired_all_trained",
+            "exp.repaired_below_exact_at_some_enob"} <= cited
+
+
+def _decks(site: Path) -> list[Path]:
+    decks = sorted((site / "decks").glob("0*/index.html"))
+    assert decks
+    return decks
+
+
+def test_each_deck_names_itself_once(built_site):
+    """One h1 a deck: the first slide titled as the deck is it (no hidden copy beside
+    it), and main is labelled by it."""
+    for f in _decks(built_site):
+        page = LexborHTMLParser(f.read_text(encoding="utf-8"))
+        h1 = page.css("h1")
+        assert len(h1) == 1, f
+        heads = [h.text().strip() for h in page.css("main :is(h1, h2)")]
+        assert heads.count(h1[0].text().strip()) == 1, (f, heads)
+        assert page.css_first("main").attributes["aria-labelledby"] == h1[0].attributes["id"], f
+        first = page.css_first("section.slide :is(h1, h2)")
+        assert (first.tag == "h1") == (first.text().strip() == h1[0].text().strip()), f
+
+
+def test_a_decks_next_link_is_on_its_last_slide(built_site):
+    for f in _decks(built_site):
+        page = LexborHTMLParser(f.read_text(encoding="utf-8"))
+        slides = page.css("main section.slide")
+        holding = [i for i, s in enumerate(slides)
+                   if any(a.text().startswith("Next:") for a in s.css("a"))]
+        assert holding in ([], [len(slides) - 1]), (f, holding, len(slides))
+
+
+def test_the_final_loss_figure_shows_every_fixed_shape(built_site, numbers):
+    fig = _html(built_site, "decks/05-results/index.html").css_first("#fig-final-loss-figure")
+    bars = {m.attributes["data-id"] for m in fig.css("svg g.fig-mark")}
+    shapes = {n["id"] for n in numbers["numbers"] if n["id"].startswith("final_loss_mean.F.")}
+    assert shapes and shapes <= bars
+
+
+def test_the_energy_figure_has_no_one_d_zigzag_bar(built_site, numbers):
+    """On 1-D chunks the zig-zag band is the low band: the same share on every row."""
+    by = {n["id"]: n["value"] for n in numbers["numbers"]}
+    zig = [i for i in by if re.fullmatch(r"energy\.c1d\d+\.\w+\.\w+\.zigzag", i)]
+    assert zig and all(by[i] == by[i.removesuffix("zigzag") + "low"] for i in zig)
+    fig = _html(built_site, "decks/04-hypothesis/index.html").css_first("#fig-energy-kept-figure")
+    bars = {m.attributes["data-id"] for m in fig.css("svg g.fig-mark")}
+    assert bars and not {b for b in bars if re.fullmatch(r"energy\.c1d\d+\..*\.zigzag", b)}
