@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import (benchfigures, buildrecord, cache, claims, incremental, links, naked, output, search,
-               sentences, render, siteconfig, stages, vendor)
+               sentences, render, sharing, siteconfig, stages, vendor)
 from .progress import Progress, counted, silent, summary_lines
 from .blocks import BlockInputs, block_table, compute_now
 from .errors import BuildError
@@ -46,12 +46,12 @@ class BuildResult:
 
 def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                previous: dict | None = None, progress: Progress | None = None,
-               store: bool = True) -> BuildResult:
+               store: bool = True, base_url: str | None = None) -> BuildResult:
     """Run every stage in memory; nothing is written except verified vendored files
     (and the caches). `previous`: the page records of the last good build (--serve
     keeps them in memory); None: read from .cache/ when caches are used. A cold build
     (use_cache False) renders and checks every page. `store` False (--check): nothing
-    is written at all, the upstream files it fetches held in memory."""
+    is written at all, the upstream files it fetches held in memory. `base_url`: --base-url."""
     t0 = time.perf_counter()
     progress = progress or silent()
     reads = Reads(root)
@@ -61,6 +61,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     writes = cache.Writes(root, store)      # after one failed write, no more (a full disk)
     with reads.scope() as config_reads:
         site_cfg = siteconfig.load_site(root, reads)
+    base = sharing.chosen_base_url(base_url, site_cfg)
     templates = (root / site_cfg.templates).resolve()
     if not templates.is_relative_to(reads.root):      # the engine's, shared by a study
         reads = Reads(root, templates.parent)
@@ -86,7 +87,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                                                 s.path == benchfigures.BENCH for s in n.sources)
                                             for n in reg.numbers.values()))
     stamp = buildrecord.git_stamp(root)
-    build_info = dict(stamp, verification=buildrecord.register_build_figures(
+    build_info = dict(stamp, base_url=base, verification=buildrecord.register_build_figures(
                           reg, figures, site_cfg.tested, site_cfg.where.get("tested", "site.yaml")),
                       source_url=vendor.file_url_base(
                           vendor.read_lock(root / "vendored" / "lock.yaml", reads)),
@@ -108,7 +109,8 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
         index = pool.submit(lambda: search.search_files(
             search.search_records(site.files, reg.numbers), memo))
         with progress.stage("checks", "checking claims, naked numbers and links"):
-            progress.done(check_site(reg, site, previous, root, allowlist))
+            progress.done(check_site(reg, site, previous, root, allowlist,
+                                     sharing.base_path(base)))
         if site.unused_terms:
             print("glossary terms no page uses: " + ", ".join(site.unused_terms),
                   file=sys.stderr)
@@ -144,9 +146,11 @@ def registry_reads(code: str, reads: Reads) -> str:
                                        if not (k.startswith("f:content/") and k.endswith(".md"))})
 
 
-def check_site(reg: Registry, site, previous: dict, root: Path, allowlist) -> str:
+def check_site(reg: Registry, site, previous: dict, root: Path, allowlist,
+               root_path: str = "/") -> str:
     """The checks over the rendered site: claims, naked numbers (under the allow-list
-    entries `allowlist`), links. Pages kept from the last good build were checked when
+    entries `allowlist`), links (404.html's, made every build, start with `root_path`,
+    the base URL's path). Pages kept from the last good build were checked when
     they were made, under the same allow-list and data (their records hold those
     files' reads). Returns what was checked."""
     check_claims(reg)
@@ -156,8 +160,9 @@ def check_site(reg: Registry, site, previous: dict, root: Path, allowlist) -> st
     # element id (a link elsewhere may point at it) or the set of pages changed
     moved = set(previous) != set(site.records) or any(
         previous[o].anchors != site.records[o].anchors for o in site.rendered if o in previous)
-    linked = [k for k in site.files if k.endswith(".html") and (moved or k in site.rendered)]
-    links.require_intact(site.files, linked, site.sources, root)
+    linked = [k for k in site.files if k.endswith(".html") and (
+        moved or k in site.rendered or k == sharing.NOT_FOUND)]
+    links.require_intact(site.files, linked, site.sources, root, root_path)
     pages = sum(k.endswith(".html") for k in fresh)
     claims_true = f"{counted(len(reg.claims), 'claim')} true"
     if not pages:
@@ -312,7 +317,8 @@ def _build_and_write(a, root: Path, out: Path, use_cache: bool, progress,
             print(f"{_shown_path(out)}: the previous site put back from {restored}, where a "
                   "build killed between the two renames of its swap left it", file=sys.stderr)
     result = run_stages(root, a.vendor_from, use_cache, progress=progress,
-                        store=not a.check)     # --check reads the caches, writes none
+                        store=not a.check,     # --check reads the caches, writes none
+                        base_url=a.base_url)
     if not a.check:
         with progress.stage("write", f"writing {_shown_path(out)}"):
             staged = output.stage_site(result.files, out, root, inputs)
@@ -365,6 +371,9 @@ def _arguments(argv):
                     help="cold build: ignore and write no .cache/ (CI's clean clone has none)")
     ap.add_argument("--quiet", action="store_true",
                     help="print nothing but errors (for scripts)")
+    ap.add_argument("--base-url", metavar="URL",
+                    help="the address the site is published at (default: site.yaml's "
+                    "base_url): canonical links, sitemap.xml, robots.txt, the share image")
     ap.add_argument("--serve", action="store_true",
                     help="build, serve on 127.0.0.1 from memory, rebuild and reload on save")
     ap.add_argument("--port", type=int, default=8000, help="port for --serve (default 8000)")

@@ -91,13 +91,14 @@ def code_key(root: Path, packages: Iterable[str] = ()) -> str:
 
 def site_key(code: str, build_info: Mapping, fronts: Iterable[tuple]) -> str:
     """What every page depends on besides the files it read: the code, the build
-    stamp, the upstream files' web address (cards link there), the build's own figures
+    stamp, the upstream files' web address (cards link there), the site's base URL
+    (canonical links, docs/sharing.md), the build's own figures
     (`figures`, key -> value: an edit of one page can change them, the comparing-sentence
     counts, and /tested and /method show them), and each page's front matter (`fronts`:
     (out, layout, title, description, order) per page, in site order: the navigation
     and deck links name every page)."""
     return _h(code, str(build_info.get("commit")), str(build_info.get("commit_date")),
-              str(build_info.get("source_url")),
+              str(build_info.get("source_url")), str(build_info.get("base_url")),
               json.dumps(build_info.get("figures", {}), sort_keys=True, default=str),
               json.dumps([list(f) for f in fronts], ensure_ascii=False))
 

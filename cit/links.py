@@ -39,7 +39,8 @@ from .reads import Reads
 LINK_ATTRS = {"a": "href", "area": "href", "link": "href", "script": "src", "img": "src",
               "source": "src", "iframe": "src", "use": "href", "form": "action",
               "video": "src", "audio": "src", "embed": "src", "object": "data"}
-NAVIGATION = {"a", "area"}
+NAVIGATION = {"a", "area", "link rel=canonical"}   # followed by a reader or crawler, not loaded
+NOT_FOUND = "404.html"      # served at any missing address: its links start at the root path
 IDREF_ATTRS = ("aria-labelledby", "aria-describedby", "aria-controls")
 _PINNED = re.compile(r"/[0-9a-f]{40}(?:[/?#]|$)|^https?://web\.archive\.org/web/\d{14}/"
                      r"|^https?://(?:dx\.)?doi\.org/|^https?://arxiv\.org/abs/[\d.]+v\d+$")
@@ -78,7 +79,8 @@ def scan(text: str) -> PageLinks:
             out.ids.append(a["name"])
         attr = LINK_ATTRS.get(tag)
         if attr and attr in a:
-            out.links.append((tag, a[attr] or ""))
+            canonical = tag == "link" and (a.get("rel") or "").lower() == "canonical"
+            out.links.append(("link rel=canonical" if canonical else tag, a[attr] or ""))
         for name in IDREF_ATTRS:
             out.idrefs.extend((name, ref) for ref in (a.get(name) or "").split())
         if tag == "label" and a.get("for"):
@@ -89,9 +91,12 @@ def scan(text: str) -> PageLinks:
     return out
 
 
-def check_links(files: Mapping[str, bytes], pages: Iterable[str]) -> list[Broken]:
+def check_links(files: Mapping[str, bytes], pages: Iterable[str],
+                root_path: str = "/") -> list[Broken]:
     """Problems with the links of `pages` (output paths of .html files in `files`,
-    the whole site: relative path -> bytes); anchors are looked up in their targets."""
+    the whole site: relative path -> bytes); anchors are looked up in their targets.
+    404.html's links must start with `root_path`, the path the site is served at (the
+    base URL's), and are read from the site's root."""
     scanned: dict[str, PageLinks] = {}
 
     def parsed(rel: str) -> PageLinks:
@@ -111,14 +116,22 @@ def check_links(files: Mapping[str, bytes], pages: Iterable[str]) -> list[Broken
         out += [Broken(rel, f"{attr} names missing id {ref!r}")
                 for attr, ref in page.idrefs if ref not in seen]
         for tag, url in page.links:
-            problem = _link_problem(files, folders, parsed, rel, tag, url)
+            problem = _link_problem(files, folders, parsed, rel, tag, url,
+                                    root_path if rel == NOT_FOUND else None)
             if problem:
                 out.append(Broken(rel, problem, tag, url))
     return out
 
 
-def _link_problem(files, folders, parsed, page: str, tag: str, url: str) -> str | None:
+def _link_problem(files, folders, parsed, page: str, tag: str, url: str,
+                  root_path: str | None = None) -> str | None:
     parts = urlsplit(url.strip())
+    if root_path is not None and parts.path and not parts.scheme and not url.startswith("//"):
+        if not parts.path.startswith(root_path):
+            return f"404.html's links must start with the site's root path {root_path!r}"
+        parts = parts._replace(path=parts.path[len(root_path):])
+        if not parts.path:
+            return "points at a folder (file:// needs the file name, e.g. index.html)"
     if parts.scheme or url.startswith("//"):
         if tag in NAVIGATION and parts.scheme in ("http", "https", "mailto"):
             return None
@@ -198,11 +211,12 @@ def describe(problems: list[Broken], sources: Mapping[str, tuple[str, str]]
 
 
 def require_intact(files: Mapping[str, bytes], pages: Iterable[str],
-                   page_sources: Mapping[str, str], root: Path) -> None:
+                   page_sources: Mapping[str, str], root: Path, root_path: str = "/") -> None:
     """The build's gate: raise BuildError naming the first problem (and listing the
     rest) when a link or anchor of `pages` is broken. `page_sources`: page -> the
-    Markdown file (relative to `root`) it was rendered from."""
-    problems = check_links(files, pages)
+    Markdown file (relative to `root`) it was rendered from; `root_path`: 404.html's
+    (check_links)."""
+    problems = check_links(files, pages, root_path)
     if not problems:
         return
     texts, reads = {}, Reads(root)
@@ -218,8 +232,9 @@ def require_intact(files: Mapping[str, bytes], pages: Iterable[str],
     raise BuildError(where, message + more)
 
 
-def broken_links(site_dir) -> list[str]:
-    """Every problem with the links of the site folder `site_dir`, one line each."""
+def broken_links(site_dir, root_path: str = "/") -> list[str]:
+    """Every problem with the links of the site folder `site_dir`, one line each
+    (`root_path`: the path its 404.html's links start with, check_links)."""
     site = Path(site_dir).resolve()
     if not site.is_dir():
         return [f"{site}: not a folder"]
@@ -228,4 +243,4 @@ def broken_links(site_dir) -> list[str]:
     pages = [k for k in files if k.endswith(".html")]
     if not pages:
         return [f"{site}: no .html files"]
-    return [str(b) for b in check_links(files, pages)]
+    return [str(b) for b in check_links(files, pages, root_path)]

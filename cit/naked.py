@@ -1,7 +1,8 @@
 """The no-naked-numbers check (docs/numbers.md, "In content").
 
 Every digit a reader can see on a rendered page (text, and the alt / title /
-aria-label / placeholder attributes and the meta description) must be either
+aria-label / placeholder attributes and the meta description, title and image text of
+link previews, TEXT_META) must be either
 
 - inside a `<data class="num">` element, i.e. a registered number (when the registry's
   numbers are given, its value, kind and text are checked against the entry), or
@@ -45,6 +46,9 @@ from .fmt import SERIES_FORMATS, series_cell, series_text
 ALLOWLIST_PATH = Path(__file__).resolve().parent.parent / "data" / "allowlist.yaml"
 MAX_ENTRIES = 40
 CHECKED_ATTRS = ("alt", "title", "aria-label", "aria-description", "placeholder")
+# the meta elements whose content a reader sees (a search result, a link preview)
+TEXT_META = {"description", "og:title", "og:description", "og:site_name", "og:image:alt",
+             "twitter:title", "twitter:description", "twitter:image:alt"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
         "source", "track", "wbr"}
 INLINE = {"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "i", "kbd",
@@ -163,7 +167,8 @@ class _Scanner:
         for name in CHECKED_ATTRS:
             if a.get(name):
                 self.parts.extend([SEP, (a[name], sel), SEP])
-        if tag == "meta" and (a.get("name") or "").lower() == "description" and a.get("content"):
+        if tag == "meta" and a.get("content") and (
+                a.get("name") or a.get("property") or "").lower() in TEXT_META:
             self.parts.extend([SEP, (a["content"], sel), SEP])
         if tag in VOID:
             return

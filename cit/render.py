@@ -25,7 +25,7 @@ from typing import Callable, Mapping
 import jinja2
 from markupsafe import Markup
 
-from . import incremental
+from . import incremental, sharing
 from .assets import (PLOTLY, STYLESHEET_SLOT, StaticAssets, link_stylesheets,
                      page_scripts, prov_path, prov_payload, prov_script, static_assets)
 from .blocks.spec import BlockSpec, compute_now
@@ -185,7 +185,9 @@ def render_site(registry: Registry, content_dir, templates_dir,
     assets = static_assets(templates_dir, needs_plotly, memo, bundle_root, reads,
                            _study_static(site, static_root or root))
     files = dict(assets.files)
-    files.update(_render_templates(state, templates_dir, assets, reused))
+    share, shared = _sharing(state, templates_dir, previous, reused)
+    files.update(shared)
+    files.update(_render_templates(state, templates_dir, assets, reused, share))
     for o in reused:
         rec = previous[o]
         files[o] = rec.html.encode("utf-8")
@@ -200,6 +202,32 @@ def render_site(registry: Registry, content_dir, templates_dir,
                 records=_records(state, files, site_key, previous, reused, sources),
                 rendered=[p.out for p in state.pages if p.out not in reused],
                 kept={k for o in reused for k in (o, previous[o].prov_path) if k})
+
+
+def _sharing(state: SiteState, templates_dir: Path, previous, reused) -> tuple[dict, dict]:
+    """What sharing adds (cit/sharing.py, docs/sharing.md): the pages' share image, as
+    `{"image": its file or None, "alt": its words}`, and the files sitemap.xml,
+    robots.txt and share.png, made when the build has a base URL. The image is the hub's
+    figure site.yaml's `share_figure` names; a name the hub does not show fails."""
+    base = state.build_info.get("base_url")
+    fig = state.config.share_figure
+    if not base:
+        return {"image": None, "alt": ""}, {}
+    files = {sharing.SITEMAP: sharing.sitemap_xml(base, [p.url for p in state.pages]),
+             sharing.ROBOTS: sharing.robots_txt(base)}
+    if not fig:
+        return {"image": None, "alt": ""}, files
+    hub = state.pages[0]
+    html_text = previous[hub.out].html if hub.out in reused else hub.body
+    svg = sharing.figure_svg(html_text, fig)
+    where = state.config.where.get("share_figure", "site.yaml")
+    if svg is None:
+        raise BuildError(where, f"share_figure: the hub shows no figure with id {fig!r} "
+                                "(an <svg> drawn at build time, cit/svgplot.py)")
+    css = [state.reads.text(f) for f in sorted(
+        state.reads.glob(templates_dir / "static", "*.css"), key=lambda f: f.name != "site.css")]
+    files[sharing.IMAGE] = sharing.share_png(svg, "\n".join(css), where)
+    return {"image": sharing.IMAGE, "alt": sharing.figure_title(svg)}, files
 
 
 def _relative_names(root: Path) -> Callable[[Path], str]:
@@ -429,9 +457,11 @@ def _study_static(site: SiteConfig, root: Path) -> Path | None:
     return folder
 
 
-def _render_templates(state: SiteState, templates_dir: Path,
-                      assets: StaticAssets, reused=frozenset()) -> dict[str, bytes]:
-    """Each page through its template, and its provenance script where it has one."""
+def _render_templates(state: SiteState, templates_dir: Path, assets: StaticAssets,
+                      reused=frozenset(), share: Mapping | None = None) -> dict[str, bytes]:
+    """Each page through its template, and its provenance script where it has one; then
+    404.html (`share`: the pages' share image, from _sharing)."""
+    share = share or {"image": None, "alt": ""}
     env = jinja2.Environment(loader=_template_loader(templates_dir, state.reads),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
@@ -450,9 +480,57 @@ def _render_templates(state: SiteState, templates_dir: Path,
             files[prov_path(p.url)] = prov_script(p.url, payload)
         scripts = page_scripts(state.config.layout_scripts[p.layout], p.ctx.scripts,
                                assets.names, p.doc.path)
-        ctx = _template_context(state, p, scripts, has_prov)
+        ctx = _template_context(state, p, scripts, has_prov, share)
         files[p.out] = _render_page(env, p, ctx, assets).encode("utf-8")
+    files[sharing.NOT_FOUND] = _not_found_page(state, env, assets).encode("utf-8")
     return files
+
+
+NOT_FOUND_TITLE = "Page not found"
+NOT_FOUND_TEXT = "There is no page at this address."
+
+
+def _not_found_page(state: SiteState, env: jinja2.Environment, assets: StaticAssets) -> str:
+    """404.html, in the site's layout (templates/404.html): what it says and the list of
+    the site's pages. A host serves it at any missing address, at any depth, so its
+    links start with the base URL's path (`/` without a base URL), not with `../`."""
+    root = sharing.base_path(state.build_info.get("base_url"))
+    where = "templates/404.html"
+    page = Page("page", "/" + sharing.NOT_FOUND, sharing.NOT_FOUND, root, doc=None)
+    page.ctx = PageContext(state.registry, page.url, root, where, state.glossary,
+                           state.blocks, state)
+    scripts = page_scripts(state.config.layout_scripts["page"], [], assets.names, where)
+    ctx = {
+        "site_title": state.config.title, "title": NOT_FOUND_TITLE,
+        "description": NOT_FOUND_TEXT, "layout": "page", "url": page.url, "root": root,
+        "home": page.ctx.link("/"), "nav": _nav(state, page), "build": _stamp(state),
+        "kinds": [], "stylesheets": [STYLESHEET_SLOT],
+        "scripts": [{"src": f"{root}static/{n}", "module": m} for n, m in scripts],
+        "prov": "", "share": _share_meta(state, page, {"image": None}, index=False),
+        "pages": [{"href": page.ctx.link(p.url), "title": p.title} for p in state.pages],
+    }
+    try:
+        html_text = env.get_template("404.html").render(**ctx)
+    except jinja2.TemplateError as e:
+        raise BuildError(where + (f":{e.lineno}" if getattr(e, "lineno", None) else ""),
+                         f"while rendering 404.html: {e}") from None
+    return link_stylesheets(html_text, assets.sheets, root)
+
+
+def _stamp(state: SiteState) -> dict:
+    info = state.build_info
+    return {"commit": info["commit"], "commit_short": info["commit"][:12],
+            "commit_date": info["commit_date"]}
+
+
+def _share_meta(state: SiteState, p: Page, share: Mapping, index: bool = True) -> dict:
+    """A page's sharing meta (base.html): canonical and image addresses (when the build
+    has a base URL), the image's size and words; `index` False asks crawlers to leave
+    the page out (404.html)."""
+    meta = sharing.page_meta(state.build_info.get("base_url") if index else None, p.url,
+                             share.get("image"))
+    return dict(meta, alt=share.get("alt", ""), width=sharing.CARD_W,
+                height=sharing.CARD_H, index=index)
 
 
 def _template_loader(templates_dir: Path, reads: Reads) -> jinja2.BaseLoader:
@@ -481,8 +559,8 @@ def _kinds_shown(reg: Registry, shown) -> list[str]:
     return [k for k in KINDS if k in kinds]
 
 
-def _template_context(state: SiteState, p: Page, scripts, has_prov: bool) -> dict:
-    info = state.build_info
+def _template_context(state: SiteState, p: Page, scripts, has_prov: bool,
+                      share: Mapping) -> dict:
     outline, lead, rest = _outline(p)
     ctx = {
         "site_title": state.config.title,
@@ -493,8 +571,8 @@ def _template_context(state: SiteState, p: Page, scripts, has_prov: bool) -> dic
         "root": p.root,
         "home": p.ctx.link("/"),
         "nav": _nav(state, p),
-        "build": {"commit": info["commit"], "commit_short": info["commit"][:12],
-                  "commit_date": info["commit_date"]},
+        "build": _stamp(state),
+        "share": _share_meta(state, p, share),
         "kinds": _kinds_shown(state.registry, p.ctx.numbers_shown),
         "stylesheets": [STYLESHEET_SLOT],   # the page's own, once its HTML is known
         "scripts": [{"src": f"{p.root}static/{n}", "module": m} for n, m in scripts],

@@ -1,7 +1,7 @@
 """site.yaml: the study, declared to the engine (docs/site-config.md).
 
 `load_site(root)` reads `root/site.yaml` and returns a `SiteConfig`: the site's title and
-base URL, its navigation, each layout's scripts, the data stages the build runs (each a
+base URL and share figure, its navigation, each layout's scripts, the data stages the build runs (each a
 `module:function`; its cache key is what it read, cit/stages.py), the block providers,
 the module prefixes the data-stage cache may unpickle, and the order of the figures
 /tested reports. Every key is checked (cit/fieldcheck.py) with an error naming site.yaml and the
@@ -32,7 +32,8 @@ SITE_RULES = {"title": TEXT, "base_url": FieldRule(str, nullable=True),
               "nav": FieldRule(list, nonblank=True), "layouts": FieldRule(dict),
               "stages": FieldRule(list), "blocks": TEXTS, "unpickle": TEXTS,
               "tested": TEXTS, "templates": FieldRule(str, required=False, nonblank=True),
-              "static": FieldRule(str, required=False, nonblank=True)}
+              "static": FieldRule(str, required=False, nonblank=True),
+              "share_figure": FieldRule(str, required=False, pattern=r"[A-Za-z][\w-]*")}
 NAV_RULES = {"url": TEXT, "label": TEXT}
 LAYOUT_RULES = {"scripts": TEXTS, "findings_cards": FieldRule(bool, required=False)}
 LAYOUTS = ("hub", "page", "deck")
@@ -82,6 +83,7 @@ class SiteConfig:
     where: dict[str, str] = field(default_factory=dict)   # key -> "site.yaml:line"
     templates: str = "templates"
     static: str | None = None     # the study's own static files, shipped beside the engine's
+    share_figure: str | None = None     # a hub figure's id: the pages' share image
 
     def packages(self) -> tuple[str, ...]:
         """The study's code: the top-level package of each stage and block provider
@@ -128,7 +130,8 @@ def parse_site(text: str, name: str = NAME) -> SiteConfig:
     return SiteConfig(data["title"], data["base_url"], nav, scripts, cards, stages, blocks,
                       tuple(data.get("unpickle", [])), tuple(data.get("tested", [])),
                       {k: where(k) for k in data}, data.get("templates", "templates"),
-                      data.get("static"))
+                      data.get("static"),
+                      data.get("share_figure"))
 
 
 def _line(name: str, node) -> str:

@@ -4,7 +4,10 @@ console error, any uncaught script error, or any request to a host other than th
 server (the site must work offline and make no outside request).
 
 Fixtures:
-- `serve_dir(directory) -> base_url` (session): serve a folder; base_url ends with "/".
+- `serve_dir(directory, prefix="/", not_found=False) -> base_url` (session): serve a
+  folder at the path `prefix` (a project site's "/repo/"); base_url ends with "/". With
+  `not_found`, a missing path gets the folder's 404.html with status 404, as GitHub
+  Pages serves it.
 - `browser` (session): Chromium at /usr/bin/chromium.
 - `make_page(**context_options) -> Page`: a page in a new context (e.g.
   `reduced_motion="reduce"`, `java_script_enabled=False`, `has_touch=True`); its guard
@@ -64,10 +67,30 @@ INERT_SCHEMES = {"data", "blob", "about"}
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves files without logging every request to stderr."""
+    """Serves files without logging every request to stderr; under `prefix` only, and
+    with the folder's 404.html for a missing file when `not_found` (see serve_dir)."""
+    prefix = "/"
+    not_found = False
 
     def log_message(self, format, *args):  # noqa: A002 (the base class's name)
         pass
+
+    def translate_path(self, path):
+        if not path.startswith(self.prefix):
+            return str(Path(self.directory) / ".outside-the-prefix" / "none")   # a 404
+        return super().translate_path("/" + path[len(self.prefix):])
+
+    def send_error(self, code, message=None, explain=None):
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not self.not_found or not page.is_file():
+            return super().send_error(code, message, explain)
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
 
 @pytest.fixture(scope="session")
@@ -76,16 +99,18 @@ def serve_dir():
     and returns its base URL. Servers stop at the end of the session."""
     servers: list[http.server.ThreadingHTTPServer] = []
 
-    def _serve(directory) -> str:
+    def _serve(directory, prefix: str = "/", not_found: bool = False) -> str:
         directory = Path(directory)
         if not directory.is_dir():
             raise FileNotFoundError(f"cannot serve {directory}: not a directory")
-        handler = functools.partial(_QuietHandler, directory=str(directory))
+        handler_class = type("Handler", (_QuietHandler,),
+                             {"prefix": prefix, "not_found": not_found})
+        handler = functools.partial(handler_class, directory=str(directory))
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         server.daemon_threads = True
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}/"
+        return f"http://127.0.0.1:{server.server_address[1]}{prefix}"
 
     yield _serve
     for server in servers:

@@ -47,10 +47,10 @@ def test_the_example_study_builds_to_its_expected_tree_byte_for_byte(built):
 
 def test_the_example_has_the_parts_a_study_needs(built):
     """Two pages and the hub, a deck, a glossary, a chart, two checked claims cited as
-    verified, and its own figures on the report it checked."""
+    verified, and its own figures on the report it checked (and the engine's 404 page)."""
     _, files = built
     pages = sorted(k for k in files if k.endswith(".html"))
-    assert pages == ["decks/01-overview/index.html", "glossary/index.html", "index.html",
+    assert pages == ["404.html", "decks/01-overview/index.html", "glossary/index.html", "index.html",
                      "results/index.html"]
     hub = files["index.html"].decode()
     assert 'class="chart"' in hub
