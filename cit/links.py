@@ -161,11 +161,12 @@ def _link_problem(files, folders, parsed, page: str, tag: str, url: str,
 
 def unpinned_links(files: Mapping[str, bytes], pages: Iterable[str]) -> list[str]:
     """`page: url` for each link to an outside web page that is not pinned (it may
-    change or vanish under the site): allowed, but listed for the author."""
+    change or vanish under the site): allowed, but listed for the author (a page's own
+    canonical address is not one)."""
     out = []
     for rel in sorted(pages):
         for tag, url in scan(files[rel].decode("utf-8")).links:
-            if (tag in NAVIGATION and urlsplit(url).scheme in ("http", "https")
+            if (tag in ("a", "area") and urlsplit(url).scheme in ("http", "https")
                     and not _PINNED.search(url)):
                 out.append(f"{rel}: {url}")
     return out

@@ -12,7 +12,8 @@ and writes. Nothing is written here. It runs in four steps (docs/architecture.md
    stylesheets, scripts and provenance script (cit/assets.py).
 
 Every link is relative and names `index.html` explicitly, so the site works from
-file:// as well as from a server.
+file:// as well as from a server; 404.html, which a host serves at any address, is
+the exception (its links start at the site's root path; docs/sharing.md).
 """
 
 from __future__ import annotations

@@ -236,3 +236,24 @@ def test_a_share_figure_the_hub_does_not_show_fails_naming_its_site_yaml_line(
     assert r.stderr.strip() == (f"build failed: site.yaml:{line}: share_figure: the hub shows "
                                 "no figure with id 'no-such-figure' (an <svg> drawn at build "
                                 "time, cit/svgplot.py)")
+
+
+def test_a_rebuild_from_the_caches_with_a_base_url_equals_the_cold_build(project_copy):
+    """With site.yaml's base_url: a second build reuses every page from its record
+    (the share image then comes from the hub's recorded HTML) and writes the same
+    bytes as the first, which rendered every page; --check lists no canonical link
+    among the outside links that can change."""
+    from tests.conftest import tree_digest
+    text = (project_copy / "site.yaml").read_text(encoding="utf-8")
+    (project_copy / "site.yaml").write_text(text.replace("base_url: null", f"base_url: {BASE}"),
+                                            encoding="utf-8")
+    first = run_build(project_copy / "one", root=project_copy, cold=False)
+    assert first.returncode == 0, first.stderr
+    again = run_build(project_copy / "two", root=project_copy, cold=False)
+    assert again.returncode == 0, again.stderr
+    assert re.search(r"\b0 of \d+ pages rendered", again.stdout), again.stdout
+    assert tree_digest(project_copy / "one") == tree_digest(project_copy / "two")
+    assert (project_copy / "two" / "share.png").is_file()
+    from cit import build
+    check = run_in_process(build.main, ["--check"], project_copy, None)
+    assert check.returncode == 0 and BASE not in check.stdout, check.stdout
