@@ -47,11 +47,10 @@ class BuildResult:
 def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                previous: dict | None = None, progress: Progress | None = None,
                store: bool = True, base_url: str | None = None) -> BuildResult:
-    """Run every stage in memory; nothing is written except verified vendored files
-    (and the caches). `previous`: the page records of the last good build (--serve
-    keeps them in memory); None: read from .cache/ when caches are used. A cold build
-    (use_cache False) renders and checks every page. `store` False (--check): nothing
-    is written at all, the upstream files it fetches held in memory. `base_url`: --base-url."""
+    """Run every stage in memory; nothing is written but verified vendored files and the
+    caches. `previous`: the last good build's page records (--serve keeps them); None:
+    read from .cache/ when caches are used. Cold (use_cache False): every page rendered
+    and checked. `store` False (--check): nothing written. `base_url`: --base-url."""
     t0 = time.perf_counter()
     progress = progress or silent()
     reads = Reads(root)
