@@ -256,15 +256,20 @@ class StaticAssets:
 
 def static_assets(templates_dir: Path, needs_plotly: bool, memo=compute_now,
                   bundle_root: Path | None = None, reads: Reads | None = None,
-                  study_static: Path | None = None) -> StaticAssets:
+                  study_static: Path | None = None, palette_css: str = "") -> StaticAssets:
     """Read, minify and list templates/static/ and the study's `study_static` folder
     (and plotly.min.js when a chart needs it, from the project at `bundle_root`, default
-    this code's). The minified texts are made by `memo(name, key, compute)` under a key
-    of their sources and this module's code (the build's memo keeps them in .cache/)."""
+    this code's), with `palette_css` (the study's colours, cit/palette.py) appended to
+    the base sheet. The minified texts are made by `memo(name, key, compute)` under a
+    key of their sources and this module's code (the build's memo keeps them in
+    .cache/)."""
     origin: dict[str, str] = {}
     files = static_files(templates_dir, reads, study_static, origin)
     texts = {n: utf8(files[n], origin[n]) for n in sorted(files)
              if n.endswith((".css", ".js"))}
+    base = f"static/{BASE_SHEET}"
+    if palette_css and base in texts:
+        texts[base] += "\n" + palette_css
     key = hashlib.sha256(Path(__file__).read_bytes() + json.dumps(texts).encode()).hexdigest()
     made = memo("static-assets", key, lambda: {n: _minified(n, t) for n, t in texts.items()})
     sheets: dict[str, tuple[str, ...] | None] = {}

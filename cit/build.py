@@ -26,6 +26,7 @@ from . import (benchfigures, buildrecord, cache, claims, incremental, links, nak
 from .progress import Progress, counted, silent, summary_lines
 from .blocks import BlockInputs, block_table, compute_now
 from .errors import BuildError
+from .palette import palette_from
 from .reads import Reads
 from .registry import Registry
 
@@ -81,10 +82,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     figures = buildrecord.build_figures(root, len(vendored), staged.figures, reg.claims,
                                         len(reg), found,
                                         Counter(n.kind for n in reg.numbers.values()), reads,
-                                        bench_measured=sum(
-                                            n.kind == "measured" and any(
-                                                s.path == benchfigures.BENCH for s in n.sources)
-                                            for n in reg.numbers.values()))
+                                        bench_measured=_bench_measured(reg))
     stamp = buildrecord.git_stamp(root)
     build_info = dict(stamp, base_url=base, verification=buildrecord.register_build_figures(
                           reg, figures, site_cfg.tested, site_cfg.where.get("tested", "site.yaml")),
@@ -93,15 +91,17 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                       figures={k: v[0] for k, v in figures.items()})
     allowlist = naked.load_allowlist(root / "data" / "allowlist.yaml", reads)
     data_reads = registry_reads(code, reads)
-    blocks = block_table(BlockInputs(reg, root, root / "content", templates,
-                                     staged.data, memo), site_cfg.blocks, staged.key)
+    inputs = BlockInputs(reg, root, root / "content", templates, staged.data, memo,
+                         _palette(staged.data, site_cfg))
+    blocks = block_table(inputs, site_cfg.blocks, staged.key)
     if previous is None:
         previous = read_page_records(root) if use_cache else {}
     with progress.stage("render", "rendering the pages"):
         site = render.render_site(reg, root / "content", templates, blocks,
                                   build_info, code=code if use_cache else None,
                                   previous=previous, memo=memo,
-                                  bundle_root=_bundle_root(root), reads=reads, site=site_cfg)
+                                  bundle_root=_bundle_root(root), reads=reads, site=site_cfg,
+                                  palette_css=inputs.palette.css())
         _say_rendered(progress, site)
     # Pagefind indexes the pages in its own process while this one checks them
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -143,6 +143,19 @@ def registry_reads(code: str, reads: Reads) -> str:
     numbers.json's key holds by value), so a page edit keeps numbers.json's text."""
     return incremental.text_key(code, {k: v for k, v in reads.shared().items()
                                        if not (k.startswith("f:content/") and k.endswith(".md"))})
+
+
+def _bench_measured(reg: Registry) -> int:
+    """How many measured numbers come from the benchmarks' record."""
+    return sum(n.kind == "measured" and any(s.path == benchfigures.BENCH for s in n.sources)
+               for n in reg.numbers.values())
+
+
+def _palette(data: dict, site_cfg):
+    """The palette a data stage returned (`data["palette"]`, cit/palette.py), checked;
+    none: an empty one."""
+    return palette_from(data.get("palette"),
+                        site_cfg.where.get("stages", "site.yaml") + " (a stage's palette)")
 
 
 def check_site(reg: Registry, site, previous: dict, root: Path, allowlist,

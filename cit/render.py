@@ -139,7 +139,7 @@ def render_site(registry: Registry, content_dir, templates_dir,
                 blocks: Mapping[str, BlockSpec], build_info: Mapping, *,
                 repo_root=None, code: str | None = None, previous: Mapping | None = None,
                 memo=compute_now, bundle_root=None, reads: Reads | None = None,
-                site: SiteConfig | None = None, static_root=None) -> Site:
+                site: SiteConfig | None = None, static_root=None, palette_css: str = "") -> Site:
     """Render the whole site in memory: discover -> bodies -> late pass -> templates.
 
     `blocks`: the block table (cit.blocks.block_table). `build_info` keys read here:
@@ -150,7 +150,8 @@ def render_site(registry: Registry, content_dir, templates_dir,
     `bundle_root`: the project whose vendored/plotly/ bundle is shipped (default: this
     code's). `site`: site.yaml's title, navigation, layouts and the study's static
     folder (default: read from repo_root); `static_root`: the folder that one is
-    relative to (default: repo_root).
+    relative to (default: repo_root). `palette_css`: the palette's stylesheet text
+    (cit/palette.py), appended to the base sheet.
 
     Every file is read through `reads` (cit/reads.py; default: one for `repo_root`).
     Incremental (cit/incremental.py): with `code` (incremental.code_key) every page gets
@@ -184,7 +185,7 @@ def render_site(registry: Registry, content_dir, templates_dir,
     _check_glossary_page(state)
     needs_plotly = any((PLOTLY, False) in p.ctx.scripts for p in state.pages)
     assets = static_assets(templates_dir, needs_plotly, memo, bundle_root, reads,
-                           _study_static(site, static_root or root))
+                           _study_static(site, static_root or root), palette_css)
     files = dict(assets.files)
     share, shared = _sharing(state, templates_dir, previous, reused)
     files.update(shared)

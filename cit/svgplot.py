@@ -9,20 +9,23 @@ of a unit, nothing depends on dict order, time or randomness).
 
 The API
 -------
-    line_chart(lines, x, y, *, title, desc, uid, markers=(), width=400, height=300) -> str
-        `lines`: `Line`s (x/y values, a palette colour, a dash, an optional min-max seed
+    line_chart(lines, x, y, *, title, desc, uid, markers=(), width=400, height=300,
+               colours=None) -> str
+        `lines`: `Line`s (x/y values, a palette colour (one of `colours`, the
+        palette's keys, or "muted"), a dash, an optional min-max seed
         band `lo`/`hi`, an optional registry number `end` that the line's last point shows,
         optional registry numbers `points`, one per point, each drawn as a dot-mark).
         Each line is labelled directly at its right end (labels are pushed apart so they
         never overlap); there is no legend. `x` and `y` are `Axis`es, linear or log.
         `markers`: `VLine`s, vertical marker lines with a label (break-evens), each
         optionally a registry number.
-    bar_chart(bars, axis, *, title, desc, uid, width=400) -> str
+    bar_chart(bars, axis, *, title, desc, uid, width=400, colours=None) -> str
         Horizontal bars, one row per `Bar`, with an optional error range (`lo`/`hi`,
         drawn as a whisker) and the bar's value written at its end. Consecutive bars with
         the same `group` are drawn together under the group's heading. The value axis
         may be log (bars then start at the axis minimum).
-    strip_diagram(strips, *, title, desc, uid, length, columns=None, width=400) -> str
+    strip_diagram(strips, *, title, desc, uid, length, columns=None, width=400,
+                  colours=None) -> str
         One row of cells per `Strip` (e.g. the positions of a chunk a band keeps, or a
         value's bit planes); `cells` holds the indices that are on. With `columns`, each
         strip wraps into a grid of that many columns. A strip may end in a registry
@@ -49,13 +52,15 @@ Numbers are duck-typed: anything with `.id`, `.kind`, `.text` and `.raw()`, such
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from html import escape as e
 
-# Palette keys a Line, Bar or Strip may use: the variant letters (static/figures.css
-# gives each a stroke and fill shade that holds 3:1 against the page in light and
-# dark mode) and "muted" for context marks.
-COLOURS = ("A", "B", "C", "D", "E", "F", "Cprime", "Eprime", "muted")
+# The colour key every figure may use for context marks (static/figures.css); the
+# others are the palette's (cit/palette.py: the study's keys, each with a mark shade
+# for light, dark and print), given to each drawing function as `colours`.
+MUTED = "muted"
+KEY_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 DASHES = {"solid": "", "dash": "6 4", "dot": "1.5 3", "dashdot": "6 3 1.5 3",
           "longdash": "11 4"}
 FONT = 13            # viewBox units; a 400-unit figure keeps text legible on a phone
@@ -147,9 +152,14 @@ def _text_width(text: str, size: float = FONT) -> float:
     return len(text) * size * CHAR_W
 
 
-def _colour(key: str) -> str:
-    if key not in COLOURS:
-        raise FigureError(f"colour {key!r} is not one of {COLOURS}")
+def _colour(key: str, colours) -> str:
+    """`key` when it is `muted` or one of `colours` (the palette's keys; None: any
+    key that can be a class name)."""
+    if colours is None and KEY_RE.fullmatch(key):
+        return key
+    if key != MUTED and key not in (colours or ()):
+        raise FigureError(f"colour {key!r} is not one of the palette's "
+                          f"({', '.join(sorted(colours or ()))}) nor {MUTED!r}")
     return key
 
 
@@ -343,7 +353,7 @@ def _path(points) -> str:
     return "".join(out)
 
 
-def _check_line(ln: Line) -> None:
+def _check_line(ln: Line, colours) -> None:
     if len(ln.x) != len(ln.y):
         raise FigureError(f"line {ln.key!r}: {len(ln.x)} x values but {len(ln.y)} y values")
     for name in ("lo", "hi", "points", "point_labels"):
@@ -352,7 +362,7 @@ def _check_line(ln: Line) -> None:
             raise FigureError(f"line {ln.key!r}: {name} has {len(band)} values for {len(ln.x)} points")
     if ln.dash not in DASHES:
         raise FigureError(f"line {ln.key!r}: dash {ln.dash!r} is not one of {sorted(DASHES)}")
-    _colour(ln.colour)
+    _colour(ln.colour, colours)
 
 
 def spread_labels(wanted: list[float], gap: float, lo: float, hi: float) -> list[float]:
@@ -380,13 +390,13 @@ def _last_point(ln: Line, sx: Scale, sy: Scale, log_y: bool):
 
 
 def line_chart(lines, x: Axis, y: Axis, *, title: str, desc: str, uid: str,
-               markers=(), width: float = 400, height: float = 300) -> str:
+               markers=(), width: float = 400, height: float = 300, colours=None) -> str:
     """A line chart as an `<svg>` string (see the module docstring)."""
     lines = list(lines)
     if not lines:
         raise FigureError(f"figure {uid!r}: no line to draw")
     for ln in lines:
-        _check_line(ln)
+        _check_line(ln, colours)
     xs = [v for ln in lines for v in ln.x] + [m.x for m in markers]
     ys = [v for ln in lines for v in ln.y + (ln.lo or ()) + (ln.hi or ())]
     x0, x1, xticks = domain(xs, x)
@@ -481,7 +491,8 @@ def _end_labels(lines, labels, sx, sy, log_y, top, bottom, x_end) -> str:
 
 # ---------------------------------------------------------------- bar chart
 
-def bar_chart(bars, axis: Axis, *, title: str, desc: str, uid: str, width: float = 400) -> str:
+def bar_chart(bars, axis: Axis, *, title: str, desc: str, uid: str, width: float = 400,
+              colours=None) -> str:
     """Horizontal bars, grouped by consecutive `group`, as an `<svg>` string. Short
     labels sit left of their bar; when a label would take more than STACK_FROM of the
     width, every label sits above its bar instead, so the bars keep the full width."""
@@ -489,7 +500,7 @@ def bar_chart(bars, axis: Axis, *, title: str, desc: str, uid: str, width: float
     if not bars:
         raise FigureError(f"figure {uid!r}: no bar to draw")
     for b in bars:
-        _colour(b.colour)
+        _colour(b.colour, colours)
         if not _finite(b.value) or (axis.log and b.value <= 0):
             raise FigureError(f"bar {b.label!r}: value {b.value!r} cannot be drawn on this axis")
     vals = [v for b in bars for v in (b.value, b.lo, b.hi) if v is not None]
@@ -563,7 +574,8 @@ def _runs(on: set, start: int, stop: int):
 
 
 def strip_diagram(strips, *, title: str, desc: str, uid: str, length: int,
-                  columns: int | None = None, axis_title: str = "", width: float = 400) -> str:
+                  columns: int | None = None, axis_title: str = "", width: float = 400,
+                  colours=None) -> str:
     """Rows of `length` cells, those in each strip's `on` filled, as an `<svg>` string.
     With `columns`, each strip wraps into a grid of `columns` cells a line."""
     strips = list(strips)
@@ -580,7 +592,7 @@ def strip_diagram(strips, *, title: str, desc: str, uid: str, length: int,
     height = top + len(strips) * pitch + (FONT + 8 if axis_title else 0)
     body = []
     for r, s in enumerate(strips):
-        _colour(s.colour)
+        _colour(s.colour, colours)
         on = {int(i) for i in s.on}
         if any(i < 0 or i >= length for i in on):
             raise FigureError(f"strip {s.label!r}: an index lies outside 0..{length - 1}")

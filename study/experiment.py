@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import resultsmd, sweeplog, tables
+from . import resultsmd, sweeplog, tables, variants
 from cit.claims import claim_book
 from cit.errors import BuildError
 from cit.fmt import fmt, fmt_int, fmt_mb, fmt_pct, fmt_ratio, fmt_general, fmt_sci_sig
@@ -69,6 +69,7 @@ def _table_rows(t: tables.ResultsTable, relabel=None):
 def load_experiment(vendored: dict[str, VendoredFile], root: Path, study: dict, reg: Registry,
                     reads: Reads | None = None) -> Experiment:
     src = _Sources(vendored, reads or Reads(root))
+    catalogue = variants.load(root, src.reads)
     vroot = root / "vendored"
     rels = [study["headline"], *study["learning_rate_runs"], study["shakespeare"]["folder"]]
     for rel in rels:
@@ -77,7 +78,7 @@ def load_experiment(vendored: dict[str, VendoredFile], root: Path, study: dict, 
                 raise BuildError(f"vendored/{rel}/{p.name}", "a run log not in "
                                  "vendored/lock.yaml; remove it, or pin it with "
                                  "`python -m cit.vendor lock`")
-    folders = {rel: load_folder(vroot / rel, rel, src.reads) for rel in rels}
+    folders = {rel: load_folder(vroot / rel, rel, src.reads, catalogue) for rel in rels}
     head = folders[study["headline"]]
     shakes = folders[study["shakespeare"]["folder"]]
 
@@ -319,21 +320,9 @@ def _curve(runs: list[Run]):
 
 def chart_label(run: Run, *, detail: bool = False) -> str:
     """A line's short name at its end in a chart: the variant letter and what sets it
-    apart; `detail` adds the optics runs' planes (charts of many optics runs)."""
-    c = run.cfg
-    shape = f"{c.chunk_mode[0]}-D {c.chunk}" + (f"x{c.chunk}" if c.chunk_mode == "2d" else "")
-    if c.variant == "adamw":
-        return "A AdamW"
-    if c.variant == "topk":
-        return "B top-k"
-    if c.variant == "calib":
-        return "D calibrated"
-    if c.variant == "band":
-        return f"C low {shape}" if c.band == "low" else f"F {c.band.replace('zigzag', 'zig-zag')}"
-    design = ("repaired" if c.feedback == "sent" and c.fs_every
-              else "repaired, scale fixed" if c.feedback == "sent" else "first")
-    enob = "exact" if c.enob is None else f"ENOB {fmt_general(c.enob)}"
-    return f"E {design}, {enob}" + (f", {c.planes} planes" if detail else "")
+    apart; `detail` adds what tells many runs of one variant apart (the optics runs'
+    planes). The words are the catalogue's (data/variants.yaml)."""
+    return run.variant.chart_label(run.cfg, detail)
 
 
 def _register_series(reg, src, groups):
@@ -341,7 +330,7 @@ def _register_series(reg, src, groups):
     best_e = "E.e8p8.reset100.sent"
     for g in groups:
         x, y, lo, hi = _curve(g.runs)
-        letter = g.label[0]
+        letter = g.first.variant.key
         end = f"final_loss_mean.{g.slug}"
         if reg.get(end).value != y[-1]:
             raise BuildError(f"series of {g.slug}", f"the curve's last point {y[-1]!r} is not "
@@ -360,7 +349,7 @@ def _register_series(reg, src, groups):
         df = pd.DataFrame([(d.step, d.energy["delta"]["all"]["low"]) for r in g.runs for d in r.diags],
                           columns=["step", "share"]).groupby("step")["share"].mean()
         reg.add_series(f"band_energy.{slug}", list(df.index), list(df), label=g.label,
-                       short=chart_label(g.first, detail=True), variant=g.label[0],
+                       short=chart_label(g.first, detail=True), variant=g.first.variant.key,
                        role="optics", kind="measured", sources=src(g.files),
                        locator="diag records: energy.delta.all.low",
                        computation="the low band's share of the delta's energy at each diag "
@@ -404,21 +393,8 @@ def _register_tables(reg: Registry, docs, groups, study):
 
 
 def headline_label(run: Run) -> str:
-    """A short row label of our own for the hub's headline table, built from the config."""
-    c = run.cfg
-    if c.variant == "adamw":
-        return "A  AdamW"
-    shape = (f"2-D {c.chunk}x{c.chunk} chunks" if c.chunk_mode == "2d"
-             else f"1-D {c.chunk}-point chunks")
-    if c.variant == "optics":
-        design = "repaired optics" if c.feedback == "sent" else "first-design optics"
-        if c.enob is None:
-            return f"E  {design}, no quantisation, {shape}"
-        return f"E  {design}, ENOB {fmt_general(c.enob)}, {c.planes} planes"
-    if c.variant == "band":
-        name = "low band" if c.band == "low" else f"{c.band} band"
-        return f"{'C' if c.band == 'low' else 'F'}  {name}, {shape}"
-    return f"{tables.LETTER[c.variant]}  {'top-k' if c.variant == 'topk' else 'calibrated band'}, {shape}"
+    """A short row label of our own for the hub's headline table (the catalogue's)."""
+    return run.variant.headline_label(run.cfg)
 
 
 def _register_headline_table(reg: Registry, groups, names: list[str], md_file: str) -> None:

@@ -23,6 +23,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, No
 
 from cit.errors import BuildError
 from cit.reads import Reads
+from . import variants as variants_mod
 
 SEED_SUFFIX = re.compile(r"-s\d+$")
 
@@ -47,7 +48,7 @@ class _Strict(BaseModel):
 class RunConfig(_Strict):
     """The run's settings (the `config` key of the config record)."""
     dataset: str
-    variant: Literal["adamw", "topk", "band", "calib", "optics"]
+    variant: str        # which one: the catalogue's (data/variants.yaml, study/variants.py)
     band: str
     keep: float
     chunk_mode: Literal["1d", "2d"]
@@ -163,10 +164,12 @@ RECORD_TYPES = {"config": ConfigRecord, "eval": EvalRecord, "diag": DiagRecord,
 
 @dataclass
 class Run:
-    """One run log, validated. `rel` is the upstream-relative path (for provenance)."""
+    """One run log, validated. `rel` is the upstream-relative path (for provenance);
+    `variant` the catalogue's entry that takes it (study/variants.py)."""
     path: Path
     rel: str
     config: ConfigRecord
+    variant: variants_mod.Variant
     evals: list[EvalRecord] = field(default_factory=list)
     diags: list[DiagRecord] = field(default_factory=list)
     done: DoneRecord | None = None
@@ -216,10 +219,12 @@ class Run:
 
 @dataclass
 class Folder:
-    """A folder of run logs: completed runs and incomplete ones, each in file-name order."""
+    """A folder of run logs: completed runs and incomplete ones, each in file-name order,
+    and the variant catalogue they were read against."""
     rel: str
     runs: list[Run]
     incomplete: list[Run]
+    catalogue: variants_mod.Catalogue
 
     @property
     def all_runs(self) -> list[Run]:
@@ -270,10 +275,14 @@ def parse_line(text: str, where: str, is_last: bool, ends_with_newline: bool):
         raise BuildError(where, f"bad {kind} record: {problems}") from None
 
 
-def load_run(path: Path, rel: str, reads: Reads | None = None) -> Run:
-    """Read (through `reads`, cit/reads.py) and validate one log. A missing `done` makes
-    the run incomplete, not an error."""
-    data = (reads or Reads.beside(path)).text(path)
+def load_run(path: Path, rel: str, reads: Reads | None = None,
+             catalogue: variants_mod.Catalogue | None = None) -> Run:
+    """Read (through `reads`, cit/reads.py) and validate one log, its variant one the
+    `catalogue` lists (default: the project's, variants.for_reads). A missing `done`
+    makes the run incomplete, not an error."""
+    reads = reads or Reads.beside(path)
+    catalogue = catalogue or variants_mod.for_reads(reads)
+    data = reads.text(path)
     lines = data.split("\n")
     ends_with_newline = data.endswith("\n")
     if ends_with_newline:
@@ -289,7 +298,7 @@ def load_run(path: Path, rel: str, reads: Reads | None = None) -> Run:
         if run is None:
             if not isinstance(rec, ConfigRecord):
                 raise BuildError(where, f"the first record must be 'config', not {rec.type!r}")
-            run = Run(path, rel, rec)
+            run = Run(path, rel, rec, catalogue.of(rec.config, where))
             continue
         if run.done is not None:
             raise BuildError(where, "record after 'done'")
@@ -313,15 +322,17 @@ def load_run(path: Path, rel: str, reads: Reads | None = None) -> Run:
     return run
 
 
-def load_folder(folder: Path, rel_prefix: str, reads: Reads | None = None) -> Folder:
+def load_folder(folder: Path, rel_prefix: str, reads: Reads | None = None,
+                catalogue: variants_mod.Catalogue | None = None) -> Folder:
     """Every `*.jsonl` directly in `folder`, in sorted file-name order (the listing and
-    each file recorded by `reads`)."""
+    each file recorded by `reads`), read against the variant `catalogue` (load_run)."""
     reads = reads or Reads(folder)
+    catalogue = catalogue or variants_mod.for_reads(reads)
     files = sorted(reads.glob(folder, "*.jsonl"), key=lambda p: p.name)
     if not files:
         raise BuildError(str(folder), "no run logs (*.jsonl) found")
     runs, incomplete = [], []
     for p in files:
-        run = load_run(p, f"{rel_prefix}/{p.name}", reads)
+        run = load_run(p, f"{rel_prefix}/{p.name}", reads, catalogue)
         (runs if run.complete else incomplete).append(run)
-    return Folder(rel_prefix, runs, incomplete)
+    return Folder(rel_prefix, runs, incomplete, catalogue)

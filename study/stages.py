@@ -1,6 +1,9 @@
 """This study's data stages, as site.yaml declares them (docs/site-config.md):
 
 - `experiment`: the run logs, the tables and the upstream results.md check, its claims;
+  the variant catalogue's palette (`data["palette"]`, which the engine writes into the
+  stylesheet and draws the charts in) and what the figure blocks read of it
+  (`data["variants"]`, with each group's figure label);
 - `simulator`: the simulator's recomputation, the data/sim/results.md check, its claims,
   and the explorer's payload (plain JSON the `@[explorer]` block draws from).
 
@@ -25,7 +28,13 @@ def experiment(ctx: StageContext) -> StageOutput:
             "digit runs of the upstream results.md compared with our recomputation")
         figures[f"results_md_total.{key}"] = (
             c.total, f"Numbers in {key} results.md", "digit runs in the upstream results.md")
-    return StageOutput(figures=figures, summary="recomputed from the run logs and matched: " + ", ".join(
+    catalogue = exp.headline.catalogue
+    shown = catalogue.as_json()
+    shown["groups"] = {g.slug: {"variant": g.first.variant.key,
+                                "label": g.first.variant.figure_label(g.first.cfg)}
+                       for g in exp.groups}
+    return StageOutput(figures=figures, data={"palette": catalogue.palette(),
+                                              "variants": shown}, summary="recomputed from the run logs and matched: " + ", ".join(
         f"{c.verified:,} of {c.total:,} numbers of {name} results.md"
         for name, c in exp.verification.items()))
 

@@ -17,13 +17,8 @@ from .runs import Folder, Run
 
 PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
 
-LETTER = {"adamw": "A", "topk": "B", "band": "C", "calib": "D", "optics": "E"}
-BASE = {"adamw": "AdamW, all-reduce", "topk": "DeMo, top-k", "band": "DeMo, fixed band",
-        "calib": "DeMo, calibrated band", "optics": "DeMo, band via emulated optics"}
 SOURCES = ("momentum", "delta", "grad")
 GROUPS = ("all", "attn", "mlp", "embed")
-SELECTORS = (("topk", "Top-k"), ("low", "Low band"), ("zigzag", "Zig-zag"),
-             ("high", "High band"), ("random", "Random"), ("calib", "Calibrated"))
 
 
 @dataclass(frozen=True)
@@ -79,42 +74,15 @@ def stats(values) -> tuple[float | None, float | None]:
 
 
 def label(run: Run) -> str:
-    """The group's label, built from its config (docs/experiment-tables.md)."""
-    c = run.cfg
-    if c.variant == "band" and c.band != "low":
-        text = f"F  DeMo, fixed {c.band} band"
-    else:
-        text = f"{LETTER[c.variant]}  {BASE[c.variant]}"
-    if c.variant == "adamw":
-        return text
-    text += (f", 2-D {c.chunk}x{c.chunk} chunks" if c.chunk_mode == "2d"
-             else f", 1-D {c.chunk}-point chunks")
-    if c.variant != "optics":
-        return text
-    if c.enob is None and c.planes is None:
-        return text + ", perfect optics (no quantisation or noise: C with power-of-2 chunks)"
-    text += f", ENOB {fmt_general(c.enob)}, {c.planes} planes"
-    text += (f", full scale re-set every {c.fs_every} steps" if c.fs_every
-             else ", full scale fixed")
-    return text + (", feedback of the band sent" if c.feedback == "sent"
-                   else ", feedback of the exact band")
+    """The group's label: upstream results.md's row label, by the rule of its variant
+    in the catalogue (data/variants.yaml, docs/variants.md)."""
+    return run.variant.row_label(run.cfg)
 
 
 def slug(run: Run) -> str:
-    """The group's short registry id (see the README's id scheme)."""
-    c = run.cfg
-    if c.variant == "adamw":
-        return "A"
-    if c.variant == "topk":
-        return "B"
-    dims = f"{c.chunk_mode}{c.chunk}"
-    if c.variant == "band":
-        return f"C.{dims}" if c.band == "low" else f"F.{c.band}.{dims}"
-    if c.variant == "calib":
-        return f"D.{dims}"
-    enob = "x" if c.enob is None else fmt_general(c.enob)
-    fs = f"reset{c.fs_every}" if c.fs_every else "fixed"
-    return f"E.e{enob}p{c.planes}.{fs}.{'sent' if c.feedback == 'sent' else 'exact'}"
+    """The group's short registry id (see the README's id scheme), by the catalogue's
+    template for its variant."""
+    return run.variant.slug(run.cfg)
 
 
 def sort_key(run: Run, text: str):
@@ -214,11 +182,13 @@ def energy_table(folder: Folder) -> tuple[ResultsTable, int, str]:
     """Captured energy (§2), pooled by (variant, chunk_mode, chunk) after the warm-up."""
     first = folder.runs[0]
     warmup = first.cfg.warmup
-    recs = []
+    recs, letters = [], {}
+    selectors = [(sel["key"], sel["column"]) for sel in folder.catalogue.selectors]
     for r in folder.runs:
         c = r.cfg
-        if c.variant not in ("topk", "band", "calib") or c.band not in ("low", "calib"):
+        if not r.variant.energy:        # data/variants.yaml: the variants §2 pools
             continue
+        letters[c.variant] = r.variant.letter
         for d in r.diags:
             if d.step <= warmup:
                 continue
@@ -230,17 +200,17 @@ def energy_table(folder: Folder) -> tuple[ResultsTable, int, str]:
                                      "selector", "value", "file"])
     means = df.groupby(["variant", "mode", "chunk", "source", "group", "selector"])["value"].mean()
     files = df.groupby(["variant", "mode", "chunk"])["file"].agg(lambda s: tuple(sorted(set(s))))
-    cols = ["Run", "Tensor", "Group"] + [name for _, name in SELECTORS]
+    cols = ["Run", "Tensor", "Group"] + [name for _, name in selectors]
     rows = []
     for (variant, mode, chunk) in sorted(files.index, key=lambda k: (k[0], k[1], int(k[2]))):
-        run_label = f"{LETTER[variant]}, {mode} {chunk}"
-        key = f"{LETTER[variant].lower()}{mode}{chunk}"
+        run_label = f"{letters[variant]}, {mode} {chunk}"
+        key = f"{letters[variant].lower()}{mode}{chunk}"
         for src in SOURCES:
             for grp in GROUPS:
                 if (variant, mode, chunk, src, grp, "topk") not in means.index:
                     continue
                 row = [run_label, src, grp]
-                for sel, _ in SELECTORS:
+                for sel, _ in selectors:
                     v = means.get((variant, mode, chunk, src, grp, sel))
                     v = None if v is None else float(v)
                     row.append(Quantity(f"energy.{key}.{src}.{grp}.{sel}", v, fmt(v, 3), "share",

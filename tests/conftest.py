@@ -421,6 +421,13 @@ RENDER_BUILD_INFO = {"commit": "0123456789abcdef0123456789abcdef01234567",
                      "verification": [("Things checked", "build.checked")]}
 
 
+def study_palette():
+    """The palette this study's catalogue gives the engine (data/variants.yaml)."""
+    from cit.palette import palette_from
+    from study import variants
+    return palette_from(variants.load(ROOT).palette(), variants.FILE)
+
+
 @pytest.fixture
 def render_tiny():
     """Render a content folder with the real templates: returns the Site."""
@@ -430,10 +437,11 @@ def render_tiny():
         from cit.render import render_site
         from cit.siteconfig import load_site
         reg = registry if registry is not None else _render_registry()
-        blocks = {**generic_blocks(reg), **chart_blocks(reg)}
+        palette = study_palette()
+        blocks = {**generic_blocks(reg), **chart_blocks(reg, palette=palette)}
         return render_site(reg, content_dir, templates_dir, blocks,
                            build_info or RENDER_BUILD_INFO, repo_root=content_dir.parent,
-                           site=load_site(ROOT), static_root=ROOT)
+                           site=load_site(ROOT), static_root=ROOT, palette_css=palette.css())
     return run
 
 

@@ -36,7 +36,7 @@ def block_table(inputs: BlockInputs, providers: Iterable = (), stage_key: str = 
     inputs = replace(inputs, memo=code_memo)
     table: dict[str, BlockSpec] = {}
     groups = [("the engine", generic_blocks(inputs.registry)),
-              ("the engine", chart_blocks(inputs.registry, code_memo))]
+              ("the engine", chart_blocks(inputs.registry, code_memo, inputs.palette))]
     groups += [(p.where, p.resolve()(inputs)) for p in providers]
     for where, group in groups:
         for name, spec in group.items():

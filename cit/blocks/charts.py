@@ -18,13 +18,16 @@ differ (`data-range`). No new registry entries: the naked-number check recompute
 cell from the registry series with the table's formats (fmt.SERIES_FORMATS) and fails
 on any difference.
 
-Variant colours are fixed by variant letter (A-F), the same in every chart; the chain
-animation and the stylesheet can use `VARIANT_COLOURS` too.
+Colours come from the palette the study's data stage returned (cit/palette.py): a
+series is drawn in its `variant`'s own colour, the same in every chart, and its static
+preview in the mark shade of the same key (or of its `shade`) that the stylesheet
+gives for light, dark and print.
 
 Series extras read: `label` (required: fallback table heading and, unless `short` is
 given, legend text, wrapped and, for many runs of one variant, without the words they
-share), `short` (optional legend text), `variant` (required: its first
-letter A-F picks the colour), `lo` / `hi` (optional: the shaded min-max band).
+share), `short` (optional legend text), `variant` (required: a palette key, which
+picks the colour), `shade` (optional: the palette key the static preview draws it in,
+default `variant`), `lo` / `hi` (optional: the shaded min-max band).
 
 Blocks: `chart:loss-curves` (series `curve.*` with role "hub"), `chart:optics-curves`
 (series with role "optics", except `band_energy.*`), `chart:band-energy` (series `band_energy.*`), `chart:sweep`
@@ -44,20 +47,12 @@ from .. import plotlybundle
 from ..errors import BuildError
 from ..fmt import SERIES_FORMATS, series_cell, series_text
 from ..markup import json_for_script, scroll_region, wrap_text
+from ..palette import Palette
 from ..registry import Registry, Series
 from .spec import BlockSpec, compute_now
 
 PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
 
-# Okabe-Ito colours: distinguishable with the common colour-vision deficiencies
-VARIANT_COLOURS = {
-    "A": "#0072B2",   # blue: AdamW
-    "B": "#E69F00",   # orange: top-k
-    "C": "#009E73",   # bluish green: fixed band
-    "D": "#CC79A7",   # reddish purple: calibrated band
-    "E": "#D55E00",   # vermilion: optics
-    "F": "#56B4E9",   # sky blue: other fixed bands
-}
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 
 
@@ -127,8 +122,8 @@ def _check(s: Series) -> None:
         if k in s.extra and len(s.extra[k]) != len(s.x):
             raise BuildError(where, f"{k} has {len(s.extra[k])} values for {len(s.x)} points")
     v = s.extra.get("variant")
-    if not isinstance(v, str) or not v or v[0] not in VARIANT_COLOURS:
-        raise BuildError(where, f"extra `variant` must start with a variant letter A-F, not {v!r}")
+    if not isinstance(v, str) or not v:
+        raise BuildError(where, f"extra `variant` must name a palette key, not {v!r}")
     if not isinstance(s.extra.get("label"), str) or not s.extra["label"]:
         raise BuildError(where, "extra `label` (the legend text) is missing")
 
@@ -155,16 +150,16 @@ def _shade(hex_colour: str, offset: float) -> str:
     return "#" + "".join(f"{round(c * 255):02X}" for c in (r, g, b))
 
 
-def _styles(series: list[Series]) -> dict[str, tuple[str, str]]:
-    """Colour by variant letter; within a letter, series differ by dash, then (past six
-    runs) by shade, in id order, so even a dozen runs of one variant stay apart."""
+def _styles(series: list[Series], palette: Palette) -> dict[str, tuple[str, str]]:
+    """Colour by variant; within a variant, series differ by dash, then (past six runs)
+    by shade, in id order, so even a dozen runs of one variant stay apart."""
     seen: dict[str, int] = {}
     out = {}
     for s in series:
-        letter = s.extra["variant"][0]
+        letter = s.extra["variant"]
         k = seen.get(letter, 0)
         seen[letter] = k + 1
-        colour = VARIANT_COLOURS[letter]
+        colour = palette.chart_colour(letter, f"series {s.id}")
         shade = (k // len(DASHES)) % len(SHADES)
         if shade:
             colour = _shade(colour, SHADES[shade])
@@ -182,7 +177,7 @@ def legend_texts(series: list[Series]) -> dict[str, list[str]]:
     (the first part, which names the variant, always stays)."""
     by_letter: dict[str, list[Series]] = {}
     for s in series:
-        by_letter.setdefault(s.extra["variant"][0], []).append(s)
+        by_letter.setdefault(s.extra["variant"], []).append(s)
     out = {}
     for group in by_letter.values():
         common: set[str] = set()
@@ -207,12 +202,13 @@ def _legend_layout(texts: dict[str, list[str]]) -> tuple[dict, int]:
                   font=dict(size=11), tracegroupgap=2)
     return legend, 400
 
-def build_figure(spec: ChartSpec, series: list[Series], markers: list[tuple[str, float]] = ()):
+def build_figure(spec: ChartSpec, series: list[Series], markers: list[tuple[str, float]] = (),
+                 palette: Palette = Palette()):
     """The plotly Figure for `series` (and vertical break-even markers)."""
     import plotly.graph_objects as go
 
     fig = go.Figure(layout=dict(template="none"))
-    styles = _styles(series)
+    styles = _styles(series, palette)
     texts = legend_texts(series)
     legend, height = _legend_layout(texts)
     for s in series:
@@ -303,21 +299,13 @@ def fallback_html(spec: ChartSpec, series: list[Series]) -> str:
     return "".join(out)
 
 
-def _preview_colour(s: Series) -> str:
-    """The svgplot palette key: the hypothetical variants have shades of their own."""
-    key = s.id.rsplit(".", 1)[-1]
-    for prime in ("Cprime", "Eprime"):
-        if key.startswith(prime):
-            return prime
-    return s.extra["variant"][0]
-
-
-def preview_lines(ctx, spec: ChartSpec, series: list[Series]) -> list:
-    """The series as svgplot Lines, styled as in the plotly figure. A series whose extra
-    `end` names a registry number shows it at its last point (a mark with a card)."""
+def preview_lines(ctx, spec: ChartSpec, series: list[Series], palette: Palette) -> list:
+    """The series as svgplot Lines, styled as in the plotly figure (the colour key its
+    `shade`, else its `variant`). A series whose extra `end` names a registry number
+    shows it at its last point (a mark with a card)."""
     from .. import svgplot
 
-    styles = _styles(series)
+    styles = _styles(series, palette)
     out = []
     for s in series:
         end = None
@@ -329,18 +317,19 @@ def preview_lines(ctx, spec: ChartSpec, series: list[Series]) -> list:
         out.append(svgplot.Line(
             key=s.id, label=s.extra.get("short") or s.extra["label"],
             x=tuple(_finite(v) for v in s.x), y=tuple(_finite(v) for v in s.y),
-            colour=_preview_colour(s), dash=dash if dash in svgplot.DASHES else "longdash",
+            colour=s.extra.get("shade") or s.extra["variant"], dash=dash if dash in svgplot.DASHES else "longdash",
             lo=tuple(_finite(v) for v in s.extra["lo"]) if band else None,
             hi=tuple(_finite(v) for v in s.extra["hi"]) if band else None, end=end))
     return out
 
 
-def preview_html(ctx, spec: ChartSpec, series: list[Series], markers=()) -> str:
+def preview_html(ctx, spec: ChartSpec, series: list[Series], markers=(),
+                 palette: Palette = Palette()) -> str:
     """The chart drawn at build time as SVG (cit/svgplot.py), one per preview size: what a
     reader sees first, without JavaScript and in print. `markers`: (label, x, number id)."""
     from .. import svgplot
 
-    lines = preview_lines(ctx, spec, series)
+    lines = preview_lines(ctx, spec, series, palette)
     vlines = [svgplot.VLine(x, label, ctx.registry.get(nid, f"chart:{spec.name}"))
               for label, x, nid in markers]
     for _, _, nid in markers:
@@ -355,25 +344,27 @@ def preview_html(ctx, spec: ChartSpec, series: list[Series], markers=()) -> str:
         try:
             svg = svgplot.line_chart(lines, ax, ay, title=spec.title, desc=desc,
                                      uid=f"{spec.name}-{variant}", markers=vlines,
-                                     width=width, height=height)
+                                     width=width, height=height, colours=palette.keys)
         except svgplot.FigureError as err:
             raise BuildError(f"chart:{spec.name}", str(err)) from None
         out.append(f'<div class="chart-svg chart-svg-{variant}">{svg}</div>')
     return f'<div class="chart-preview">{"".join(out)}</div>'
 
 
-def figure_key(spec: ChartSpec, series: list[Series], vlines: list[tuple[str, float]]) -> str:
+def figure_key(spec: ChartSpec, series: list[Series], vlines: list[tuple[str, float]],
+               palette: Palette = Palette()) -> str:
     """Everything a figure's JSON is made from besides the code (the build's memo adds
     the hash of cit/, see block_table): the Python plotly package's release and its
-    plotly.js version, the spec, the series (values and provenance) and the markers."""
+    plotly.js version, the spec, the series (values and provenance), the markers and
+    the palette."""
     h = hashlib.sha256(plotlybundle.python_plotly_release().encode())
     h.update(plotlybundle.python_plotly_js_version().encode())
-    h.update(repr((spec, series, vlines)).encode())
+    h.update(repr((spec, series, vlines, palette)).encode())
     return h.hexdigest()
 
 
 def chart_html(ctx, spec: ChartSpec, series: list[Series], *, markers=(), extra_html: str = "",
-               figure_memo=compute_now) -> str:
+               figure_memo=compute_now, palette: Palette = Palette()) -> str:
     """The figure element: chart div, its JSON, caption, extra HTML and the data fallback.
     `figure_memo(name, key, compute)` returns the figure's JSON: the build's keeps it in
     .cache/ under figure_key, so a page edit does not import plotly to remake an
@@ -383,8 +374,8 @@ def chart_html(ctx, spec: ChartSpec, series: list[Series], *, markers=(), extra_
             raise BuildError(f"chart:{spec.name}", f"axis format {axis.fmt!r} is not one of "
                                                    f"{sorted(SERIES_FORMATS)}")
     vlines = [(label, x) for label, x, _ in markers]
-    fig = figure_memo(f"figure-{spec.name}", figure_key(spec, series, vlines),
-                      lambda: figure_json(build_figure(spec, series, vlines)))
+    fig = figure_memo(f"figure-{spec.name}", figure_key(spec, series, vlines, palette),
+                      lambda: figure_json(build_figure(spec, series, vlines, palette)))
     fid = f"fig-{spec.name}"
     if fid in ctx.slugs:
         raise BuildError(ctx.path, f"chart:{spec.name} is already on this page")
@@ -395,7 +386,7 @@ def chart_html(ctx, spec: ChartSpec, series: list[Series], *, markers=(), extra_
     return (f'<figure class="chart-figure" id="chart-{spec.name}">\n'
             f'<div class="chart" id="{fid}" data-figure-id="{fid}" '
             f'data-plotly-src="{e(ctx.root)}static/{e(plotlybundle.SCRIPT)}" tabindex="0" role="group" '
-            f'aria-label="{e(spec.title)}">{preview_html(ctx, spec, series, markers)}</div>\n'
+            f'aria-label="{e(spec.title)}">{preview_html(ctx, spec, series, markers, palette)}</div>\n'
             f'<script type="application/json" id="{fid}-json">{json_for_script(fig)}</script>\n'
             f"{extra_html}{fallback_html(spec, series)}\n"
             # last: a figcaption must be a figure's first or last child
@@ -437,25 +428,29 @@ def _markers(registry: Registry) -> list[tuple[str, str, float]]:
     return out
 
 
-def chart_blocks(registry: Registry, figure_memo=compute_now) -> dict[str, BlockSpec]:
+def chart_blocks(registry: Registry, figure_memo=compute_now,
+                 palette: Palette = Palette()) -> dict[str, BlockSpec]:
     """The chart blocks, by name. Series are looked up when a page uses the block;
-    `figure_memo`: see chart_html."""
+    `figure_memo`: see chart_html; `palette`: the study's colours (cit/palette.py)."""
+    def chart(ctx, name: str, s, **kw):
+        return chart_html(ctx, SPECS[name], s, figure_memo=figure_memo, palette=palette, **kw)
+
     def loss_curves(ctx):
         s = select(registry, "loss-curves",
                    lambda s: s.id.startswith("curve.") and s.extra.get("role") == "hub",
                    'series "curve.*" with role "hub"')
-        return chart_html(ctx, SPECS["loss-curves"], s, figure_memo=figure_memo)
+        return chart(ctx, "loss-curves", s)
 
     def optics_curves(ctx):
         s = select(registry, "optics-curves",
                    lambda s: s.extra.get("role") == "optics" and not s.id.startswith("band_energy."),
                    'series with role "optics" (other than band_energy.*)')
-        return chart_html(ctx, SPECS["optics-curves"], s, figure_memo=figure_memo)
+        return chart(ctx, "optics-curves", s)
 
     def band_energy(ctx):
         s = select(registry, "band-energy", lambda s: s.id.startswith("band_energy."),
                    'series "band_energy.*"')
-        return chart_html(ctx, SPECS["band-energy"], s, figure_memo=figure_memo)
+        return chart(ctx, "band-energy", s)
 
     def sweep(ctx):
         s = select(registry, "sweep", lambda s: s.id.startswith("sim.sweep."), 'series "sim.sweep.*"')
@@ -464,8 +459,8 @@ def chart_blocks(registry: Registry, figure_memo=compute_now) -> dict[str, Block
         if marks:
             items = "".join(f"<li>{e(label)}: {ctx.num(nid)}</li>" for nid, label, _ in marks)
             extra = f'<ul class="chart-markers" aria-label="Break-even bandwidths marked">{items}</ul>\n'
-        return chart_html(ctx, SPECS["sweep"], s, markers=[(lab, v, nid) for nid, lab, v in marks],
-                          extra_html=extra, figure_memo=figure_memo)
+        return chart(ctx, "sweep", s, markers=[(lab, v, nid) for nid, lab, v in marks],
+                     extra_html=extra)
 
     return {"chart:loss-curves": BlockSpec(loss_curves),
             "chart:optics-curves": BlockSpec(optics_curves),

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
+from ..palette import Palette
+
 
 @dataclass(frozen=True)
 class BlockSpec:
@@ -31,11 +33,14 @@ class BlockInputs:
     """What a block provider (site.yaml `blocks:`, `provider(inputs) -> {name:
     BlockSpec}`) is given: the `registry`; the project `root` and its `content_dir` and
     `templates_dir`; `data`, the plain JSON the data stages returned (cit/stages.py);
-    and `memo(name, key, compute)`, which keeps a value under `key` joined to the data
-    stages' key (code and inputs), for a payload too slow to remake on every build."""
+    `memo(name, key, compute)`, which keeps a value under `key` joined to the data
+    stages' key (code and inputs), for a payload too slow to remake on every build;
+    and `palette`, the colours the stages returned (a cit.palette.Palette: its `keys`
+    are the colours svgplot accepts)."""
     registry: object
     root: object
     content_dir: object
     templates_dir: object
     data: Mapping = field(default_factory=dict)
     memo: Callable = compute_now
+    palette: Palette = field(default_factory=Palette)

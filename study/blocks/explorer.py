@@ -43,12 +43,12 @@ FIGURE = {
 }
 
 
-def line_style(key: str, hypothetical: bool) -> dict:
-    """A variant's svgplot colour (the hypothetical ones have shades of their own) and
-    dash (the hypothetical ones dashed, E′ on the exact band's steps dotted)."""
-    colour = next((k for k in ("Cprime", "Eprime") if key.startswith(k)), key[0])
+def line_style(key: str, mech: str, hypothetical: bool) -> dict:
+    """A variant's svgplot colour, the palette key of its step-time model (the
+    hypothetical ones have shades of their own: data/variants.yaml) and dash (the
+    hypothetical ones dashed, E′ on the exact band's steps dotted)."""
     dash = "dot" if key == "Eprime_Csteps" else "dash" if hypothetical else "solid"
-    return {"colour": colour, "dash": dash}
+    return {"colour": mech, "dash": dash}
 
 
 
@@ -65,7 +65,7 @@ def explorer_data(c) -> dict:
         "gpu_peak_tflops": v.gpu_peak_flops,
         "variants": [{"key": x.key, "label": x.label, "mech": x.mech,
                       "collective": x.collective, "steps_from": x.steps_from,
-                      "hypothetical": x.hypothetical, **line_style(x.key, x.hypothetical)}
+                      "hypothetical": x.hypothetical, **line_style(x.key, x.mech, x.hypothetical)}
                      for x in closed.VARIANTS],
         "steps": dict(c.steps),
         "breakevens": [{"id": bid, "label": label, "a": a, "b": b}
@@ -103,15 +103,16 @@ def figure_lines(data: dict, curves: dict) -> list:
             for v in data["variants"] if data["steps"][v["key"]] is not None]
 
 
-def figure_svg(data: dict, lines: list, markers: list) -> str:
-    """The figure as svgplot draws it (explorer.js's lineChart draws the same)."""
+def figure_svg(data: dict, lines: list, markers: list, colours=None) -> str:
+    """The figure as svgplot draws it (explorer.js's lineChart draws the same);
+    `colours`: the palette's keys (cit/palette.py)."""
     f = data["figure"]
     try:
         return svgplot.line_chart(
             lines, svgplot.Axis(f["x"]["title"], log=f["x"]["log"]),
             svgplot.Axis(f["y"]["title"], log=f["y"]["log"]), title=f["title"],
             desc=f["desc"], uid=f["uid"], markers=markers, width=f["width"],
-            height=f["height"])
+            height=f["height"], colours=colours)
     except svgplot.FigureError as err:
         raise BuildError("@[explorer]", str(err)) from None
 
@@ -132,10 +133,11 @@ def figure_markers(ctx, data: dict) -> list:
     return out
 
 
-def explorer_figure(ctx, payload: dict) -> str:
+def explorer_figure(ctx, payload: dict, colours=None) -> str:
     """The figure at the recorded settings; explorer.js redraws it in place."""
     data = payload["data"]
-    svg = figure_svg(data, figure_lines(data, payload["curves"]), figure_markers(ctx, data))
+    svg = figure_svg(data, figure_lines(data, payload["curves"]), figure_markers(ctx, data),
+                     colours)
     return (f'<figure class="explorer-figure"><div class="explorer-svg" data-out="figure">'
             f'{svg}</div><figcaption>{e(data["figure"]["title"])}: the closed form\'s times '
             f'at the settings above, redrawn when a control moves.</figcaption></figure>')
@@ -173,7 +175,7 @@ def explorer_payload(c) -> dict:
             "layouts": [[layout, LAYOUT_LABEL[layout]] for layout in LAYOUTS]}
 
 
-def explorer_html(ctx, payload: dict) -> str:
+def explorer_html(ctx, payload: dict, colours=None) -> str:
     """The block's HTML for page context `ctx` and `payload` (explorer_payload); asks
     for static/explorer-boot.js (which fetches static/explorer.js when a reader reaches
     for the controls)."""
@@ -229,7 +231,7 @@ def explorer_html(ctx, payload: dict) -> str:
         f'each with its provenance.</p>'
         f'<form class="explorer-controls" hidden aria-label="Explorer settings">{controls}'
         f'</form>'
-        f'<div class="explorer-results">{explorer_figure(ctx, payload)}'
+        f'<div class="explorer-results">{explorer_figure(ctx, payload, colours)}'
         f'<div class="explorer-outputs" aria-live="polite">'
         f'{scroll_region("explorer-times-caption")}<table class="data explorer-times">'
         f'<caption id="explorer-times-caption">Time and energy to the target loss at these settings '
@@ -264,5 +266,5 @@ def explorer_blocks(inputs) -> dict[str, BlockSpec]:
             raise BuildError("site.yaml stages", "@[explorer] draws from the `explorer` "
                              "data of the simulator stage (study.stages:simulator), which "
                              "no stage returned")
-        return explorer_html(ctx, payload)
+        return explorer_html(ctx, payload, inputs.palette.keys)
     return {"explorer": BlockSpec(block)}

@@ -7,7 +7,12 @@ for a figure drawn from registry series, the chart fallback table of cit/blocks/
 which the naked-number check recomputes. Every value drawn comes from the registry; a
 figure whose numbers or series are missing fails the build naming the block.
 
-Blocks (`figure_blocks(registry)`):
+Which configurations a figure shows, their labels and colours are the variant
+catalogue's (data/variants.yaml), as the experiment stage returns it (`data["variants"]`:
+its figure lists, the energy selectors and each group's label and variant); a colour is
+a palette key (`data["palette"]`), checked by svgplot.
+
+Blocks (`figure_blocks(inputs)`):
 - `figure:final-loss`: final validation loss per headline configuration, whiskers of one
   standard deviation where there is more than one seed;
 - `figure:energy-kept`: the share of the momentum's energy each selector keeps;
@@ -44,12 +49,6 @@ PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentenc
 
 
 MARK_ID_RE = re.compile(r'<g class="fig-mark" data-id="([^"]+)"')
-
-
-def headline_label(name: str, chunks: str, colour: str) -> str:
-    """A headline configuration's label in the figures: its colour, its name and, where
-    the chunk shape tells configurations apart, the shape in words."""
-    return f"{colour}, {name}" + (f", {chunk_words(chunks)}" if chunks else "")
 
 
 def _num(reg: Registry, block: str, nid: str) -> Number:
@@ -98,41 +97,52 @@ def figure_html(ctx, uid: str, svg: str, caption: str, table: str) -> str:
             f"{table}\n<figcaption>{e(caption)}</figcaption></figure>")
 
 
-def _draw(block: str, fn, *args, **kw) -> str:
+class Shown:
+    """What the figures read of the variant catalogue (the stage's `data["variants"]`)
+    and the palette's keys (the colours svgplot accepts)."""
+
+    def __init__(self, data: dict, colours):
+        self.groups = data["groups"]            # slug -> {variant, label}
+        self.figures = data["figures"]
+        self.selectors = data["selectors"]
+        self.letters = data["letters"]
+        self.follows = data["follows"]          # hypothetical key -> the key it follows
+        self.colours = frozenset(colours)
+
+    def group(self, block: str, slug: str) -> dict:
+        if slug not in self.groups:
+            raise BuildError(f"figure:{block}", f"data/variants.yaml names the group {slug!r}, "
+                             "which has no completed runs")
+        return self.groups[slug]
+
+    def hypothetical(self, key: str) -> str:
+        """The hypothetical variant that follows `key` (its darker shade), else `key`."""
+        return next((k for k, f in self.follows.items() if f == key), key)
+
+
+def _draw(v: Shown, block: str, fn, *args, **kw) -> str:
     try:
-        return fn(*args, **kw)
+        return fn(*args, colours=v.colours, **kw)
     except sp.FigureError as err:
         raise BuildError(f"figure:{block}", str(err)) from None
 
 
 # ---------------------------------------------------------------- results
 
-HEADLINE = (("A", "AdamW", "", "A"), ("B", "Top-k", "", "B"),
-            ("C.1d256", "Low band", "1d256", "C"), ("C.1d64", "Low band", "1d64", "C"),
-            ("C.2d64", "Low band", "2d64", "C"), ("D.2d64", "Calibrated band", "2d64", "D"),
-            ("F.random.2d64", "Random band", "2d64", "F"),
-            ("E.e8p8.reset100.sent", "Optics, repaired, ENOB 8", "1d256", "E"))
-
-
-# the final-loss figure's bars: the headline configurations with every other fixed shape
-# (F, one seed each) beside the random band, the optics run last
-FINAL_LOSS_BARS = HEADLINE[:-1] + (("F.zigzag.2d64", "Zig-zag band", "2d64", "F"),
-                                   ("F.high.2d64", "High band", "2d64", "F")) + HEADLINE[-1:]
-
-
-def final_loss(ctx) -> str:
+def final_loss(ctx, v: Shown) -> str:
     reg, uid = ctx.registry, "fig-final-loss"
     bars, rows = [], []
-    for key, name, chunks, colour in FINAL_LOSS_BARS:
+    for key in v.figures["headline"]:
         mean = _num(reg, "final-loss", f"final_loss_mean.{key}")
         sd = _num(reg, "final-loss", f"final_loss_sd.{key}")
         seeds = _num(reg, "final-loss", f"seeds.{key}")
-        label = headline_label(name, chunks, colour)
+        group = v.group("final-loss", key)
+        label, colour = group["label"], group["variant"]
         several = isinstance(seeds.value, int) and seeds.value > 1
         lo, hi = (mean.value - sd.value, mean.value + sd.value) if several else (None, None)
         bars.append(sp.Bar(label, mean.value, mean, colour, lo, hi))
         rows.append((label, [mean, sd if several else "one seed"]))
-    svg = _draw("final-loss", sp.bar_chart, bars, sp.Axis("Final validation loss (nats per token)"),
+    svg = _draw(v, "final-loss", sp.bar_chart, bars, sp.Axis("Final validation loss (nats per token)"),
                 title="Final validation loss per configuration",
                 desc="Horizontal bars, one per configuration, each as long as its mean final "
                      "validation loss, with a whisker of one standard deviation either side "
@@ -148,16 +158,13 @@ def final_loss(ctx) -> str:
     return figure_html(ctx, uid, svg, caption, table)
 
 
-SELECTORS = (("topk", "Top-k", "B"), ("low", "Low band", "C"), ("zigzag", "Zig-zag band", "F"),
-             ("high", "High band", "F"), ("random", "Random band", "F"))
-
-
-def energy_kept(ctx) -> str:
+def energy_kept(ctx, v: Shown) -> str:
     reg, uid = ctx.registry, "fig-energy-kept"
     bars, rows = [], []
+    drawn = [(s["key"], s["name"], s["variant"]) for s in v.selectors if s.get("name")]
     for code in ("2d64", "1d256"):
         group = chunk_words(code)
-        for sel, name, colour in SELECTORS:
+        for sel, name, colour in drawn:
             n = _num(reg, "energy-kept", f"energy.c{code}.momentum.all.{sel}")
             if n.value is None:
                 continue
@@ -170,7 +177,7 @@ def energy_kept(ctx) -> str:
                 continue
             bars.append(sp.Bar(name, n.value, n, colour, group=group))
             rows.append((f"{group}: {name}", [n]))
-    svg = _draw("energy-kept", sp.bar_chart, bars,
+    svg = _draw(v, "energy-kept", sp.bar_chart, bars,
                 sp.Axis("Share of the momentum's energy kept"),
                 title="Share of the momentum's energy each selector keeps",
                 desc="Horizontal bars grouped by chunk shape, one per selector, each as long "
@@ -200,7 +207,7 @@ def _optics_runs(reg: Registry, planes: int, design: str) -> list[tuple[int, Num
     return sorted(out, key=lambda t: t[0])
 
 
-def optics_enob(ctx) -> str:
+def optics_enob(ctx, v: Shown) -> str:
     reg, uid = ctx.registry, "fig-optics-enob"
     first = _optics_runs(reg, 8, "fixed.exact")
     fixed = _optics_runs(reg, 8, "reset100.sent")
@@ -211,11 +218,11 @@ def optics_enob(ctx) -> str:
         return sp.Line(key, label, tuple(x for x, _ in runs), tuple(n.value for _, n in runs),
                        colour=colour, dash=dash, points=tuple(n for _, n in runs),
                        point_labels=tuple(f"ENOB {x}" for x, _ in runs))
-    lines = [line("first", "First design", first, "Eprime", "dash"),
+    lines = [line("first", "First design", first, v.hypothetical("E"), "dash"),
              line("repaired", "Repaired", fixed, "E", "solid"),
              sp.Line("exact", "Exact band", span, (exact.value, exact.value), colour="C",
                      dash="dot", end=exact)]
-    svg = _draw("optics-enob", sp.line_chart, lines, sp.Axis("ENOB of the readout"),
+    svg = _draw(v, "optics-enob", sp.line_chart, lines, sp.Axis("ENOB of the readout"),
                 sp.Axis("Final validation loss (log scale)", log=True),
                 title="Final loss of the optics runs against the readout's ENOB",
                 desc="Two lines over the readout's ENOB, the first design's and the repaired "
@@ -232,22 +239,22 @@ def optics_enob(ctx) -> str:
     return figure_html(ctx, uid, svg, caption, table)
 
 
-def sweep(ctx) -> str:
+def sweep(ctx, v: Shown) -> str:
     reg, uid = ctx.registry, "fig-sweep"
     series = select(reg, "sweep", lambda s: s.id.startswith("sim.sweep."), 'series "sim.sweep.*"')
     dashes = ("solid", "dash", "dot", "dashdot", "longdash")
     seen: dict[str, int] = {}
     lines = []
     for s in series:
-        v = s.extra["variant"]
-        k = seen.get(v[0], 0)
-        seen[v[0]] = k + 1
-        colour = {"C": "Cprime", "E": "Eprime"}.get(v[0], v[0]) if s.kind == "hypothetical" else v[0]
+        key = s.extra["variant"]
+        k = seen.get(key, 0)
+        seen[key] = k + 1
+        colour = s.extra.get("shade") or key
         lines.append(sp.Line(s.id, s.extra["label"], s.x, s.y, colour=colour,
                              dash=dashes[k % len(dashes)], lo=s.extra.get("lo"),
                              hi=s.extra.get("hi")))
     marks = [sp.VLine(v, lab, _num(reg, "sweep", nid)) for nid, lab, v in _markers(reg)]
-    svg = _draw("sweep", sp.line_chart, lines, sp.Axis("WAN bandwidth (GB/s, log scale)", log=True),
+    svg = _draw(v, "sweep", sp.line_chart, lines, sp.Axis("WAN bandwidth (GB/s, log scale)", log=True),
                 sp.Axis("Time to target (s, log scale)", log=True),
                 title="Simulated time to the target loss against WAN bandwidth",
                 desc="One line per variant on log scales, each named at its right end and shaded "
@@ -274,7 +281,7 @@ def _breakeven_end(reg, nid: str, end: str) -> float | None:
                 else "sim.sweep_max").value
 
 
-def breakevens(ctx) -> str:
+def breakevens(ctx, v: Shown) -> str:
     reg, uid = ctx.registry, "fig-breakevens"
     found = sorted((nid, n) for nid, n in reg.numbers.items() if grid_breakeven(nid))
     if not found:
@@ -284,12 +291,12 @@ def breakevens(ctx) -> str:
         label = breakeven_label(nid)
         rows.append((label, [n]))
         if isinstance(n.value, float) and math.isfinite(n.value) and n.value > 0:
-            colour = "Eprime" if label.startswith("E′") else "Cprime" if label.startswith("C′") else "muted"
+            colour = next((k for k in v.follows if label.startswith(v.letters[k])), "muted")
             bars.append(sp.Bar(label, n.value, n, colour, lo=_breakeven_end(reg, nid, "most"),
                                hi=_breakeven_end(reg, nid, "fewest")))
     if not bars:
         raise BuildError("figure:breakevens", "no break-even bandwidth falls in the simulated range")
-    svg = _draw("breakevens", sp.bar_chart, bars, sp.Axis("WAN bandwidth (GB/s, log scale)", log=True),
+    svg = _draw(v, "breakevens", sp.bar_chart, bars, sp.Axis("WAN bandwidth (GB/s, log scale)", log=True),
                 title="Break-even WAN bandwidths of the simulated comparisons",
                 desc="Horizontal bars on a log scale, one per comparison that has a break-even in "
                      "the simulated range: below its bandwidth the first variant named reaches the "
@@ -309,20 +316,17 @@ def breakevens(ctx) -> str:
 
 # ---------------------------------------------------------------- traffic
 
-COLLECTIVES = (("A", "AdamW, all-reduce", "A"), ("B", "Top-k, all-gather", "B"),
-               ("band", "Fixed band, all-gather", "C"))
-
-
-def bytes_per_collective(ctx) -> str:
+def bytes_per_collective(ctx, v: Shown) -> str:
     reg, uid = ctx.registry, "fig-bytes"
     bars, rows = [], []
-    for key, name, colour in COLLECTIVES:
+    for item in v.figures["bytes"]:
+        key, name, colour = item["number"], item["name"], item["variant"]
         payload = _num(reg, "bytes", f"hub.payload_mb.{key}")
         wire = _num(reg, "bytes", f"hub.wire_mb.{key}")
         bars.append(sp.Bar("Payload", payload.value, payload, "muted", group=name))
         bars.append(sp.Bar("On the wire", wire.value, wire, colour, group=name))
         rows.append((name, [payload, wire]))
-    svg = _draw("bytes", sp.bar_chart, bars, sp.Axis("MB per worker per step"),
+    svg = _draw(v, "bytes", sp.bar_chart, bars, sp.Axis("MB per worker per step"),
                 title="Payload and bytes on the wire per worker per step",
                 desc="A pair of bars per variant: the payload each worker sends per step, and "
                      "the bytes its collective puts on the wire; the values are "
@@ -347,7 +351,7 @@ def _trained_shapes(reg: Registry, prefix: str) -> str:
     return " and ".join(chunk_words(c) for c in codes)
 
 
-def band_positions(ctx) -> str:
+def band_positions(ctx, v: Shown) -> str:
     reg, uid = ctx.registry, "fig-band-positions"
     length = _num(reg, "band-positions", "exp.chunk_1d")
     kept = _num(reg, "band-positions", "exp.kept_per_chunk")
@@ -358,7 +362,7 @@ def band_positions(ctx) -> str:
     high = _num(reg, "band-positions", "energy.c1d256.momentum.all.high")
     strips = [sp.Strip("Low band", tuple(range(k)), "C", low),
               sp.Strip("High band", tuple(range(n - k, n)), "F", high)]
-    svg = _draw("band-positions", sp.strip_diagram, strips, length=n, columns=64,
+    svg = _draw(v, "band-positions", sp.strip_diagram, strips, length=n, columns=64,
                 axis_title="Positions of one chunk, lowest frequency first, in rows",
                 title="Which positions of a one-dimensional chunk each fixed band keeps",
                 desc="Two grids of the chunk's positions: the low band fills the first cells, the "
@@ -380,7 +384,7 @@ def band_positions(ctx) -> str:
 PLANES_RE = re.compile(r"sim\.enob\.E\.e8p(\d+)\.reset100\.sent\.planes$")
 
 
-def bit_planes(ctx) -> str:
+def bit_planes(ctx, v: Shown) -> str:
     reg, uid = ctx.registry, "fig-bit-planes"
     runs = []
     for nid, n in reg.numbers.items():
@@ -393,7 +397,7 @@ def bit_planes(ctx) -> str:
     runs.sort(key=lambda r: r[0])
     most = runs[-1][0]
     strips = [sp.Strip(f"{p} planes", tuple(range(p)), "E", loss) for p, _, loss in runs]
-    svg = _draw("bit-planes", sp.strip_diagram, strips, length=most,
+    svg = _draw(v, "bit-planes", sp.strip_diagram, strips, length=most,
                 axis_title="Bit planes, one optical pass each",
                 title="Bit planes per chunk and the final loss of the repaired optics runs",
                 desc="One row of cells per run, one cell per bit plane sent through the transform; "
@@ -409,29 +413,26 @@ def bit_planes(ctx) -> str:
 
 # ---------------------------------------------------------------- the setup
 
-# every trained configuration apart from the optics ones, in the figures' order: (key,
-# name, chunk shape, colour); the seeds figure fails on a group it cannot name
-CONFIGURATIONS = FINAL_LOSS_BARS[:-1]
-
-
-def seeds(ctx) -> str:
+def seeds(ctx, v: Shown) -> str:
     """One bar per configuration the registry counts seeds of (`seeds.*`), the optics
     configurations in the data table only, each once under its full name."""
     reg, uid = ctx.registry, "fig-seeds"
     bars, rows = [], []
     groups = sorted(nid.removeprefix("seeds.") for nid in reg.numbers
                     if nid.startswith("seeds.") and not nid.startswith("seeds.E."))
-    named = {key: (name, chunks, colour) for key, name, chunks, colour in CONFIGURATIONS}
+    order = v.figures["seeds"]
     for key in groups:
-        if key not in named:
-            raise BuildError("figure:seeds", f"no name for the configuration seeds.{key}")
-    for key in sorted(groups, key=[k for k, *_ in CONFIGURATIONS].index):
+        if key not in order:
+            raise BuildError("figure:seeds", f"the configuration seeds.{key} is not in "
+                             "data/variants.yaml's figures.seeds")
+    for key in sorted(groups, key=order.index):
         n = _num(reg, "seeds", f"seeds.{key}")
-        label = headline_label(*named[key])
-        bars.append(sp.Bar(label, n.value, n, named[key][2]))
+        group = v.group("seeds", key)
+        label = group["label"]
+        bars.append(sp.Bar(label, n.value, n, group["variant"]))
         rows.append((label, [n]))
     optics = sorted(nid for nid in reg.numbers if nid.startswith("seeds.E."))
-    svg = _draw("seeds", sp.bar_chart, bars, sp.Axis("Seeds (independent runs)"),
+    svg = _draw(v, "seeds", sp.bar_chart, bars, sp.Axis("Seeds (independent runs)"),
                 title="Seeds per configuration",
                 desc="Horizontal bars, one per configuration, each as long as the number of "
                      "seeds it ran with; the values are under “The data behind this figure”.",
@@ -450,7 +451,7 @@ def seeds(ctx) -> str:
     return figure_html(ctx, uid, svg, caption, table)
 
 
-def target(ctx) -> str:
+def target(ctx, v: Shown) -> str:
     reg, uid = ctx.registry, "fig-target"
     s = reg.series.get("curve.A")
     if s is None:
@@ -458,7 +459,7 @@ def target(ctx) -> str:
     goal = _num(reg, "target", "exp.target")
     line = sp.Line(s.id, "AdamW; target", s.x, s.y, colour="A", lo=s.extra.get("lo"),
                    hi=s.extra.get("hi"), end=goal)
-    svg = _draw("target", sp.line_chart, [line], sp.Axis("Training step"),
+    svg = _draw(v, "target", sp.line_chart, [line], sp.Axis("Training step"),
                 sp.Axis("Validation loss (log scale)", log=True),
                 title="AdamW's validation loss against step, and the target it sets",
                 desc="One falling line with a thin shaded band between its lowest and highest seed; "
@@ -472,7 +473,7 @@ def target(ctx) -> str:
     return figure_html(ctx, uid, svg, caption, fallback_html(spec, [s]))
 
 
-def module_rate(ctx) -> str:
+def module_rate(ctx, v: Shown) -> str:
     reg, uid = ctx.registry, "fig-module-rate"
     port = _num(reg, "module-rate", "scenario.module_port_rate")
     rate = _num(reg, "module-rate", "sim.module_rate")
@@ -481,7 +482,7 @@ def module_rate(ctx) -> str:
         raise BuildError("figure:module-rate", f"units differ: {port.unit!r} and {rate.unit!r}")
     bars = [sp.Bar("Port rate", port.value, port, "muted"),
             sp.Bar("Band computed within the budget", rate.value, rate, "E")]
-    svg = _draw("module-rate", sp.bar_chart, bars, sp.Axis(f"Values a second ({port.unit})"),
+    svg = _draw(v, "module-rate", sp.bar_chart, bars, sp.Axis(f"Values a second ({port.unit})"),
                 title="The module's port rate and the rate it can compute the band at",
                 desc="Two horizontal bars: the rate values leave the module, and the rate the "
                      "simulator lets it compute the band at.",
@@ -499,14 +500,14 @@ LINKS = (("optics_400g_pj_per_bit", "Pluggable optics, 400G"),
          ("cpo_pj_per_bit", "Co-packaged optics"))
 
 
-def link_energy(ctx) -> str:
+def link_energy(ctx, v: Shown) -> str:
     reg, uid = ctx.registry, "fig-link-energy"
     bars, rows = [], []
     for key, name in LINKS:
         n = _num(reg, "link-energy", f"scenario.{key}")
         bars.append(sp.Bar(name, n.value, n, "muted" if "optics_" in key else "A"))
         rows.append((name, [n]))
-    svg = _draw("link-energy", sp.bar_chart, bars, sp.Axis("Energy per bit (pJ)"),
+    svg = _draw(v, "link-energy", sp.bar_chart, bars, sp.Axis("Energy per bit (pJ)"),
                 title="Energy per bit of the optical links the simulator can choose",
                 desc="Horizontal bars, one per link type the scenario can choose, by energy per bit.",
                 uid=uid)
@@ -517,11 +518,18 @@ def link_energy(ctx) -> str:
 
 def figure_blocks(inputs) -> dict[str, BlockSpec]:
     """The figure blocks, by name (a cit.blocks.BlockInputs is given); each reads the
-    registry when a page uses it."""
+    registry when a page uses it, and the catalogue the experiment stage returned."""
+    def shown() -> Shown:
+        if "variants" not in inputs.data:
+            raise BuildError("site.yaml stages", "the figures draw from the `variants` data "
+                             "of the experiment stage (study.stages:experiment), which no "
+                             "stage returned")
+        return Shown(inputs.data["variants"], inputs.palette.keys)
+
     fns = {"figure:final-loss": final_loss, "figure:energy-kept": energy_kept,
            "figure:optics-enob": optics_enob, "figure:sweep": sweep,
            "figure:bytes": bytes_per_collective, "figure:breakevens": breakevens,
            "figure:band-positions": band_positions, "figure:bit-planes": bit_planes,
            "figure:seeds": seeds, "figure:target": target,
            "figure:module-rate": module_rate, "figure:link-energy": link_energy}
-    return {name: BlockSpec(fn) for name, fn in fns.items()}
+    return {name: BlockSpec(lambda ctx, fn=fn: fn(ctx, shown())) for name, fn in fns.items()}

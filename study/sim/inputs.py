@@ -13,7 +13,6 @@ import math
 from dataclasses import dataclass
 
 from cit.errors import BuildError
-from cit.fmt import fmt_general
 from ..runs import Folder, Run
 
 
@@ -77,11 +76,9 @@ class Inputs:
 
 
 def optics_slug(run: Run) -> str:
-    """The registry's group slug for an optics run, e.g. `E.e8p8.reset100.sent`."""
-    c = run.cfg
-    fs = f"reset{c.fs_every}" if c.fs_every else "fixed"
-    fb = "sent" if c.feedback == "sent" else "exact"
-    return f"E.e{fmt_general(c.enob)}p{c.planes}.{fs}.{fb}"
+    """The registry's group slug for an optics run, e.g. `E.e8p8.reset100.sent`
+    (its variant's template in data/variants.yaml)."""
+    return run.variant.slug(run.cfg)
 
 
 def _groups(folder: Folder) -> dict[str, list[Run]]:

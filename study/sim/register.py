@@ -94,7 +94,7 @@ def register_series(reg: Registry, c: Computed, results_path: str = RESULTS) -> 
             computation="steps to target x simulated step time at each WAN bandwidth; the "
             "band: the fewest and most steps of the evaluation grid's interval (§8) x the "
             "same step times",
-            label=var.label, variant=var.key[0], x_ids=x_ids, y_ids=y_ids,
+            label=var.label, variant=var.key[0], shade=var.mech, x_ids=x_ids, y_ids=y_ids,
             x_unit="GB/s", y_unit="s", lo=lo, hi=hi)
     # A under the other collective layout: the same letter, so the chart draws it dashed
     j = len(doc_tab.columns) - 1

@@ -271,6 +271,7 @@ DUPLICATES = [
     ("content/chain.yaml", r"title"),
     ("content/pages/optics.md", r"description"),      # front matter
     ("data/study.yaml", r"sim_target_group"),
+    ("data/variants.yaml", r" +row_label"),
     ("data/allowlist.yaml", r" +reason"),
     ("data/sim/scenario.yaml", r" +gpu_power"),
     ("data/sim/quoted.yaml", r"citation"),

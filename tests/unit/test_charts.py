@@ -88,7 +88,7 @@ def test_a_seed_band_is_drawn_only_where_seeds_differ(render_content, render_tin
 
 
 def test_variant_colours_are_the_same_in_every_chart(site):
-    from cit.blocks.charts import VARIANT_COLOURS
+    from tests.conftest import study_palette
     hub = script_json(page_text(site, "index.html"), "fig-loss-curves-json")
     sweep = script_json(page_text(site, "decks/01-sources/index.html"), "fig-sweep-json")
     colour = {}
@@ -96,7 +96,7 @@ def test_variant_colours_are_the_same_in_every_chart(site):
         for t in fig["data"]:
             if t.get("mode") == "lines" and t["line"]["dash"] == "solid":
                 colour.setdefault(t["name"][0], set()).add(t["line"]["color"])
-    assert colour["A"] == {VARIANT_COLOURS["A"]}
+    assert colour["A"] == {study_palette().chart_colour("A", "test")}
 
 
 def test_the_sweep_marks_float_break_evens_and_skips_text_ones(site, render_registry):

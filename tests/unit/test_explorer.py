@@ -10,6 +10,7 @@ import pytest
 from study.blocks.explorer import explorer_blocks
 from study.blocks.explorer import explorer_data, explorer_payload
 from cit.blocks import BlockInputs
+from tests.conftest import study_palette
 from cit.markdown import PageContext
 from cit.registry import Registry
 from study.runs import load_folder
@@ -36,7 +37,7 @@ def registry(computed):
 def _render(registry, computed):
     ctx = PageContext(registry, "/transit/", "../", "content/pages/transit.md", {}, {})
     inputs = BlockInputs(registry, ROOT, ROOT / "content", ROOT / "templates",
-                         {"explorer": explorer_payload(computed)})
+                         {"explorer": explorer_payload(computed)}, palette=study_palette())
     spec = explorer_blocks(inputs)["explorer"]
     return spec, spec.function(ctx), ctx
 

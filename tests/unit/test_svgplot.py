@@ -155,8 +155,15 @@ def test_dash_styles_and_bad_inputs():
                       title="T", desc="D", uid="g")
     with pytest.raises(sp.FigureError, match="title and a description"):
         sp.line_chart(lines(), sp.Axis("x"), sp.Axis("y"), title="", desc="D", uid="g")
+    # a colour is one of the palette's keys (given by the caller) or "muted"
+    with pytest.raises(sp.FigureError, match="colour 'pink' is not one of the palette's"):
+        sp.bar_chart([sp.Bar("x", 1.0, colour="pink")], sp.Axis("v"), title="T", desc="D",
+                     uid="g", colours={"A", "B"})
+    assert "c-muted" in sp.bar_chart([sp.Bar("x", 1.0, colour="muted")], sp.Axis("v"),
+                                     title="T", desc="D", uid="g", colours={"A"})
     with pytest.raises(sp.FigureError, match="colour"):
-        sp.bar_chart([sp.Bar("x", 1.0, colour="pink")], sp.Axis("v"), title="T", desc="D", uid="g")
+        sp.bar_chart([sp.Bar("x", 1.0, colour="no class")], sp.Axis("v"), title="T", desc="D",
+                     uid="g")
 
 
 def test_mark_title_must_show_its_number():

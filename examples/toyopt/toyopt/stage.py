@@ -86,7 +86,8 @@ def run(ctx: StageContext) -> StageOutput:
                   ["Optimiser", "Final loss (mean of seeds)", "Steps to target (mean)"],
                   [[known[k]["label"], Ref(f"final_loss_mean.{k}"), Ref(f"steps_mean.{k}")]
                    for k in by])
-    return StageOutput(summary=f"{checked:,} of {total:,} cells of report/results.md "
+    palette = {o["letter"]: o["colours"] for o in study["optimisers"]}
+    return StageOutput(data={"palette": palette}, summary=f"{checked:,} of {total:,} cells of report/results.md "
                        "recomputed from the logs and matched", figures={
         "report_numbers": (checked, "Numbers verified in the report", "cells of "
                            "report/results.md compared with our recomputation"),
