@@ -17,8 +17,6 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from . import yamlio
 from .errors import BuildError
 from .fieldcheck import FieldRule, check_fields, key_places
@@ -108,13 +106,7 @@ def load_site(root: Path, reads: Reads | None = None) -> SiteConfig:
 
 
 def parse_site(text: str, name: str = NAME) -> SiteConfig:
-    try:
-        data = yamlio.load(text, name)
-        node = yamlio.compose(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise BuildError(f"{name}:{mark.line + 1}" if mark else name,
-                         f"not valid YAML: {getattr(e, 'problem', e)}") from None
+    data, node = yamlio.load_with_nodes(text, name)
     where = key_places(name, node)
     check_fields(data, SITE_RULES, where, name)
     items = {k.value: v for k, v in node.value}

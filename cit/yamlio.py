@@ -67,6 +67,17 @@ def compose(text: str):
     return yaml.compose(text, Loader=BASE_LOADER)
 
 
+def load_with_nodes(text: str, name: str):
+    """(the data, its node tree) of the file `name`, whose nodes give each key's line
+    for the checks that follow; bad YAML is a BuildError naming the file and line."""
+    try:
+        return load(text, name), compose(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise BuildError(f"{name}:{mark.line + 1}" if mark else name,
+                         f"not valid YAML: {getattr(e, 'problem', e)}") from None
+
+
 def entries(text: str, name: str) -> list[tuple[int, object]]:
     """A file of one key, `entries`, holding a list (the naked-number allow-list, the
     sentence exemptions): each entry with its file line. Bad YAML or another shape is a

@@ -14,8 +14,6 @@ import string
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from cit import yamlio
 from cit.errors import BuildError
 from cit.fieldcheck import FieldRule, check_fields, key_places
@@ -197,13 +195,7 @@ def for_reads(reads: Reads) -> Catalogue:
 
 
 def parse(text: str, name: str = FILE) -> Catalogue:
-    try:
-        data = yamlio.load(text, name)
-        node = yamlio.compose(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise BuildError(f"{name}:{mark.line + 1}" if mark else name,
-                         f"not valid YAML: {getattr(e, 'problem', e)}") from None
+    data, node = yamlio.load_with_nodes(text, name)
     check_fields(data, TOP_RULES, key_places(name, node), name)
     items = {k.value: v for k, v in node.value}
     variants = tuple(_variant(raw, n, name) for raw, n in zip(data["variants"],

@@ -15,17 +15,10 @@ from cit.palette import palette_from
 from study import variants
 from study.runs import load_run
 from tests.conftest import ROOT, give_caches, run_build, script_json
+from tests.unit.test_runs import log_copy  # noqa: F401  (the fixture: a real log to edit)
 
 HEADLINE = "results/tinystories-gpu"
 HEX_RE = re.compile(r"#[0-9a-fA-F]{6}\b")
-
-
-@pytest.fixture
-def log_copy(tmp_path, vendored_root):
-    src = sorted((vendored_root / HEADLINE).glob("*.jsonl"))[0]
-    dst = tmp_path / src.name
-    shutil.copy(src, dst)
-    return dst
 
 
 def _set_config(path: Path, **fields) -> None:
