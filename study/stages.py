@@ -33,10 +33,11 @@ def experiment(ctx: StageContext) -> StageOutput:
     shown["groups"] = {g.slug: {"variant": g.first.variant.key,
                                 "label": g.first.variant.figure_label(g.first.cfg)}
                        for g in exp.groups}
-    return StageOutput(figures=figures, data={"palette": catalogue.palette(),
-                                              "variants": shown}, summary="recomputed from the run logs and matched: " + ", ".join(
+    summary = "recomputed from the run logs and matched: " + ", ".join(
         f"{c.verified:,} of {c.total:,} numbers of {name} results.md"
-        for name, c in exp.verification.items()))
+        for name, c in exp.verification.items())
+    return StageOutput(figures=figures, summary=summary,
+                       data={"palette": catalogue.palette(), "variants": shown})
 
 
 def simulator(ctx: StageContext) -> StageOutput:
