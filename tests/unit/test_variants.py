@@ -152,8 +152,8 @@ def test_the_colour_check_finds_one_planted_in_a_stylesheet(tmp_path):
     shutil.copytree(ROOT / "templates", tmp_path / "templates")
     for folder in ("cit", "study"):
         (tmp_path / folder).mkdir()
-    sheet = tmp_path / "templates" / "static" / "chain.css"
+    sheet = tmp_path / "templates" / "static" / "site.css"
     sheet.write_text(sheet.read_text() + ".x { color: #F08A4B; }\n")
     lines = sheet.read_text().count("\n")
     assert _hard_coded(tmp_path, _catalogue_colours()) == [
-        f"templates/static/chain.css:{lines}: #F08A4B"]
+        f"templates/static/site.css:{lines}: #F08A4B"]
