@@ -187,7 +187,7 @@ def render_site(registry: Registry, content_dir, templates_dir,
     assets = static_assets(templates_dir, needs_plotly, memo, bundle_root, reads,
                            _study_static(site, static_root or root), palette_css)
     files = dict(assets.files)
-    share, shared = _sharing(state, templates_dir, previous, reused)
+    share, shared = _sharing(state, templates_dir, previous, reused, palette_css)
     files.update(shared)
     files.update(_render_templates(state, templates_dir, assets, reused, share))
     for o in reused:
@@ -206,7 +206,8 @@ def render_site(registry: Registry, content_dir, templates_dir,
                 kept={k for o in reused for k in (o, previous[o].prov_path) if k})
 
 
-def _sharing(state: SiteState, templates_dir: Path, previous, reused) -> tuple[dict, dict]:
+def _sharing(state: SiteState, templates_dir: Path, previous, reused,
+             palette_css: str = "") -> tuple[dict, dict]:
     """What sharing adds (cit/sharing.py, docs/sharing.md): the pages' share image, as
     `{"image": its file or None, "alt": its words}`, and the files sitemap.xml,
     robots.txt and share.png, made when the build has a base URL. The image is the hub's
@@ -228,6 +229,7 @@ def _sharing(state: SiteState, templates_dir: Path, previous, reused) -> tuple[d
                                 "(an <svg> drawn at build time, cit/svgplot.py)")
     css = [state.reads.text(f) for f in sorted(
         state.reads.glob(templates_dir / "static", "*.css"), key=lambda f: f.name != "site.css")]
+    css.insert(1, palette_css)      # the palette, as the build appends it to site.css
     files[sharing.IMAGE] = sharing.share_png(svg, "\n".join(css), where)
     return {"image": sharing.IMAGE, "alt": sharing.figure_title(svg)}, files
 

@@ -96,8 +96,11 @@ def test_og_image_is_the_hubs_answer_figure_drawn_as_a_png(shared_site):
     png = (shared_site / "share.png").read_bytes()
     assert png_size(png) == size
     # the file is that figure, drawn from the built hub's markup and the site's sheets
-    css = "\n".join(f.read_text(encoding="utf-8") for f in sorted(
-        (ROOT / "templates" / "static").glob("*.css"), key=lambda f: f.name != "site.css"))
+    from tests.conftest import study_palette
+    sheets = [f.read_text(encoding="utf-8") for f in sorted(
+        (ROOT / "templates" / "static").glob("*.css"), key=lambda f: f.name != "site.css")]
+    sheets.insert(1, study_palette().css())     # the palette, as the build appends it
+    css = "\n".join(sheets)
     assert png == sharing.share_png(svg, css, "test")
     blank, _ = sharing.card_svg('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 2 1"/>',
                                 css, "test")
@@ -111,12 +114,12 @@ def test_the_card_svg_carries_the_sites_colours_and_no_var(shared_site):
     hub = (shared_site / "index.html").read_text(encoding="utf-8")
     svg = sharing.figure_svg(hub, yaml.safe_load(
         (ROOT / "site.yaml").read_text(encoding="utf-8"))["share_figure"])
-    site_css = (ROOT / "templates" / "static" / "site.css").read_text(encoding="utf-8")
+    # site.css as the build ships it ends with the palette (cit/palette.py)
+    site_css = (shared_site / "static" / "site.css").read_text(encoding="utf-8")
     css = site_css + (ROOT / "templates" / "static" / "figures.css").read_text(encoding="utf-8")
     card, _ = sharing.card_svg(svg, css, "test")
     assert "var(" not in card
-    root_block = site_css[site_css.index(":root {"):site_css.index("}")]
-    var_a = re.search(r"--var-A:\s*(#[0-9a-fA-F]{6})", root_block).group(1)
+    var_a = re.search(r"--fig-A:\s*(#[0-9a-fA-F]{6})", site_css).group(1)
     lines_a = re.findall(r'<path class="fig-line c-A"[^>]*style="([^"]*)"', card)
     assert lines_a and all(f"stroke:{var_a}" in s for s in lines_a), lines_a[:2]
 
