@@ -52,20 +52,20 @@ class Palette:
                          f"returned has {', '.join(sorted(self.keys)) or 'no keys'}")
 
     def css(self) -> str:
-        """The custom properties, per mode, and the per-key rules."""
+        """The custom properties, per mode, and the per-key rules. A mode restates only
+        what differs from light; `--text-KEY` is written only where a text shade differs
+        from its mark shade (the sheets read `var(--text-KEY, var(--fig-KEY))`)."""
         if not self.swatches:
             return ""
         own = "".join(f"--var-{s.key}:{s.colour};" for s in self.swatches)
-        light = "".join(f"--fig-{s.key}:{s.marks[0]};--text-{s.key}:{s.text[0]};"
-                        for s in self.swatches)
+        light = "".join(f"--fig-{s.key}:{s.marks[0]};" + (
+            f"--text-{s.key}:{s.text[0]};" if s.text[0] != s.marks[0] else "")
+            for s in self.swatches)
         out = [f":root{{{own}{light}}}"]
-        # dark restates what differs from light; print, what differs from either (it
-        # follows both, so it wins in print whichever scheme the reader prefers)
-        for i, media in ((1, "(prefers-color-scheme:dark)"), (2, "print")):
-            props = "".join(
-                f"--{kind}-{s.key}:{shades[i]};" for s in self.swatches
-                for kind, shades in (("fig", s.marks), ("text", s.text))
-                if any(shades[i] != shades[j] for j in range(i)))
+        # dark is for the screen only, so print starts from light whichever scheme the
+        # reader prefers, and each restates only what differs from light
+        for i, media in ((1, "screen and (prefers-color-scheme:dark)"), (2, "print")):
+            props = "".join(_mode_props(s, i) for s in self.swatches)
             if props:
                 out.append(f"@media {media}{{:root{{{props}}}}}")
         out += [f'[data-variant="{s.key}"]{{--swatch:var(--var-{s.key})}}'
@@ -73,6 +73,17 @@ class Palette:
         out += [f".svg-figure .c-{s.key}{{--c:var(--fig-{s.key})}}" for s in self.swatches]
         return "/* the palette, written by the build from the study's (cit/palette.py) */\n" \
             + "\n".join(out) + "\n"
+
+
+def _mode_props(s: Swatch, i: int) -> str:
+    """What mode `i` (dark 1, print 2) sets for swatch `s` beyond light's: its mark shade
+    where that differs, and its text shade where the text in force would otherwise be
+    wrong (light's own text, or the mode's mark shade when light wrote none)."""
+    out = f"--fig-{s.key}:{s.marks[i]};" if s.marks[i] != s.marks[0] else ""
+    light_text = s.text[0] != s.marks[0]
+    if (light_text and s.text[i] != s.text[0]) or (not light_text and s.text[i] != s.marks[i]):
+        out += f"--text-{s.key}:{s.text[i]};"
+    return out
 
 
 def _hex(value, where: str, what: str) -> str:

@@ -86,11 +86,16 @@ def test_the_palette_css_holds_each_mode_and_each_key_once():
         assert f'[data-variant="{v.key}"]{{--swatch:var(--var-{v.key})}}' in css
         assert f".svg-figure .c-{v.key}{{--c:var(--fig-{v.key})}}" in css
         assert f"--fig-{v.key}:{v.shades[0]};" in css
-    dark = css[css.index("@media (prefers-color-scheme:dark)"):css.index("@media print")]
+    dark = css[css.index("@media screen and (prefers-color-scheme:dark)"):]
+    dark = dark[:dark.index("}}") + 2]
     assert "--fig-A:#3d94d6;" in dark and "--text-Eprime:#f08a4b;" in dark
     assert "--fig-C:" not in dark          # the same as in light: not restated
-    # print follows dark in the sheet, so it restates what differs from dark
-    assert "--fig-A:#0072b2;" in css[css.index("@media print"):]
+    for sw in palette_from(cat.palette(), "test").swatches:   # a text shade equal to
+        assert (f"--text-{sw.key}:" in css) == (sw.text != sw.marks), sw.key   # its mark: not written
+    # dark is for the screen only, so print restates only what differs from light
+    assert "@media print" not in css or all(
+        f"--fig-{v.key}:{v.shades[0]};" not in css[css.index("@media print"):]
+        for v in cat.variants)
 
 
 def test_a_colour_edited_in_the_catalogue_changes_the_stylesheet_and_the_charts(
