@@ -89,8 +89,9 @@ def test_the_share_image_is_the_hubs_figure_in_the_sites_colours(make_page, sub_
     site, base = sub_path_site
     figure = yaml.safe_load((ROOT / "site.yaml").read_text(encoding="utf-8"))["share_figure"]
     svg = sharing.figure_svg((site / "index.html").read_text(encoding="utf-8"), figure)
+    # the sheets as shipped: the build appends the palette to site.css (cit/palette.py)
     css = "\n".join(f.read_text(encoding="utf-8") for f in sorted(
-        (ROOT / "templates" / "static").glob("*.css"), key=lambda f: f.name != "site.css"))
+        (site / "static").glob("*.css"), key=lambda f: f.name != "site.css"))
     card, _ = sharing.card_svg(svg, css, "test")
     colours = sorted(set(re.findall(r'class="fig-line[^"]*"[^>]*style="[^"]*stroke:(#[0-9a-f]{6})',
                                     card)))
