@@ -53,19 +53,20 @@ def _measured_at(reg: Registry, nid: str, stamps, where: str) -> Ref:
     """The commit (and its date) whose code a benchmark measured, as the scripts record it
     under `measured_at` (cit.buildrecord.measured_at); several stamps, one per page, are
     shown as their distinct values."""
-    shown = []
+    distinct = {}                     # (commit, date, flag) -> its text, in first-seen order
     for s in stamps:
         if not isinstance(s, dict) or not {"commit", "date"} <= set(s):
             raise BuildError(BENCH, f"{where}: measured_at (commit, date) missing; run the "
                              "benchmark script again")
         flag = s.get("uncommitted_changes")
-        text = f"{str(s['commit'])[:12]} of {s['date']}" + (
-            ", with uncommitted changes" if flag is True else
-            ", working tree not recorded" if flag is not False else "")
-        if text not in shown:
-            shown.append(text)
-    # the raw value holds a space, so the page may break the line between its words
-    commits = "; ".join(sorted({f"{s['commit']} {s['date']}" for s in stamps}))
+        distinct.setdefault((str(s["commit"]), s["date"], flag),
+                            f"{str(s['commit'])[:12]} of {s['date']}" + (
+                                ", with uncommitted changes" if flag is True else
+                                ", working tree not recorded" if flag is not False else ""))
+    shown = list(distinct.values())
+    # the raw value holds a space, so the page may break the line between its words; it
+    # lists the stamps in the order the text shows them
+    commits = "; ".join(f"{c} {d}" for c, d, _ in distinct)
     reg.add(nid, commits, "; ".join(shown),
             kind="measured", sources=(Source(BENCH),), locator=f"{BENCH}, {where}",
             computation="the commit whose code the benchmark script measured, and its date "
