@@ -87,6 +87,7 @@ def _breakevens(s: _Sim, groups) -> None:
                   (("quoted E vs A", quoted["E_vs_A"]), ("quoted E′ vs C′", quoted["Eprime_vs_Cprime"]))),
           "text of the quoted break-evens against the text of 'none in the range'",
           extra=(Source("data/sim/quoted.yaml"),))
+    _fit_count(s)
     ours = {k: s.be3(k) for k in ("E_vs_A", "Eprime_vs_Cprime")}
     s.add("sim.unfitted_comparisons_agree",
           "in ours as in the original's figures, E never beats AdamW and E′ never beats C′ on "
@@ -99,6 +100,18 @@ def _breakevens(s: _Sim, groups) -> None:
           "ours: BreakEven.kind none at the grid values and at both ends of the interval; "
           "quoted: the text 'none in range'", extra=(Source("data/sim/quoted.yaml"),))
     _cprime_higher(s)
+
+
+def _fit_count(s: _Sim) -> None:
+    """How many of the original's figures the fitted inputs were fitted to (the page
+    says it in words beside the count of all its figures)."""
+    if s.c.calibration is None:
+        return                   # no fitted inputs: a page citing the count fails the build
+    figures = s.c.calibration.figures
+    s.reg.add("sim.fitted.figure_count", len(figures), fmt_int(len(figures)), kind="derived",
+              sources=(Source("data/sim/scenario.yaml"),),
+              locator="data/sim/scenario.yaml, fit.figures of the fitted inputs",
+              computation="number of quoted figures the calibration fitted to")
 
 
 def _cprime_higher(s: _Sim) -> None:
