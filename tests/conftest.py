@@ -433,12 +433,14 @@ def render_tiny():
     """Render a content folder with the real templates: returns the Site."""
     def run(content_dir: Path, registry=None, *, templates_dir: Path = ROOT / "templates",
             build_info=None):
-        from cit.blocks import chart_blocks, generic_blocks
+        from cit.blocks import BlockInputs, generic_blocks
         from cit.render import render_site
         from cit.siteconfig import load_site
+        from study.blocks.curves import curve_blocks
         reg = registry if registry is not None else _render_registry()
         palette = study_palette()
-        blocks = {**generic_blocks(reg), **chart_blocks(reg, palette=palette)}
+        charts = curve_blocks(BlockInputs(reg, ROOT, content_dir, templates_dir, palette=palette))
+        blocks = {**generic_blocks(reg), **charts}
         return render_site(reg, content_dir, templates_dir, blocks,
                            build_info or RENDER_BUILD_INFO, repo_root=content_dir.parent,
                            site=load_site(ROOT), static_root=ROOT, palette_css=palette.css())

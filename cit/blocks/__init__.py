@@ -1,9 +1,10 @@
 """The block table: every generated block a content paragraph `@[name]` can ask for,
 registered by name (docs/architecture.md, "Adding a block"): the engine's own (tables,
-charts, the glossary, the number index) and those of the providers site.yaml names.
+the glossary, the number index) and those of the providers site.yaml names (a study's
+charts among them, drawn by charts.py).
 
     table = block_table(inputs, providers)
-    table["chart:sweep"]  # BlockSpec(function, late_order)
+    table["glossary"]  # BlockSpec(function, late_order)
 
 The modules of this package are imported plainly, and each provider when the table is
 made: a broken import in one of them is an ImportError at build start, not an "unknown
@@ -17,7 +18,6 @@ from dataclasses import replace
 from typing import Iterable
 
 from ..errors import BuildError
-from .charts import chart_blocks
 from .generic import generic_blocks
 from .spec import BlockInputs, BlockSpec, compute_now
 
@@ -35,8 +35,7 @@ def block_table(inputs: BlockInputs, providers: Iterable = (), stage_key: str = 
 
     inputs = replace(inputs, memo=code_memo)
     table: dict[str, BlockSpec] = {}
-    groups = [("the engine", generic_blocks(inputs.registry)),
-              ("the engine", chart_blocks(inputs.registry, code_memo, inputs.palette))]
+    groups = [("the engine", generic_blocks(inputs.registry))]
     groups += [(p.where, p.resolve()(inputs)) for p in providers]
     for where, group in groups:
         for name, spec in group.items():
@@ -46,5 +45,4 @@ def block_table(inputs: BlockInputs, providers: Iterable = (), stage_key: str = 
     return table
 
 
-__all__ = ["BlockInputs", "BlockSpec", "block_table", "chart_blocks", "compute_now",
-           "generic_blocks"]
+__all__ = ["BlockInputs", "BlockSpec", "block_table", "compute_now", "generic_blocks"]

@@ -29,10 +29,10 @@ share), `short` (optional legend text), `variant` (required: a palette key, whic
 picks the colour), `shade` (optional: the palette key the static preview draws it in,
 default `variant`), `lo` / `hi` (optional: the shaded min-max band).
 
-Blocks: `chart:loss-curves` (series `curve.*` with role "hub"), `chart:optics-curves`
-(series with role "optics", except `band_energy.*`), `chart:band-energy` (series `band_energy.*`), `chart:sweep`
-(series `sim.sweep.*`, log x, break-even markers from numbers `sim.breakeven.*` whose
-value is a float). A block whose series are absent fails the build.
+The engine names no chart: a study's block provider (site.yaml `blocks:`) declares
+each one as a ChartSpec and hands it, with the series it picks, to `series_block` (a
+plain chart) or `chart_html` (one with markers or extra HTML); docs/site-config.md,
+"Charts". A block whose series are absent fails the build.
 """
 
 from __future__ import annotations
@@ -76,29 +76,6 @@ class ChartSpec:
     # the static preview's viewBox sizes, by variant: "wide" alone, or "wide" and
     # "narrow" (a phone shows the narrow one; its text stays legible at 390 px)
     preview: tuple = (("wide", 640, 400),)
-
-
-SPECS = {
-    "loss-curves": ChartSpec(
-        "loss-curves", "Validation loss against training step, per variant: mean over seeds, "
-        "shaded from the lowest to the highest seed",
-        ChartAxis("Training step", "int"), ChartAxis("Validation loss", "dec3"),
-        preview=(("wide", 720, 360), ("narrow", 420, 380))),
-    "optics-curves": ChartSpec(
-        "optics-curves", "Validation loss against training step: the diverged first design, "
-        "the repaired runs and the exact band",
-        ChartAxis("Training step", "int"), ChartAxis("Validation loss (log scale)", "dec3", log=True)),
-    "band-energy": ChartSpec(
-        "band-energy", "The band's share of the energy of the compressed delta, against step",
-        ChartAxis("Training step", "int"), ChartAxis("Share of the delta's energy in the band", "sig3")),
-    "sweep": ChartSpec(
-        "sweep", "Time to the target loss against WAN bandwidth, per variant, with the break-even "
-        "bandwidths marked",
-        ChartAxis("WAN bandwidth (GB/s, log scale)", "sig3", log=True),
-        ChartAxis("Time to target (s, log scale)", "sig3", log=True), bands=False,
-        band_note="Values are on the evaluation grid's steps to target; the times at the "
-                  "bottom and the top of the interval that grid leaves follow in brackets."),
-}
 
 
 def _finite(v):
@@ -204,7 +181,7 @@ def _legend_layout(texts: dict[str, list[str]]) -> tuple[dict, int]:
 
 def build_figure(spec: ChartSpec, series: list[Series], markers: list[tuple[str, float]] = (),
                  palette: Palette = Palette()):
-    """The plotly Figure for `series` (and vertical break-even markers)."""
+    """The plotly Figure for `series` (and vertical markers: (label, x))."""
     import plotly.graph_objects as go
 
     fig = go.Figure(layout=dict(template="none"))
@@ -394,74 +371,11 @@ def chart_html(ctx, spec: ChartSpec, series: list[Series], *, markers=(), extra_
             f"</figure>")
 
 
-def breakeven_label(nid: str) -> str:
-    """`sim.breakeven.Eprime_Esteps_vs_A` -> "E′ vs A (E's steps)"."""
-    core = nid.split("sim.breakeven.", 1)[1]
-    left, _, right = core.partition("_vs_")
-
-    def name(v: str) -> str:
-        base, _, steps = v.partition("_")
-        base = base.replace("prime", "′")
-        if steps.endswith("steps"):
-            return f"{base} ({steps[0]}'s steps)"
-        return base
-
-    left_name = name(left)
-    if "(" in left_name:
-        head, tail = left_name.split(" ", 1)
-        return f"{head} vs {name(right)} {tail}"
-    return f"{left_name} vs {name(right)}"
-
-
-def grid_breakeven(nid: str) -> bool:
-    """`sim.breakeven.X_vs_Y`, the grid value; not its interval's ends (`….fewest`,
-    `….most`: docs/simulator.md, "The evaluation grid's interval")."""
-    return nid.startswith("sim.breakeven.") and nid.count(".") == 2
-
-
-def _markers(registry: Registry) -> list[tuple[str, str, float]]:
-    out = []
-    for nid, n in sorted(registry.numbers.items()):
-        if grid_breakeven(nid) and isinstance(n.value, float) and math.isfinite(n.value) \
-                and n.value > 0:
-            out.append((nid, breakeven_label(nid), n.value))
-    return out
-
-
-def chart_blocks(registry: Registry, figure_memo=compute_now,
-                 palette: Palette = Palette()) -> dict[str, BlockSpec]:
-    """The chart blocks, by name. Series are looked up when a page uses the block;
-    `figure_memo`: see chart_html; `palette`: the study's colours (cit/palette.py)."""
-    def chart(ctx, name: str, s, **kw):
-        return chart_html(ctx, SPECS[name], s, figure_memo=figure_memo, palette=palette, **kw)
-
-    def loss_curves(ctx):
-        s = select(registry, "loss-curves",
-                   lambda s: s.id.startswith("curve.") and s.extra.get("role") == "hub",
-                   'series "curve.*" with role "hub"')
-        return chart(ctx, "loss-curves", s)
-
-    def optics_curves(ctx):
-        s = select(registry, "optics-curves",
-                   lambda s: s.extra.get("role") == "optics" and not s.id.startswith("band_energy."),
-                   'series with role "optics" (other than band_energy.*)')
-        return chart(ctx, "optics-curves", s)
-
-    def band_energy(ctx):
-        s = select(registry, "band-energy", lambda s: s.id.startswith("band_energy."),
-                   'series "band_energy.*"')
-        return chart(ctx, "band-energy", s)
-
-    def sweep(ctx):
-        s = select(registry, "sweep", lambda s: s.id.startswith("sim.sweep."), 'series "sim.sweep.*"')
-        marks = _markers(registry)
-        extra = ""
-        if marks:
-            items = "".join(f"<li>{e(label)}: {ctx.num(nid)}</li>" for nid, label, _ in marks)
-            extra = f'<ul class="chart-markers" aria-label="Break-even bandwidths marked">{items}</ul>\n'
-        return chart(ctx, "sweep", s, markers=[(lab, v, nid) for nid, lab, v in marks],
-                     extra_html=extra)
-
-    return {"chart:loss-curves": BlockSpec(loss_curves),
-            "chart:optics-curves": BlockSpec(optics_curves),
-            "chart:band-energy": BlockSpec(band_energy), "chart:sweep": BlockSpec(sweep)}
+def series_block(inputs, spec: ChartSpec, pick, need: str) -> BlockSpec:
+    """The block of a chart of the registry's series that `pick(series)` selects (`need`
+    says which, for the error when there are none), looked up when a page uses it;
+    `inputs` is the provider's cit.blocks.BlockInputs (its registry, memo and palette)."""
+    def block(ctx) -> str:
+        series = select(inputs.registry, spec.name, pick, need)
+        return chart_html(ctx, spec, series, figure_memo=inputs.memo, palette=inputs.palette)
+    return BlockSpec(block)

@@ -39,11 +39,11 @@ from html import escape as e
 from cit import svgplot as sp
 from cit.errors import BuildError
 from cit.registry import Number, Registry
-from cit.blocks.charts import (SPECS, ChartSpec, _markers, breakeven_label, fallback_html,
-                               grid_breakeven, select)
-from cit.blocks.charts import ChartAxis
+from cit.blocks.charts import ChartAxis, ChartSpec, fallback_html, select
 from cit.blocks.generic import scroll_region
 from cit.blocks.spec import BlockSpec
+
+from .curves import SPECS, breakeven_label, breakeven_markers, grid_breakeven
 
 PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
 
@@ -253,7 +253,7 @@ def sweep(ctx, v: Shown) -> str:
         lines.append(sp.Line(s.id, s.extra["label"], s.x, s.y, colour=colour,
                              dash=dashes[k % len(dashes)], lo=s.extra.get("lo"),
                              hi=s.extra.get("hi")))
-    marks = [sp.VLine(v, lab, _num(reg, "sweep", nid)) for nid, lab, v in _markers(reg)]
+    marks = [sp.VLine(v, lab, _num(reg, "sweep", nid)) for nid, lab, v in breakeven_markers(reg)]
     svg = _draw(v, "sweep", sp.line_chart, lines, sp.Axis("WAN bandwidth (GB/s, log scale)", log=True),
                 sp.Axis("Time to target (s, log scale)", log=True),
                 title="Simulated time to the target loss against WAN bandwidth",

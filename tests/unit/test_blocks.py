@@ -100,6 +100,17 @@ def test_only_the_glossary_and_the_number_index_are_late_in_that_order(render_re
     assert sorted(late, key=late.get) == ["glossary", "table:number-index"]
 
 
+def test_the_engine_alone_registers_no_chart_and_the_study_its_four(render_registry):
+    """The engine names no chart (docs/site-config.md, "Charts"): every chart block is a
+    provider's; this study's are study/blocks/curves.py's."""
+    from cit.blocks import BlockInputs, block_table
+    from study.blocks.curves import SPECS
+    alone = block_table(BlockInputs(render_registry, ROOT, ROOT / "content", ROOT / "templates"))
+    assert not [n for n in alone if n.startswith("chart:")]
+    assert {n for n in _table(render_registry) if n.startswith("chart:")} == {
+        f"chart:{name}" for name in SPECS}
+
+
 def test_a_registry_table_named_like_a_generated_block_fails(render_registry):
     from cit.blocks import generic_blocks
     render_registry.add_table("tested", "caption", ("A",), [("x",)])
@@ -111,12 +122,13 @@ def test_a_registry_table_named_like_a_generated_block_fails(render_registry):
 def test_a_broken_import_in_a_block_module_is_an_import_error(tmp_path):
     pkg = tmp_path / "cit"
     shutil.copytree(ROOT / "cit", pkg, ignore=shutil.ignore_patterns("__pycache__"))
-    charts = pkg / "blocks" / "charts.py"
-    charts.write_text(charts.read_text().replace(
-        "import math\n", "import math\nimport no_such_module_for_this_test\n", 1))
+    generic = pkg / "blocks" / "generic.py"
+    generic.write_text(generic.read_text().replace(
+        "from html import escape as e\n",
+        "from html import escape as e\nimport no_such_module_for_this_test\n", 1))
     r = subprocess.run([sys.executable, "-c", "import cit.blocks"], cwd=tmp_path,
                        capture_output=True, text=True,
                        env={**os.environ, "PYTHONPATH": str(tmp_path)})
     assert r.returncode != 0
     assert "ModuleNotFoundError: No module named 'no_such_module_for_this_test'" in r.stderr
-    assert "cit/blocks/charts.py" in r.stderr
+    assert "cit/blocks/generic.py" in r.stderr

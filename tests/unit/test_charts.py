@@ -1,5 +1,6 @@
 """Chart blocks over the tiny site: figures, fallback tables, seed bands, colours,
-break-even markers and the plotly bundle (cit/blocks/charts.py)."""
+break-even markers and the plotly bundle (cit/blocks/charts.py, and the study's charts
+in study/blocks/curves.py)."""
 
 import re
 
@@ -114,3 +115,16 @@ def test_a_chart_block_whose_series_are_absent_fails(render_content, render_tiny
         render_tiny(render_content(), render_registry)
     assert e.value.where.startswith("content/decks/01-sources.md:")
     assert "sim.sweep" in e.value.message
+
+
+def test_a_series_block_that_picks_no_series_names_what_it_needs(render_registry):
+    from cit.blocks import BlockInputs
+    from cit.blocks.charts import ChartAxis, ChartSpec, series_block
+    from tests.conftest import ROOT
+    spec = ChartSpec("nothing", "Nothing", ChartAxis("Step", "int"), ChartAxis("Loss", "dec3"))
+    block = series_block(BlockInputs(render_registry, ROOT, ROOT / "content", ROOT / "templates"),
+                         spec, lambda s: False, 'series "none.*"')
+    with pytest.raises(BuildError) as e:
+        block.function(None)
+    assert e.value.where == "chart:nothing"
+    assert 'needs series "none.*"' in e.value.message
