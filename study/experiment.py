@@ -171,6 +171,20 @@ def _register_bytes(add, by, groups):
             "AdamW's wire bytes per step ÷ this group's")
 
 
+def _register_fixed_sent(add, repaired):
+    """Clipping of the repaired runs that kept the first design's fixed full scale (only
+    their feedback differs): the most they clipped in any eval interval."""
+    fixed = [g for g in repaired if not g.first.cfg.fs_every]
+    if not fixed:
+        return                      # none ran: a page citing the figure fails the build
+    rates = [e.clip_rate_interval for g in fixed for r in g.runs for e in r.evals
+             if e.clip_rate_interval is not None]
+    add("optics.fixed_sent.clip_interval_max", max(rates), fmt_pct(max(rates), 1), "%",
+        tuple(f for g in fixed for f in g.files),
+        "largest clip_rate_interval over every eval of the repaired runs with the full scale "
+        "fixed (fs_every 0)")
+
+
 def _register_optics(add, by, groups):
     """The optics runs: counts, loss and clip-rate ranges, the calibration step."""
     optics, first, repaired = _optics_groups(groups)
@@ -206,6 +220,7 @@ def _register_optics(add, by, groups):
         "smallest clip_rate_interval of the next eval interval over the first-design runs")
     add("optics.first.clip_jump_max", max(jump), pct1(max(jump)), "%", files,
         "largest clip_rate_interval of the next eval interval over the first-design runs")
+    _register_fixed_sent(add, repaired)
     best = min(repaired, key=lambda g: g.first.final_val_loss)
     add("optics.best_repaired.loss", best.first.final_val_loss, fmt(best.first.final_val_loss, 3),
         "nats/token", best.files, f"lowest final val loss of the {len(repaired)} repaired runs")

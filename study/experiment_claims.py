@@ -482,6 +482,27 @@ def _feedback_pair(c: _Ctx) -> None:
           "pairs of optics groups equal in config enob, planes and fs_every, feedback exact "
           "against sent: the first diverged, the second trained (DIVERGED, TRAINED)",
           words=(DIVERGED, TRAINED))
+    _feedback_pair_clip(c, pairs)
+
+
+def _feedback_pair_clip(c: _Ctx, pairs) -> None:
+    """Whether the clipping jump after calibration goes with the fixed full scale or with
+    the exact-band feedback: the same pairs, their clip rate per eval interval."""
+    iv = lambda r: [e.clip_rate_interval for e in r.evals if e.clip_rate_interval is not None]
+    sent_max = max((max(iv(r)) for _, b in pairs for r in b.runs), default=None)
+    exact_jump = min((iv(r)[1] for a, _ in pairs for r in a.runs), default=None)
+    c.add("exp.feedback_pair_clip",
+          "in every such pair, the run that subtracted the band sent clipped less in each of "
+          "its eval intervals than the run that subtracted the exact band did in the interval "
+          "after calibration",
+          Verdict(bool(pairs) and sent_max < exact_jump,
+                  (("band sent, most in any interval", fmt_pct(sent_max, 1)),
+                   ("exact band, least in the interval after calibration", fmt_pct(exact_jump, 1))),
+                  tuple(len(g.runs) for p in pairs for g in p)),
+          [g for p in pairs for g in p],
+          "max clip_rate_interval of the sent runs < min, over the exact runs, of the second "
+          "interval with clipping logged",
+          words=(("most", "the largest clip rate of the band-sent run's eval intervals"),))
 
 
 def _optics_head_start(c: _Ctx, band: Group) -> None:

@@ -180,8 +180,9 @@ def register_tables(reg: Registry, c: Computed, quoted: QuotedFile | None,
             if not f.why:
                 raise BuildError(quoted.where(key), f"figures.{key}: give a `why` (what "
                                  f"sets our figure, {ours.text}, beside {theirs.text})")
-            rows.append([f.what, Ref(f.ours), Ref(f"quoted.{key}"),
-                         "yes" if same else "no", f.why])
+            # a scenario input of ours agrees because we set it so: not an agreement
+            agrees = ("set to match" if ours.kind == "assumption" else "yes") if same else "no"
+            rows.append([f.what, Ref(f.ours), Ref(f"quoted.{key}"), agrees, f.why])
         reg.add_table("quoted-vs-ours", "Our simulator's figures beside the original page's "
                       "quoted ones", ("Figure", "Ours", "Original (quoted)",
                                       "Same at the original's precision",

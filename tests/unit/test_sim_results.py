@@ -299,3 +299,15 @@ def test_a_malformed_quoted_file_names_its_line(tmp_path):
         load_quoted(p, "data/sim/quoted.yaml")
     line = int(err.value.where.rsplit(":", 1)[1])
     assert bad.split("\n")[line - 1].strip().startswith("breakeven.")
+
+
+def test_an_input_we_set_is_not_counted_as_agreeing_with_the_original(computed):
+    """A scenario input chosen to match the original (the sweep's ends) reads "set to
+    match", never "yes": only a figure our model or the logs produce can agree."""
+    reg = Registry()
+    register_sim(reg, computed, RESULTS, ROOT)
+    kinds = {row[3]: set() for row in reg.tables["quoted-vs-ours"].rows}
+    for row in reg.tables["quoted-vs-ours"].rows:
+        kinds[row[3]].add(reg.get(row[1].id).kind)
+    assert "assumption" in kinds.get("set to match", set())
+    assert "assumption" not in kinds.get("yes", set())
