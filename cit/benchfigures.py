@@ -247,6 +247,9 @@ def _register_lighthouse(reg: Registry, lh, weighed) -> None:
             computation="pages the benchmark build weighed (page_weights) that Lighthouse has "
                         "no figures for")
     rows = []
+    kept = ("one run per page and form factor" if lh["runs"] == 1 else
+            "of several runs per page and form factor (the count is in the text), the one with the "
+            "median performance score")
     for url, by_ff in sorted(pages.items()):
         slug = url.strip("/").replace("/", ".") or "hub"
         for ff in ("desktop", "mobile"):
@@ -259,10 +262,9 @@ def _register_lighthouse(reg: Registry, lh, weighed) -> None:
                 reg.add(nid, v, fmt(v, d) if d is not None else fmt_int(v), unit=unit,
                         kind="measured", sources=src,
                         locator=f"{BENCH}, lighthouse.pages {url} {ff} {field}",
-                        computation=f"{what}, {ff}, of the run with the median performance score")
+                        computation=f"{what}, {ff} ({kept})")
                 cells.append(Ref(nid))
             rows.append(cells)
-    reg.add_table("bench-lighthouse", "Lighthouse per page measured, desktop and mobile (of "
-                  "several runs, the one with the median performance score)",
+    reg.add_table("bench-lighthouse", f"Lighthouse per page measured, desktop and mobile ({kept})",
                   ["Page", "Form factor"] + [c[1] for c in LIGHTHOUSE_COLUMNS], rows,
                   source=f"{BENCH}, lighthouse")

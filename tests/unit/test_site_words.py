@@ -383,3 +383,19 @@ def test_the_energy_figure_has_no_one_d_zigzag_bar(built_site, numbers):
     fig = _html(built_site, "decks/04-hypothesis/index.html").css_first("#fig-energy-kept-figure")
     bars = {m.attributes["data-id"] for m in fig.css("svg g.fig-mark")}
     assert bars and not {b for b in bars if re.fullmatch(r"energy\.c1d\d+\..*\.zigzag", b)}
+
+
+@pytest.mark.parametrize("runs", [1, 3])
+def test_the_lighthouse_caption_says_a_median_only_when_there_were_several_runs(tmp_path, runs):
+    """/tested's Lighthouse table: with one run per page it must not speak of a median."""
+    (tmp_path / "data").mkdir()
+    bench = yaml.safe_load((ROOT / "data" / "benchmarks.yaml").read_text())
+    bench["lighthouse"]["runs"] = runs
+    (tmp_path / "data" / "benchmarks.yaml").write_text(yaml.safe_dump(bench))
+    (tmp_path / "data" / "budgets.yaml").write_text(
+        (ROOT / "data" / "budgets.yaml").read_text())
+    reg = Registry()
+    benchfigures.register(reg, tmp_path)
+    caption = reg.tables["bench-lighthouse"].caption
+    assert ("median" in caption) == (runs > 1), caption
+    assert not any(ch.isdigit() for ch in caption)
