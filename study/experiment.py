@@ -486,7 +486,39 @@ def _register_ledger(reg, src, folders, sessions, log_rel):
                   ["Start", "Log lines", "Runs still to do", "Runs finished", "Crashes and resumes",
                    "Runs given up"], srows, source=log_rel)
     _sweep_claim(reg, f, sessions)
+    _register_sweep_times(reg, src, folders, sessions, log_rel)
 
+
+def _register_sweep_times(reg, src, folders, sessions, log_rel) -> None:
+    """The sweep log's own time for each run it finished, beside the wall time of the
+    run's done record (the ledger's): how many runs both time, and by how much the log's
+    is longer."""
+    from cit.claims import Verdict
+    done = {r.name: r for folder in folders.values() for r in folder.all_runs if r.done}
+    pairs = [(secs, done[name].done.seconds) for s in sessions for name, secs, _ in s.finished
+             if name in done]
+    if not pairs:
+        return                      # nothing to compare: a page citing the figures fails
+    longer = [a - b for a, b in pairs]
+    f = src((log_rel,) + tuple(sorted({r.rel for r in done.values()})))
+    where = f"{log_rel} ('done … in N s' lines) and the runs' done records"
+    for key, v, unit, words in (
+            ("runs", len(pairs), "runs",
+             "runs that both a 'done' line of the sweep log and their own done record time"),
+            ("longer_min", min(longer), "s",
+             "smallest (sweep log's seconds − done record's seconds) over those runs"),
+            ("longer_max", max(longer), "s",
+             "largest (sweep log's seconds − done record's seconds) over those runs")):
+        reg.add(f"sweep.times.{key}", v, fmt_int(v) if unit == "runs" else fmt(v, 1), unit=unit,
+                kind="derived", sources=f, locator=where, computation=words)
+    claim_book(reg).add(
+        "exp.sweep_log_times_longer",
+        "for every run that both the sweep log and its own done record time, the log's "
+        "seconds are more than the done record's",
+        Verdict(min(longer) > 0, (("runs", fmt_int(len(pairs))),
+                                  ("log longer by", f"{fmt(min(longer), 1)} to {fmt(max(longer), 1)} s"))),
+        sources=f, computation="min over matched runs of (seconds of the log's 'done NAME in "
+                               "N s' line − done.seconds) > 0")
 
 def _sweep_claim(reg, sources, sessions) -> None:
     """What the notebook's reading of the sweep log says, tested on the parsed starts."""
@@ -514,5 +546,5 @@ def _sweep_claim(reg, sources, sessions) -> None:
                         ("first start: main batch to do, finished", f"{main_todo}, {len(main_done)}"),
                         ("runs given up in the first start", str(len(first.gave_up))),
                         ("last start: to do, finished", f"{last_todo}, {len(last.finished)}"))),
-        sources=sources, computation="parsed starts of the sweep log (cit/sweeplog.py): "
+        sources=sources, computation="parsed starts of the sweep log (study/sweeplog.py): "
                                      "stage lines, done lines, resume and giving-up lines")
