@@ -141,7 +141,8 @@ def make_project(k: int, base: Path) -> Path:
         md = mirror / doc.file
         md.write_text(rewrite_results_md(md.read_text(), doc))
     _synthetic_whys(proj / "data" / "sim" / "quoted.yaml")
-    vendor.write_lock(mirror, proj / "vendored" / "lock.yaml")
+    vendor.write_lock(mirror, proj / "vendored" / "lock.yaml",
+                      vendor.read_lock(ROOT / "vendored" / "lock.yaml"))   # its upstream
     vendor.materialise(mirror, proj)
     # the simulator's fitted inputs and recorded results, redone from the synthetic logs
     # by its own commands, as its docs say to after new data

@@ -6,8 +6,13 @@ Lookup order for the bytes (README, "Where the upstream data comes from"): the
 `shared/upstream/<repo name>/` in the folder that holds the clone, beside the
 project, else a download of the pinned commit's files from the upstream host.
 
-    python -m cit.vendor lock [--from DIR]     write vendored/lock.yaml from a mirror
+    python -m cit.vendor lock [--from DIR] [--repository OWNER/NAME --commit SHA]
+                                               write vendored/lock.yaml from a mirror
     python -m cit.vendor fetch [--from DIR]    materialise and verify
+
+The engine names no upstream: the repository, commit and host are the lock's own
+(`repository`, `commit`, `host`); a re-lock keeps them, and a study's first lock is
+given them (`--repository`, `--commit`, optionally `--host`).
 """
 
 from __future__ import annotations
@@ -29,8 +34,6 @@ from .reads import Reads
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "vendored" / "lock.yaml"
-REPOSITORY = "BrendanJamesLynskey/DeMo_Fixed_Band_Experiment"
-SNAPSHOT = "4d6b4b2ee5edc7687f32be2fa67e0f27f2c2796d"
 RAW_HOST = "https://raw.githubusercontent.com"
 # A lock's raw-file host -> the host whose pages show a file at a commit, with line anchors
 WEB_HOSTS = {RAW_HOST: "https://github.com"}
@@ -122,10 +125,17 @@ def _inside_vendored(rel: str) -> bool:
         p not in ("", ".", "..") for p in parts)
 
 
-def default_mirror(root: Path = ROOT) -> Path:
+def default_mirror(root: Path = ROOT) -> Path | None:
     """The last place mirror_dir looks: `shared/upstream/<repository name>` in the
-    folder that holds the clone."""
-    return root.parent / "shared" / "upstream" / REPOSITORY.split("/")[1]
+    folder that holds the clone, the name that of the lock's `repository` (OWNER/NAME);
+    None when there is no lock yet or its repository is not of that form."""
+    lock = root / "vendored" / "lock.yaml"
+    if not lock.is_file():
+        return None
+    owner, _, name = read_lock(lock).repository.partition("/")
+    if not owner or not name or "/" in name:
+        return None
+    return root.parent / "shared" / "upstream" / name
 
 
 def mirror_dir(vendor_from: str | Path | None, root: Path = ROOT) -> Path | None:
@@ -139,7 +149,7 @@ def mirror_dir(vendor_from: str | Path | None, root: Path = ROOT) -> Path | None
                 raise BuildError(str(p), "vendor mirror folder does not exist")
             return p
     p = default_mirror(root)
-    return p if p.is_dir() else None
+    return p if p is not None and p.is_dir() else None
 
 
 def _manifest_commits(mirror: Path) -> dict[str, str]:
@@ -156,21 +166,34 @@ def _manifest_commits(mirror: Path) -> dict[str, str]:
     return out
 
 
-def write_lock(mirror: Path, lock_path: Path = LOCK) -> Lock:
-    """Pin every file under the mirror's results/ (path, size, blob SHA-1, commit)."""
+def _origin(lock_path: Path, origin: Lock | None) -> Lock:
+    """Where the pinned files come from: `origin`, else the lock already at `lock_path`
+    (so a re-lock keeps its repository, commit and host)."""
+    if origin is not None:
+        return origin
+    if not lock_path.is_file():
+        raise BuildError(str(lock_path), "no lock yet to take the upstream repository and "
+                         "commit from: give them (`python -m cit.vendor lock --repository "
+                         "OWNER/NAME --commit SHA`)")
+    return read_lock(lock_path)
+
+
+def write_lock(mirror: Path, lock_path: Path = LOCK, origin: Lock | None = None) -> Lock:
+    """Pin every file under the mirror's results/ (path, size, blob SHA-1, commit: the
+    mirror's MANIFEST.tsv's, else the lock's); the repository, commit and host are
+    `origin`'s, else those of the lock at `lock_path` (_origin)."""
     commits = _manifest_commits(mirror)
-    files = []
+    found = []
     for p in sorted((mirror / "results").rglob("*")):
         if p.is_symlink():
             raise BuildError(str(p), "a link in the mirror; the lock pins only the "
                              "mirror's own files")
-        if not p.is_file():
-            continue
-        rel = p.relative_to(mirror).as_posix()
-        data = p.read_bytes()
-        files.append(LockedFile(path=rel, size=len(data), blob_sha1=git_blob_sha1(data),
-                                commit=commits.get(rel, SNAPSHOT)))
-    lock = Lock(repository=REPOSITORY, commit=SNAPSHOT, host=RAW_HOST, files=files)
+        if p.is_file():
+            found.append((p.relative_to(mirror).as_posix(), p.read_bytes()))
+    head = _origin(lock_path, origin)
+    files = [LockedFile(path=rel, size=len(data), blob_sha1=git_blob_sha1(data),
+                        commit=commits.get(rel, head.commit)) for rel, data in found]
+    lock = Lock(repository=head.repository, commit=head.commit, host=head.host, files=files)
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     atomic.write_file(lock_path,    # the whole new lock or the old one, never part of one
         "# Upstream data pinned for the build; written by `python -m cit.vendor lock`.\n"
@@ -255,25 +278,39 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m cit.vendor", description=__doc__.split("\n")[0])
     ap.add_argument("action", choices=["lock", "fetch"])
     ap.add_argument("--from", dest="vendor_from", help="mirror folder to read from")
+    ap.add_argument("--root", type=Path, default=ROOT, help="the project (default: this checkout)")
+    ap.add_argument("--repository", help="lock: the upstream OWNER/NAME (default: the lock's)")
+    ap.add_argument("--commit", help="lock: the commit pinned (default: the lock's)")
+    ap.add_argument("--host", default=RAW_HOST, help="lock, with --repository: the raw-file host")
     a = ap.parse_args(argv)
     try:
         if a.action == "lock":
-            mirror = mirror_dir(a.vendor_from)
-            if mirror is None:
-                raise BuildError("vendor", "no mirror found to write the lock from")
-            try:
-                lock = write_lock(mirror)
-            except OSError as e:
-                raise BuildError(str(LOCK.relative_to(ROOT)), f"not written ({e.strerror}); "
-                                 "the lock is as it was") from None
-            print(f"locked {len(lock.files)} files from {mirror}")
+            _lock_command(a)
         else:
-            files = materialise(a.vendor_from)
+            files = materialise(a.vendor_from, a.root)
             print(f"{len(files)} upstream files verified in vendored/")
     except BuildError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     return 0
+
+
+def _lock_command(a) -> None:
+    """`lock`: the lock of --root rewritten from the mirror found."""
+    if bool(a.repository) != bool(a.commit):
+        raise BuildError("vendor", "give --repository and --commit together, or neither "
+                         "(then the lock's own are kept)")
+    origin = Lock(a.repository, a.commit, a.host, []) if a.repository else None
+    mirror = mirror_dir(a.vendor_from, a.root)
+    if mirror is None:
+        raise BuildError("vendor", "no mirror found to write the lock from")
+    lock_path = a.root / "vendored" / "lock.yaml"
+    try:
+        lock = write_lock(mirror, lock_path, origin)
+    except OSError as e:
+        raise BuildError(str(lock_path.relative_to(a.root)), f"not written ({e.strerror}); "
+                         "the lock is as it was") from None
+    print(f"locked {len(lock.files)} files from {mirror}")
 
 
 if __name__ == "__main__":

@@ -100,3 +100,51 @@ def test_a_malformed_lock_names_the_line_of_the_key(tmp_path, old, new, owner):
         read_lock(path)
     line = next(i for i, s in enumerate(bad.splitlines(), 1) if s.startswith(new))
     assert str(e.value).startswith(f"{path.parent.name}/lock.yaml:{line}: {owner}")
+
+
+# ---- the upstream is the lock's, not the engine's ----------------------------------------
+
+def _mirror(tmp_path, files: dict[str, bytes]):
+    mirror = tmp_path / "mirror"
+    for rel, data in files.items():
+        (mirror / rel).parent.mkdir(parents=True, exist_ok=True)
+        (mirror / rel).write_bytes(data)
+    return mirror
+
+
+def test_a_relock_keeps_the_repository_commit_and_host_of_the_lock(tmp_path):
+    from cit.vendor import ROOT, write_lock
+    old = read_lock(ROOT / "vendored" / "lock.yaml")
+    lock_path = tmp_path / "vendored" / "lock.yaml"
+    lock_path.parent.mkdir()
+    shutil.copy(ROOT / "vendored" / "lock.yaml", lock_path)
+    new = write_lock(_mirror(tmp_path, {"results/a.log": b"one\n"}), lock_path)
+    assert (new.repository, new.commit, new.host) == (old.repository, old.commit, old.host)
+    assert [(f.path, f.commit) for f in read_lock(lock_path).files] == [("results/a.log", old.commit)]
+
+
+def test_a_first_lock_takes_its_upstream_as_given_and_without_one_names_the_lock(tmp_path):
+    from cit.vendor import RAW_HOST, Lock, write_lock
+    mirror = _mirror(tmp_path, {"results/a.log": b"one\n"})
+    lock_path = tmp_path / "vendored" / "lock.yaml"
+    with pytest.raises(BuildError) as e:
+        write_lock(mirror, lock_path)
+    assert e.value.where == str(lock_path) and "--repository OWNER/NAME --commit SHA" in e.value.message
+    assert not lock_path.exists()
+    write_lock(mirror, lock_path, Lock("someone/their-study", "c" * 40, RAW_HOST, []))
+    got = read_lock(lock_path)
+    assert (got.repository, got.commit, [f.commit for f in got.files]) == (
+        "someone/their-study", "c" * 40, ["c" * 40])
+
+
+@pytest.mark.parametrize("repository, expect", [
+    ("someone/their-study", "their-study"), ("none, a made-up study", None)])
+def test_the_default_mirror_is_named_by_the_lock_s_repository(tmp_path, repository, expect):
+    from cit.vendor import default_mirror
+    root = tmp_path / "proj"
+    assert default_mirror(root) is None      # no lock yet
+    (root / "vendored").mkdir(parents=True)
+    (root / "vendored" / "lock.yaml").write_text(yaml.safe_dump(
+        {"repository": repository, "commit": "c", "host": "h", "files": []}))
+    want = tmp_path / "shared" / "upstream" / expect if expect else None
+    assert default_mirror(root) == want
