@@ -1,6 +1,7 @@
 """The one place numbers become text, so the same number never prints two ways."""
 
 import math
+from dataclasses import dataclass
 
 
 def missing(x) -> bool:
@@ -18,9 +19,9 @@ def fmt_int(x) -> str:
     return fmt(x, 0)
 
 
-def fmt_pct(x, d: int = 2) -> str:
-    """A fraction shown as a percentage (x 100) with d decimals and a % sign."""
-    return "n/a" if missing(x) else fmt(x * 100, d) + "%"
+def fmt_pct(x, d: int | None = None) -> str:
+    """A fraction shown as a percentage with its % sign (PCT): upstream's format."""
+    return PCT.labelled(x, d)
 
 
 def fmt_ratio(x, d: int = 1) -> str:
@@ -47,31 +48,107 @@ def fmt_sig(x, sig: int = 3) -> str:
 
 
 # Named unit formats: a value in its SI base unit (seconds, joules, bytes, bytes per
-# second) printed in the unit the site shows it in, the same way at every call site.
+# second, FLOP/s, a fraction) printed in the unit the site shows it in, the same way at
+# every call site (docs/numbers.md, "Units"). One `Unit` gives both the value in the
+# display unit (for the registry and charts) and its text, so the two cannot disagree;
+# changing how a unit prints is an edit of its line below.
 
-def fmt_ms(seconds, d: int = 3) -> str:
-    """Seconds shown in milliseconds, `d` decimals."""
-    return "n/a" if missing(seconds) else fmt(seconds * 1e3, d)
-
-
-def fmt_kj(joules, d: int = 2) -> str:
-    """Joules shown in kilojoules, `d` decimals."""
-    return "n/a" if missing(joules) else fmt(joules / 1e3, d)
+def _p10(e: int) -> float:
+    """10**e as the literal `1e{e}` reads (exact for the powers used here)."""
+    return float(f"1e{e}")
 
 
-def fmt_mb(nbytes, d: int = 1) -> str:
-    """Bytes shown in megabytes (10^6 bytes), `d` decimals."""
-    return "n/a" if missing(nbytes) else fmt(nbytes / 1e6, d)
+@dataclass(frozen=True)
+class Unit:
+    """A display unit 10**exp10 times its base unit (MB: 6, ms: -3, %: -2), printed with
+    `digits` decimals, or `digits` significant figures when `sig`."""
+    label: str          # as pages print it after the number: "MB", "µs", "%"
+    exp10: int
+    digits: int
+    sig: bool = False
+    joiner: str = " "   # between the number and the label ("" for %)
+
+    def of(self, x):
+        """x (base unit) in the display unit; None stays None."""
+        if x is None:
+            return None
+        return x / _p10(self.exp10) if self.exp10 >= 0 else x * _p10(-self.exp10)
+
+    def base(self, v):
+        """v, given in the display unit (as a scenario file types it), in the base unit."""
+        return None if v is None else v * _p10(self.exp10)
+
+    def text(self, x, digits: int | None = None, *, sig: bool | None = None,
+             scaled: bool = False, signed: bool = False) -> str:
+        """x as the site prints it, without the label; `scaled`: x is already in the
+        display unit; `digits`/`sig` override the unit's precision for one quantity;
+        `signed`: a leading + on positive values."""
+        if missing(x):
+            return "n/a"
+        v = x if scaled else self.of(x)
+        d = self.digits if digits is None else digits
+        if self.sig if sig is None else sig:
+            return fmt_sig(v, d)
+        return f"{v:+,.{d}f}" if signed else fmt(v, d)
+
+    def after(self, text: str) -> str:
+        """A number's text followed by this unit's label: `12.3 MB`, `1.50%`."""
+        return f"{text}{self.joiner}{self.label}"
+
+    def labelled(self, x, digits: int | None = None, **kw) -> str:
+        """`text` followed by the label: `12.3 MB`, `1.50%`; a missing x is `n/a` alone."""
+        return "n/a" if missing(x) else self.after(self.text(x, digits, **kw))
+
+    @property
+    def how(self) -> str:
+        """The conversion in words for a registry computation: `÷ 1e6`, `× 100`."""
+        n = abs(self.exp10)
+        factor = "100" if n == 2 else f"1e{n}"
+        return f"÷ {factor}" if self.exp10 > 0 else f"× {factor}"
 
 
-def fmt_gb(nbytes, d: int = 2) -> str:
-    """Bytes shown in gigabytes (10^9 bytes), `d` decimals."""
-    return "n/a" if missing(nbytes) else fmt(nbytes / 1e9, d)
+SECONDS = Unit("s", 0, 2)
+MS = Unit("ms", -3, 3)                     # seconds shown in milliseconds
+US = Unit("µs", -6, 2)                     # seconds shown in microseconds
+KJ = Unit("kJ", 3, 2)                      # joules shown in kilojoules
+MB = Unit("MB", 6, 1)                      # bytes shown in megabytes (10^6): upstream's
+GB = Unit("GB", 9, 2)                      # bytes shown in gigabytes (10^9)
+GBPS = Unit("GB/s", 9, 3, sig=True)        # bytes per second shown in GB/s
+TFLOPS = Unit("TFLOP/s", 12, 1)            # FLOP per second shown in TFLOP/s
+GFLOPS = Unit("GFLOP/s", 9, 0)             # FLOP per second shown in GFLOP/s
+GVALUES = Unit("billion values/s", 9, 3)   # values per second shown in billions
+PJ = Unit("pJ", -12, 2)                    # joules shown in picojoules
+PCT = Unit("%", -2, 2, joiner="")          # a fraction shown as a percentage: upstream's
+
+# The formats whose output reproduces upstream's results.md character for character
+# (docs/numbers.md, "Upstream's formats"): the cells checked against it use only these.
+UPSTREAM_FORMATS = frozenset({"fmt", "fmt_int", "fmt_pct", "fmt_ratio", "fmt_plain",
+                              "fmt_sci", "fmt_general", "MB", "PCT"})
 
 
-def fmt_gbps(bytes_per_s, sig: int = 3) -> str:
-    """A bandwidth in bytes per second shown in GB/s, `sig` significant figures."""
-    return "n/a" if missing(bytes_per_s) else fmt_sig(bytes_per_s / 1e9, sig)
+def fmt_ms(seconds, d: int | None = None) -> str:
+    """Seconds shown in milliseconds (MS)."""
+    return MS.text(seconds, d)
+
+
+def fmt_kj(joules, d: int | None = None) -> str:
+    """Joules shown in kilojoules (KJ)."""
+    return KJ.text(joules, d)
+
+
+def fmt_mb(nbytes, d: int | None = None) -> str:
+    """Bytes shown in megabytes (MB)."""
+    return MB.text(nbytes, d)
+
+
+def fmt_gb(nbytes, d: int | None = None) -> str:
+    """Bytes shown in gigabytes (GB)."""
+    return GB.text(nbytes, d)
+
+
+def fmt_gbps(bytes_per_s, sig: int | None = None) -> str:
+    """A bandwidth in bytes per second shown in GB/s (GBPS, significant figures)."""
+    return GBPS.text(bytes_per_s, sig)
 
 
 def fmt_plain(x) -> str:

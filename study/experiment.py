@@ -14,7 +14,7 @@ import pandas as pd
 from . import resultsmd, sweeplog, tables, variants
 from cit.claims import claim_book
 from cit.errors import BuildError
-from cit.fmt import fmt, fmt_int, fmt_mb, fmt_pct, fmt_ratio, fmt_general, fmt_sci_sig
+from cit.fmt import MB, PCT, SECONDS, fmt, fmt_int, fmt_pct, fmt_ratio, fmt_general, fmt_sci_sig
 from cit.registry import Ref, Registry, Source
 from cit.reads import Reads
 from .runs import Folder, Run, load_folder
@@ -149,8 +149,8 @@ def _register_bytes(add, by, groups):
             "bytes", f, "wire_bytes_per_step of the config record", "measured",
             f"{run.rel}:1 (config record)")
         for what, b in (("payload", run.payload_bytes_per_step), ("wire", run.wire_bytes_per_step)):
-            add(f"hub.{what}_mb.{key}", b / 1e6, fmt_mb(b), "MB", f,
-                f"{what} bytes per worker per step ÷ 1e6")
+            add(f"hub.{what}_mb.{key}", MB.of(b), MB.text(b), MB.label, f,
+                f"{what} bytes per worker per step {MB.how}")
         if key != "A":
             for what, a, b in (("payload", A.payload_bytes_per_step, run.payload_bytes_per_step),
                                ("wire", A.wire_bytes_per_step, run.wire_bytes_per_step)):
@@ -161,8 +161,9 @@ def _register_bytes(add, by, groups):
         "top-k's wire bytes per step ÷ the 1-D 256-point low band's")
     for g in groups:
         r = g.first
-        add(f"wire_mb.{g.slug}", r.wire_bytes_per_step / 1e6, fmt_mb(r.wire_bytes_per_step),
-            "MB", (r.rel,), "wire_bytes_per_step of the group's first run's config record ÷ 1e6")
+        add(f"wire_mb.{g.slug}", MB.of(r.wire_bytes_per_step), MB.text(r.wire_bytes_per_step),
+            MB.label, (r.rel,),
+            f"wire_bytes_per_step of the group's first run's config record {MB.how}")
         add(f"wire.{g.slug}", r.wire_bytes_per_step, fmt_int(r.wire_bytes_per_step), "bytes",
             (r.rel,), "wire_bytes_per_step of the group's first run's config record", "measured",
             f"{r.rel}:1 (config record)")
@@ -196,8 +197,9 @@ def _register_optics(add, by, groups):
         for key, pick, fm, unit, words in (
                 ("loss", lambda r: r.final_val_loss, lambda x: fmt(x, 3), "nats/token",
                  "final val loss"),
-                ("clip", lambda r: r.evals[-1].clip_rate, fmt_pct, "%", "whole-run clip rate"),
-                ("clip_last", lambda r: r.evals[-1].clip_rate_interval, fmt_pct, "%",
+                ("clip", lambda r: r.evals[-1].clip_rate, fmt_pct, PCT.label,
+                 "whole-run clip rate"),
+                ("clip_last", lambda r: r.evals[-1].clip_rate_interval, fmt_pct, PCT.label,
                  "clip rate of the last interval")):
             vals = [pick(r) for g in gs for r in g.runs]
             for end, v in (("min", min(vals)), ("max", max(vals))):
@@ -213,12 +215,12 @@ def _register_optics(add, by, groups):
             jump.append(iv[1])
     files = tuple(f for g in first for f in g.files)
     pct1 = lambda x: fmt_pct(x, 1)
-    add("optics.first.clip_early_max", max(early), pct1(max(early)), "%", files,
+    add("optics.first.clip_early_max", max(early), pct1(max(early)), PCT.label, files,
         "largest clip_rate_interval, over the first-design runs, of the first eval interval "
         "with clipping logged (the one in which calibration ends)")
-    add("optics.first.clip_jump_min", min(jump), pct1(min(jump)), "%", files,
+    add("optics.first.clip_jump_min", min(jump), pct1(min(jump)), PCT.label, files,
         "smallest clip_rate_interval of the next eval interval over the first-design runs")
-    add("optics.first.clip_jump_max", max(jump), pct1(max(jump)), "%", files,
+    add("optics.first.clip_jump_max", max(jump), pct1(max(jump)), PCT.label, files,
         "largest clip_rate_interval of the next eval interval over the first-design runs")
     _register_fixed_sent(add, repaired)
     best = min(repaired, key=lambda g: g.first.final_val_loss)
@@ -457,7 +459,8 @@ def _register_ledger(reg, src, folders, sessions, log_rel):
             reg.add(f"{base}.device", dev, dev, kind="measured", sources=f,
                     locator=f"{r.rel}:1 (hardware.device)", computation="device named by the log")
             secs = r.done.seconds if r.done else None
-            reg.add(f"{base}.seconds", secs, fmt(secs, 0), unit="s", kind="measured", sources=f,
+            reg.add(f"{base}.seconds", secs, SECONDS.text(secs, 0), unit=SECONDS.label,
+                    kind="measured", sources=f,
                     locator=f"{r.rel} (done record)" if r.done else f"{r.rel} (no done record)",
                     computation="wall time from the done record")
             rows.append([rel.split("/")[-1], Ref(f"{base}.name"), Ref(f"{base}.seed"),

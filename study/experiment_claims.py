@@ -12,7 +12,7 @@ from __future__ import annotations
 from statistics import mean
 
 from cit.claims import Verdict, claim_book
-from cit.fmt import fmt, fmt_general, fmt_int, fmt_pct, fmt_ratio
+from cit.fmt import PCT, fmt, fmt_general, fmt_int, fmt_pct, fmt_ratio
 from cit.registry import Registry
 from .tables import Group, stats
 
@@ -582,13 +582,13 @@ def _shakespeare(c: _Ctx) -> None:
                        ("reset_sent", "feeding back the band sent")):
         share = (reset - _shakes(c, key)) / gap
         nid = f"shakes.gap_closed.{key}"
-        c.reg.add(nid, share, fmt_pct(share, 0), unit="%", kind="derived", sources=srcs,
+        c.reg.add(nid, share, fmt_pct(share, 0), unit=PCT.label, kind="derived", sources=srcs,
                   locator="derived from the step-600 evaluations of the listed logs",
                   computation=f"(re-set, exact band fed back − {words}) ÷ (re-set, exact band "
                               "fed back − exact band, no optics), all at step 600")
     # the fixed-scale pair: the first design against the same with the band sent fed back
     share = (first - _shakes(c, "fixed_sent")) / (first - ref)
-    c.reg.add("shakes.gap_closed.fixed_sent", share, fmt_pct(share, 0), unit="%",
+    c.reg.add("shakes.gap_closed.fixed_sent", share, fmt_pct(share, 0), unit=PCT.label,
               kind="derived", sources=srcs,
               locator="derived from the step-600 evaluations of the listed logs",
               computation="(first design − full scale fixed, band sent fed back) ÷ (first "
@@ -633,7 +633,7 @@ def _traffic(c: _Ctx) -> None:
           [c.by["B"], c.by["C.1d256"]], "wire_bytes_per_step = (workers − 1) × "
                                         "payload_bytes_per_step, for B and for C.1d256")
     saving = 1 - band.wire_bytes_per_step / A.wire_bytes_per_step
-    c.number("hub.wire_saving.band", saving, fmt_pct(saving, 1), "%", gs,
+    c.number("hub.wire_saving.band", saving, fmt_pct(saving, 1), PCT.label, gs,
              "1 − the band's wire bytes per step ÷ AdamW's (config records)")
     c.add("exp.band_removes_most_wire_bytes",
           "the band's wire bytes per worker per step are less than half of AdamW's",

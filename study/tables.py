@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from cit.errors import BuildError
-from cit.fmt import fmt, fmt_general, fmt_int, fmt_pct, fmt_plain, fmt_ratio, fmt_sci
+# every cell here is checked against upstream's results.md, so only its formats
+# (cit/fmt.py UPSTREAM_FORMATS, docs/numbers.md) are used
+from cit.fmt import MB, PCT, fmt, fmt_general, fmt_int, fmt_pct, fmt_plain, fmt_ratio, fmt_sci
 from .runs import Folder, Run
 
 PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
@@ -158,7 +160,7 @@ def loss_table(folder: Folder, groups: list[Group], target: float) -> ResultsTab
         payload, dense = g.first.payload_bytes_per_step, g.first.dense_bytes_per_step
         steps, k, n = steps_to_target(g.runs, target)
         steps_text = fmt(steps, 0) if steps is not None else f"not reached ({k}/{n})"
-        to_target = None if steps is None else steps * payload / 1e6
+        to_target = None if steps is None else MB.of(steps * payload)
         rows.append([
             g.label,
             Quantity(f"seeds.{s}", len(g.runs), str(len(g.runs)), "runs", f,
@@ -172,8 +174,8 @@ def loss_table(folder: Folder, groups: list[Group], target: float) -> ResultsTab
             Quantity(f"steps_to_target.{s}", steps, steps_text, "steps", f,
               "mean over seeds of the first eval step with val_loss ≤ the target, "
               "if every seed reaches it; else how many did"),
-            Quantity(f"payload_to_target.{s}", to_target, fmt(to_target, 1), "MB", f,
-              "steps to target × payload per step ÷ 1e6"),
+            Quantity(f"payload_to_target.{s}", to_target, MB.text(to_target, scaled=True),
+              MB.label, f, f"steps to target × payload per step {MB.how}"),
         ])
     return ResultsTable("§1", cols, rows)
 
@@ -235,10 +237,10 @@ def optics_table(groups: list[Group]) -> ResultsTable:
             g.label,
             Quantity(f"final_loss_mean.{g.slug}", mean, fmt(mean, 3), "nats/token", g.files,
               "mean over seeds of the last eval's val_loss"),
-            Quantity(f"clip.{g.slug}", clip, fmt_pct(clip), "%", g.files,
-              "mean over seeds of the last eval's clip_rate (whole run) × 100"),
-            Quantity(f"clip_last.{g.slug}", last, fmt_pct(last), "%", g.files,
-              "mean over seeds of the last eval's clip_rate_interval × 100"),
+            Quantity(f"clip.{g.slug}", clip, fmt_pct(clip), PCT.label, g.files,
+              f"mean over seeds of the last eval's clip_rate (whole run) {PCT.how}"),
+            Quantity(f"clip_last.{g.slug}", last, fmt_pct(last), PCT.label, g.files,
+              f"mean over seeds of the last eval's clip_rate_interval {PCT.how}"),
         ])
     return ResultsTable("§3", cols, rows)
 
@@ -330,13 +332,13 @@ def shakespeare_doc(folder: Folder, rel_md: str, rows_spec: list[dict]) -> Resul
             loc = (r.rel,)
             if r.cfg.variant == "optics" and calibrated:
                 clip = e.clip_rate_interval
-                text += f" ({fmt(clip * 100, 1)}%)"
+                text += f" ({fmt_pct(clip, 1)})"
                 extra[f"shakes.{spec['id']}.s{s}.clip"] = Quantity(
-                    f"shakes.{spec['id']}.s{s}.clip", clip, f"{fmt(clip * 100, 1)}%", "%", loc,
-                    f"clip_rate_interval × 100 of the eval at step {s}")
+                    f"shakes.{spec['id']}.s{s}.clip", clip, fmt_pct(clip, 1), PCT.label, loc,
+                    f"clip_rate_interval {PCT.how} of the eval at step {s}")
                 row.append(Quantity(f"shakes.{spec['id']}.s{s}", e.val_loss, text, "nats/token", loc,
                              f"val_loss of the eval at step {s}, then its clip_rate_interval "
-                             "× 100 in brackets"))
+                             f"{PCT.how} in brackets"))
             else:
                 row.append(Quantity(f"shakes.{spec['id']}.s{s}", e.val_loss, text, "nats/token", loc,
                              f"val_loss of the eval at step {s}"))

@@ -22,6 +22,7 @@ from html import escape as e
 
 from cit import svgplot
 from cit.errors import BuildError
+from cit.fmt import GBPS
 from cit.markup import json_for_script, scroll_region
 from cit.blocks.spec import BlockSpec
 
@@ -97,7 +98,7 @@ def figure_curves(c) -> dict:
 
 def figure_lines(data: dict, curves: dict) -> list:
     """The figure's lines: every variant that reaches the target."""
-    xs = tuple(g / 1e9 for g in data["grid"])
+    xs = tuple(GBPS.of(g) for g in data["grid"])
     return [svgplot.Line(key=v["key"], label=v["label"], x=xs, y=tuple(curves[v["key"]]),
                          colour=v["colour"], dash=v["dash"])
             for v in data["variants"] if data["steps"][v["key"]] is not None]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from cit import atomic
 from cit.errors import BuildError
-from cit.fmt import fmt_sig
+from cit.fmt import GBPS, GFLOPS, PCT, US, fmt_sig
 from . import closed
 from .closed import Params
 from .quoted import QUOTED, QuotedFile
@@ -33,8 +33,8 @@ from .quoted import QUOTED, QuotedFile
 # compute.build_params), and the coordinate the fit moves it in: step time is linear in
 # the latency and in the inverse of the module's budget.
 SETTERS = {
-    "intra_dc_latency_us": lambda p, x: p.with_(alpha_intra=x * 1e-6),
-    "module_budget": lambda p, x: p.with_(module_budget=x * 1e9),
+    "intra_dc_latency_us": lambda p, x: p.with_(alpha_intra=US.base(x)),
+    "module_budget": lambda p, x: p.with_(module_budget=GFLOPS.base(x)),
 }
 INVERSE = {"intra_dc_latency_us": False, "module_budget": True}
 # where the fit starts: no latency; the geometric middle of the original page's budget range
@@ -83,13 +83,13 @@ def figure_value(p: Params, steps: dict, key: str, lo: float, hi: float, iters: 
         for bid, _, a, b in closed.BREAKEVENS:
             if bid == rest:
                 be = closed.breakeven_pair(p, steps, a, b, lo, hi, iters)
-                return be.kind, None if be.at is None else be.at / 1e9
+                return be.kind, GBPS.of(be.at)
     raise BuildError(QUOTED, f"figures.{key}: the calibration has no figure of ours for it "
                      "(it knows time.<variant> and breakeven.<comparison>)")
 
 
 def _residuals(p, steps, figures, quoted: QuotedFile, v) -> list[float]:
-    lo, hi, iters = v.sweep_min * 1e9, v.sweep_max * 1e9, v.bisection_iterations
+    lo, hi, iters = GBPS.base(v.sweep_min), GBPS.base(v.sweep_max), v.bisection_iterations
     out = []
     for key in figures:
         q = quoted.figures[key]
@@ -185,7 +185,7 @@ def _at(p, keys, values, key, x):
 def _check_reach(p, steps, keys, values, figures, quoted, v) -> None:
     """Each figure, with the other fitted inputs where the fit put them, must lie between
     ours at the two ends of every ranged input's range."""
-    lo_bw, hi_bw, iters = v.sweep_min * 1e9, v.sweep_max * 1e9, v.bisection_iterations
+    lo_bw, hi_bw, iters = GBPS.base(v.sweep_min), GBPS.base(v.sweep_max), v.bisection_iterations
     for key in keys:
         if key not in RANGES:
             continue
@@ -228,7 +228,7 @@ def _check_range(p, steps, keys, values, figures, quoted, v) -> None:
             f"cannot be reached with inputs.{key} inside the original page's range "
             f"{fmt_sig(lo, 3)} to {fmt_sig(hi, 3)} (inputs.{lo_k} to inputs.{hi_k}): the "
             f"fit needs {fmt_sig(x, 4)}, and at {fmt_sig(edge, 3)} this figure is off by "
-            f"{res[worst] * 100:+.1f}%")
+            f"{PCT.labelled(res[worst], 1, signed=True)}")
 
 
 def calibrate(scenario, v, p: Params, steps: dict, quoted: QuotedFile) -> Calibration | None:

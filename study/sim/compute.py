@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cit.errors import BuildError
+from cit.fmt import GBPS, GFLOPS, GVALUES, PJ, TFLOPS, US
 from cit.reads import Reads
 from ..runs import Folder, load_folder
 from . import calibrate, closed, counterfactual, des, interval
@@ -88,20 +89,20 @@ def build_params(v: Values, inputs: Inputs, controls: dict | None = None) -> tup
           "cpo": v.cpo_pj_per_bit}
     p = Params(
         workers=v.workers, dcs=v.dcs,
-        bw_wan=c["wan_gbps"] * 1e9, bw_nic=v.nic_bandwidth * 1e9,
-        alpha_intra=v.intra_dc_latency_us * 1e-6, alpha_wan=c["wan_latency_us"] * 1e-6,
+        bw_wan=GBPS.base(c["wan_gbps"]), bw_nic=GBPS.base(v.nic_bandwidth),
+        alpha_intra=US.base(v.intra_dc_latency_us), alpha_wan=US.base(c["wan_latency_us"]),
         n_params=v.n_params, tokens=v.tokens_per_step,
         flops_per_param_token=v.training_flops_per_param_token,
-        gpu_rate=v.gpu_peak_flops * 1e12 * c["utilisation"],
+        gpu_rate=TFLOPS.base(v.gpu_peak_flops) * c["utilisation"],
         gpu_flops_per_mac=v.gpu_flops_per_multiply_add,
         dct2d_macs=v.dct2d_multiply_adds_per_value,
         band_macs=v.band_direct_flops_per_value, fft_macs=v.fft_flops_per_value,
-        module_port_rate=v.module_port_rate * 1e9,
-        module_budget=c["module_budget_gflops"] * 1e9,
+        module_port_rate=GVALUES.base(v.module_port_rate),
+        module_budget=GFLOPS.base(c["module_budget_gflops"]),
         module_ops_per_mac=v.module_ops_per_multiply_add,
         module_uses_fft=v.module_uses_fft, transform_counts=c["transform_counts"],
-        j_per_bit_intra=pj[v.intra_link_type] * 1e-12,
-        j_per_bit_wan=pj[v.wan_link_type] * 1e-12,
+        j_per_bit_intra=PJ.base(pj[v.intra_link_type]),
+        j_per_bit_wan=PJ.base(pj[v.wan_link_type]),
         gpu_power=v.gpu_power, module_power=v.module_power,
         dense_bytes=inputs.payload["dense"], topk_bytes=inputs.payload["topk"],
         band_bytes=inputs.payload["band"], layout=c["layout"])
@@ -176,7 +177,7 @@ def compute(folder: Folder, scenario: Scenario, target_group: str,
                              f"differ from the log's wire_bytes_per_step "
                              f"({inputs.log_wire[mech]!r})")
 
-    lo, hi = values.sweep_min * 1e9, values.sweep_max * 1e9
+    lo, hi = GBPS.base(values.sweep_min), GBPS.base(values.sweep_max)
     grid = closed.sweep_grid(lo, hi, values.sweep_points_per_decade)
     sweep = {m: [] for m in closed.MECHS}
     flat = {"hierarchical": "flat-ring", "flat-ring": "hierarchical"}[p.layout]

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from cit import yamlio
 from cit.errors import BuildError
-from cit.fmt import fmt
+from cit.fmt import GBPS, fmt
 from cit.reads import Reads
 
 QUOTED = "data/sim/quoted.yaml"
@@ -26,7 +26,7 @@ def be_text(kind: str, shown: str | None) -> str:
         return "whole range"
     if kind == "none":
         return "none in range"
-    return f"{kind} {shown} GB/s"
+    return f"{kind} {GBPS.after(shown)}"
 
 
 class QuotedFigure(BaseModel):

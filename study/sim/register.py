@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cit.errors import BuildError
+from cit.fmt import GBPS
 from cit.registry import Ref, Registry, Source
 from . import closed
 from .closed import VARIANTS
@@ -78,7 +79,7 @@ def _sweep_ends(c: Computed, key: str, step_times) -> tuple[tuple, tuple]:
 
 def register_series(reg: Registry, c: Computed, results_path: str = RESULTS) -> None:
     doc_tab = build_doc(c).table(6, "Time to target against WAN bandwidth")
-    xs = tuple(bw / 1e9 for bw in c.grid)
+    xs = tuple(GBPS.of(bw) for bw in c.grid)
     x_ids = tuple(row[0].id for row in doc_tab.rows)
     for j, var in enumerate(VARIANTS, start=1):
         if c.steps[var.key] is None:

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from cit import atomic
 from cit.errors import BuildError
-from cit.fmt import fmt, fmt_gbps, fmt_general, fmt_int, fmt_kj, fmt_ms, fmt_pct, fmt_sig
+from cit.fmt import (GB, GBPS, GVALUES, KJ, MS, SECONDS, TFLOPS, US, fmt, fmt_gbps, fmt_general,
+                     fmt_int, fmt_kj, fmt_ms, fmt_pct, fmt_sig)
 from cit.pipetable import is_separator, split_row
 from cit.reads import Reads
 from . import closed, interval
@@ -29,7 +30,7 @@ TITLE = "Simulator results: training across data centres"
 
 
 def f_s(s: float | None) -> str:
-    return "never" if s is None else fmt(s, 2)
+    return "never" if s is None else SECONDS.text(s)
 
 
 def f_kj(j: float | None) -> str:
@@ -53,7 +54,7 @@ def f_be(be: BreakEven) -> str:
 
 
 def be_value(be: BreakEven):
-    return None if be.at is None else be.at / 1e9
+    return GBPS.of(be.at)
 
 
 def f_typed(v) -> str:
@@ -277,22 +278,22 @@ def _time_section(c: Computed) -> Section:
         kind = _kind(var)
         rows.append([
             Cell(var.label),
-            Cell(fmt_ms(st.compute), f"sim.compute.{k}", st.compute * 1e3, "ms", kind,
+            Cell(fmt_ms(st.compute), f"sim.compute.{k}", MS.of(st.compute), MS.label, kind,
                  "6 x parameters x tokens per worker per step / (GPU peak x utilisation)",
                  closed=True),
-            Cell(fmt_ms(st.gpu), f"sim.compress_gpu.{k}", st.gpu * 1e3, "ms", kind,
+            Cell(fmt_ms(st.gpu), f"sim.compress_gpu.{k}", MS.of(st.gpu), MS.label, kind,
                  "FLOPs per multiply-add x multiply-adds per value x parameters / GPU rate",
                  closed=True),
-            Cell(fmt_ms(st.module), f"sim.compress_module.{k}", st.module * 1e3, "ms", kind,
+            Cell(fmt_ms(st.module), f"sim.compress_module.{k}", MS.of(st.module), MS.label, kind,
                  "parameters / module rate", closed=True),
-            Cell(fmt_ms(st.comm), f"sim.comm.{k}", st.comm * 1e3, "ms", kind,
+            Cell(fmt_ms(st.comm), f"sim.comm.{k}", MS.of(st.comm), MS.label, kind,
                  f"simulated {closed.COLLECTIVE_LABEL[c.params.layout][var.collective]}",
                  closed=True),
-            Cell(fmt_ms(st.total), f"sim.step_time.{k}", st.total * 1e3, "ms", kind,
+            Cell(fmt_ms(st.total), f"sim.step_time.{k}", MS.of(st.total), MS.label, kind,
                  "compute + compression + communication", closed=True),
-            Cell(f_s(t), f"sim.time.{k}", t, "s", kind,
+            Cell(f_s(t), f"sim.time.{k}", t, SECONDS.label, kind,
                  "steps to target x simulated step time", closed=True),
-            Cell(f_kj(e), f"sim.energy.{k}", None if e is None else e / 1e3, "kJ", kind,
+            Cell(f_kj(e), f"sim.energy.{k}", KJ.of(e), KJ.label, kind,
                  "steps to target x simulated energy per step", closed=True),
         ])
         erows.append([
@@ -317,18 +318,18 @@ def _time_section(c: Computed) -> Section:
     p = c.params
     rate = closed.module_rate(p)
     derived = [
-        ("GPU rate", p.gpu_rate / 1e12, fmt(p.gpu_rate / 1e12, 1), "TFLOP/s",
+        ("GPU rate", TFLOPS.of(p.gpu_rate), TFLOPS.text(p.gpu_rate), TFLOPS.label,
          "sim.gpu_rate", "GPU peak x utilisation"),
-        ("Module rate", rate / 1e9, fmt(rate / 1e9, 3), "billion values/s",
+        ("Module rate", GVALUES.of(rate), GVALUES.text(rate), GVALUES.label,
          "sim.module_rate", "min(port rate, budget / (cost per value x operations per "
          "multiply-add)) when the transform counts, else the port rate"),
-        ("WAN latency, one way", p.alpha_wan * 1e6, fmt(p.alpha_wan * 1e6, 1), "µs",
+        ("WAN latency, one way", US.of(p.alpha_wan), US.text(p.alpha_wan, 1), US.label,
          "sim.wan_latency", "fibre length x fibre delay per km"),
-        ("Latency of a step inside a data centre", closed.intra_alpha(p) * 1e6,
-         fmt(closed.intra_alpha(p) * 1e6, 2), "µs", "sim.intra_alpha",
+        ("Latency of a step inside a data centre", US.of(closed.intra_alpha(p)),
+         US.text(closed.intra_alpha(p)), US.label, "sim.intra_alpha",
          "two worker links (up to the switch, down to the peer)"),
-        ("Latency of a step across the WAN", closed.wan_alpha(p) * 1e6,
-         fmt(closed.wan_alpha(p) * 1e6, 2), "µs", "sim.wan_alpha",
+        ("Latency of a step across the WAN", US.of(closed.wan_alpha(p)),
+         US.text(closed.wan_alpha(p)), US.label, "sim.wan_alpha",
          "two worker links plus the WAN"),
     ]
     sec.blocks.append(SimTable("Derived rates", ("Quantity", "Value", "Unit"), [
@@ -362,7 +363,7 @@ def _breakeven_section(c: Computed) -> Section:
         hyp = closed.BY_KEY[a].hypothetical or closed.BY_KEY[b].hypothetical
         rows.append([
             Cell(label),
-            Cell(f_be(be), f"sim.breakeven.{bid}", be_value(be), "GB/s",
+            Cell(f_be(be), f"sim.breakeven.{bid}", be_value(be), GBPS.label,
                  "hypothetical" if hyp else "simulated",
                  f"bisection on time to target of {closed.BY_KEY[a].label} minus "
                  f"{closed.BY_KEY[b].label} against WAN bandwidth", closed=True),
@@ -395,9 +396,9 @@ def _enob_section(c: Computed) -> Section:
             Cell(f_steps(run.steps.mean), f"{sid}.steps", run.steps.mean, "steps", "derived",
                  "first eval step with val_loss at or below the target", closed=True,
                  logs=run.steps.files),
-            Cell(f_be(r.e_vs_a), f"{sid}.E_vs_A", be_value(r.e_vs_a), "GB/s", "simulated",
+            Cell(f_be(r.e_vs_a), f"{sid}.E_vs_A", be_value(r.e_vs_a), GBPS.label, "simulated",
                  "bisection: E with this run's steps against A", closed=True),
-            Cell(f_be(r.eprime_vs_a), f"{sid}.Eprime_vs_A", be_value(r.eprime_vs_a), "GB/s",
+            Cell(f_be(r.eprime_vs_a), f"{sid}.Eprime_vs_A", be_value(r.eprime_vs_a), GBPS.label,
                  "hypothetical", "bisection: E′ with this run's steps against A",
                  closed=True),
         ])
@@ -434,17 +435,17 @@ def _sweep_section(c: Computed) -> Section:
         "layout, for comparison.")
     rows = []
     for i, bw in enumerate(c.grid):
-        row = [Cell(fmt_gbps(bw), f"sim.sweep.bw.{i}", bw / 1e9, "GB/s", "assumption",
+        row = [Cell(fmt_gbps(bw), f"sim.sweep.bw.{i}", GBPS.of(bw), GBPS.label, "assumption",
                     "point of the fixed log grid", closed=True)]
         for var in VARIANTS:
             steps = c.steps[var.key]
             t = None if steps is None else steps * c.sweep[var.mech][i]
-            row.append(Cell(f_s(t), f"sim.sweep.{var.key}.{i}", t, "s", _kind(var),
+            row.append(Cell(f_s(t), f"sim.sweep.{var.key}.{i}", t, SECONDS.label, _kind(var),
                             "steps to target x simulated step time at this WAN bandwidth",
                             closed=True))
         a_steps = c.steps["A"]
         t = None if a_steps is None else a_steps * c.sweep_flat_a[i]
-        row.append(Cell(f_s(t), f"sim.sweep.A_other.{i}", t, "s", "simulated",
+        row.append(Cell(f_s(t), f"sim.sweep.A_other.{i}", t, SECONDS.label, "simulated",
                         "steps to target x simulated step time of A under the other "
                         "collective layout at this WAN bandwidth", closed=True))
         rows.append(row)
@@ -479,10 +480,11 @@ def against_rows(c: Computed) -> list:
         kind, ours = ours_for(c, key)
         if kind == "time":
             text = f_s(ours)
-            shown = "never" if ours is None else fmt(ours, q.decimals)
+            shown = "never" if ours is None else SECONDS.text(ours, q.decimals)
         else:
             text = f_be(c.breakevens[key.partition(".")[2]])
-            shown = be_text(kind, None if ours is None else fmt(ours, q.decimals or 0))
+            shown = be_text(kind, None if ours is None
+                            else GBPS.text(ours, q.decimals or 0, sig=False, scaled=True))
         rel = None if ours is None or q.value is None or kind != (q.kind or "time") \
             else ours / q.value - 1
         out.append((key, q, text, shown, rel, shown == q.text()))
@@ -560,14 +562,13 @@ def _time_ends_rows(c: Computed) -> list:
         k, ends, st = var.key, c.ends[var.key], c.default[var.mech]
         kind = _kind(var)
         row = [Cell(var.label)]
-        for what, f, per, unit in (("time", f_s, st.total, "s"),
-                                   ("energy", f_kj, st.energy, "kJ")):
+        for what, f, per, unit in (("time", f_s, st.total, SECONDS),
+                                   ("energy", f_kj, st.energy, KJ)):
             grid = None if c.steps[k] is None else c.steps[k] * per
             row.append(Cell(f(grid)))
             for i, end in enumerate(("fewest", "most")):
                 x = None if ends is None else ends[i] * per
-                val = x if x is None or what == "time" else x / 1e3
-                row.append(Cell(f(x), f"sim.{what}.{k}.{end}", val, unit, kind,
+                row.append(Cell(f(x), f"sim.{what}.{k}.{end}", unit.of(x), unit.label, kind,
                                 f"{end} steps to target x simulated {what} per step at the "
                                 "default WAN"))
         rows.append(row)
@@ -583,7 +584,7 @@ def _be_ends_rows(c: Computed) -> list:
         row = [Cell(label), Cell("shared" if interval.shared(a, b) else "separate"),
                Cell(f_be(c.breakevens[bid]))]
         for be, end in zip(ends, interval.ENDS):
-            row.append(Cell(f_be(be), f"sim.breakeven.{bid}.{end}", be_value(be), "GB/s",
+            row.append(Cell(f_be(be), f"sim.breakeven.{bid}.{end}", be_value(be), GBPS.label,
                             "hypothetical" if hyp else "simulated",
                             f"bisection as in section 4, {closed.BY_KEY[a].label} at its "
                             f"{end} steps to target, {closed.BY_KEY[b].label} at {other}"))
@@ -605,7 +606,7 @@ def _enob_ends_tabs(c: Computed) -> list:
                                 ("eprime_vs_a", "Eprime_vs_A", "hypothetical")):
             for end in interval.ENDS:
                 be = getattr(ends[end], name)
-                row.append(Cell(f_be(be), f"{sid}.{via}.{end}", be_value(be), "GB/s", kind,
+                row.append(Cell(f_be(be), f"{sid}.{via}.{end}", be_value(be), GBPS.label, kind,
                                 f"bisection: {via.split('_')[0].replace('prime', '′')} at "
                                 f"this run's {end} steps against A at the other end"))
         rows.append(row)
@@ -643,7 +644,7 @@ def _order_tab(c: Computed, what: str) -> tuple[SimTable, int, int]:
                           f"sim.order.{what}.{o.first}.{o.second}", o.survives, "", "derived",
                           f"{a}'s {what} to target at its most steps below {b}'s at its "
                           "fewest (the same steps when the two share them)")])
-    unit = "s" if what == "time" else "kJ"
+    unit = SECONDS.label if what == "time" else KJ.label
     name = "time to target" if what == "time" else "energy to target"
     return SimTable(f"Orderings of {name} at the default WAN",
                ("Lower at the grid values, higher", f"At the grid values ({unit})",
@@ -726,16 +727,16 @@ def _e_run_tabs(c: Computed) -> list:
     grid_ep = c.time("Eprime_Esteps", c.default["Eprime"].total)
     rows = [
         ("E, time to target (s)", f_s(grid_e), f_s(later.time_e), "sim.later.time.E",
-         later.time_e, "s", "simulated", "E's steps one evaluation later x E's step time"),
+         later.time_e, SECONDS.label, "simulated", "E's steps one evaluation later x E's step time"),
         ("E′ on E's steps, time to target (s)", f_s(grid_ep), f_s(later.time_eprime),
-         "sim.later.time.Eprime_Esteps", later.time_eprime, "s", "hypothetical",
+         "sim.later.time.Eprime_Esteps", later.time_eprime, SECONDS.label, "hypothetical",
          "E's steps one evaluation later x E′'s step time"),
         ("E vs A", f_be(c.breakevens["E_vs_A"]), f_be(later.e_vs_a),
-         "sim.later.breakeven.E_vs_A", be_value(later.e_vs_a), "GB/s", "simulated",
+         "sim.later.breakeven.E_vs_A", be_value(later.e_vs_a), GBPS.label, "simulated",
          "bisection: E with its steps one evaluation later against A on the grid's steps"),
         ("E′ vs A (E's steps)", f_be(c.breakevens["Eprime_Esteps_vs_A"]),
          f_be(later.eprime_vs_a), "sim.later.breakeven.Eprime_Esteps_vs_A",
-         be_value(later.eprime_vs_a), "GB/s", "hypothetical",
+         be_value(later.eprime_vs_a), GBPS.label, "hypothetical",
          "bisection: E′ with E's steps one evaluation later against A on the grid's steps")]
     tab = SimTable("E one evaluation later", (
         "Figure", "On the grid's steps", "Had the run crossed one evaluation later"),
@@ -759,16 +760,16 @@ def _cf_row(o) -> list:
     kind = "hypothetical"
     row = [Cell(f"{case.label}, against {b.label}")]
     for (where, key), (tx, to) in zip(CF_AT, o.times):
-        row.append(Cell(f_s(tx), f"sim.cf.{case.key}.time.{where}", tx, "s", kind,
+        row.append(Cell(f_s(tx), f"sim.cf.{case.key}.time.{where}", tx, SECONDS.label, kind,
                         f"{case.label}: its steps to target x its step time at the {where} "
                         f"WAN bandwidth ({key})"))
-        row.append(Cell(f_s(to), f"sim.cf.{case.key}.other.{where}", to, "s", "simulated",
+        row.append(Cell(f_s(to), f"sim.cf.{case.key}.other.{where}", to, SECONDS.label, "simulated",
                         f"{b.label}: steps to target x step time at the {where} WAN "
                         f"bandwidth ({key}), unchanged"))
     row.append(Cell(f_be(o.breakeven), f"sim.cf.{case.key}.breakeven", be_value(o.breakeven),
-                    "GB/s", kind, f"bisection: {case.label} against {b.label}"))
+                    GBPS.label, kind, f"bisection: {case.label} against {b.label}"))
     for be, end in zip(o.ends, interval.ENDS):
-        row.append(Cell(f_be(be), f"sim.cf.{case.key}.breakeven.{end}", be_value(be), "GB/s",
+        row.append(Cell(f_be(be), f"sim.cf.{case.key}.breakeven.{end}", be_value(be), GBPS.label,
                         kind, f"bisection: {case.label} at its {end} steps against "
                         f"{b.label} at the other end (section 8)"))
     return row
@@ -781,9 +782,9 @@ def _wan_rows(c: Computed) -> list:
         row = [Cell(var.label)]
         for i, (suffix, what) in enumerate((("", "grid"), (".fewest", "fewest"),
                                             (".most", "most"))):
-            x = None if w is None else w[i] / 1e9
-            row.append(Cell("never" if x is None else fmt(x, 2),
-                            f"sim.wan_to_target.{var.key}{suffix}", x, "GB", _kind(var),
+            x = None if w is None else w[i]
+            row.append(Cell("never" if x is None else GB.text(x),
+                            f"sim.wan_to_target.{var.key}{suffix}", GB.of(x), GB.label, _kind(var),
                             f"{what} steps to target x bytes crossing the WAN per step "
                             "(both directions) / 1e9"))
         rows.append(row)
@@ -818,12 +819,12 @@ def _charged_blocks(c: Computed) -> list:
     if ch is None:
         return []
     rows = [[Cell("E′ step time at the default WAN (ms)"), Cell(fmt_ms(ch.modelled)),
-             Cell(fmt_ms(ch.step), "sim.charged.step_time", ch.step * 1e3, "ms",
+             Cell(fmt_ms(ch.step), "sim.charged.step_time", MS.of(ch.step), MS.label,
                   "hypothetical", "E′'s step time plus closed.innet_left_out: each "
                   "worker's shard up its link to the switch, the band's bytes back down")],
             [Cell("E′ on E's steps, time to target (s)"),
              Cell(f_s(c.time("Eprime_Esteps", ch.modelled))),
-             Cell(f_s(ch.time), "sim.charged.time.Eprime_Esteps", ch.time, "s",
+             Cell(f_s(ch.time), "sim.charged.time.Eprime_Esteps", ch.time, SECONDS.label,
                   "hypothetical", "E's steps x E′'s step time with the transfers charged")]]
     labels = {bid: label for bid, label, *_ in BREAKEVENS}
     for bid, bes in ch.breakevens.items():
@@ -833,7 +834,7 @@ def _charged_blocks(c: Computed) -> list:
                                            "first at its most steps"), bes, modelled):
             rows.append([Cell(f"{labels[bid]}, {where}"), Cell(f_be(mod)),
                          Cell(f_be(be), f"sim.charged.breakeven.{bid}{suffix}",
-                              be_value(be), "GB/s", "hypothetical",
+                              be_value(be), GBPS.label, "hypothetical",
                               f"bisection: {labels[bid]} with E′'s transfers charged, "
                               f"{where} (section 8)")])
     return [

@@ -10,7 +10,7 @@ stage after its figures are in the registry (`groups`: the headline folder's run
 from __future__ import annotations
 
 from cit.claims import Verdict, claim_book
-from cit.fmt import fmt, fmt_gb, fmt_int, fmt_ms, fmt_pct
+from cit.fmt import GB, GBPS, GFLOPS, GVALUES, MS, SECONDS, fmt, fmt_int, fmt_pct
 from cit.registry import Registry, Source
 from . import closed, interval
 from .closed import BY_KEY, BreakEven
@@ -19,7 +19,7 @@ from .compute import Computed
 
 
 def _gbps(bw: float | None) -> str:
-    return "none" if bw is None else f"{fmt_gb(bw, 3)} GB/s"    # bytes per second, in GB a second
+    return "none" if bw is None else GBPS.labelled(bw, 3, sig=False)
 
 
 class _Sim:
@@ -120,7 +120,7 @@ def _cprime_higher(s: _Sim) -> None:
     from itertools import product
     from .compute import breakeven_pair
     c, v = s.c, s.c.values
-    lo, hi, it = v.sweep_min * 1e9, v.sweep_max * 1e9, v.bisection_iterations
+    lo, hi, it = GBPS.base(v.sweep_min), GBPS.base(v.sweep_max), v.bisection_iterations
     worst = None
     for sc, se, sa in product(c.ends["C"], c.ends["E"], c.ends["A"]):
         st = dict(c.steps, Cprime=sc, Eprime_Esteps=se, A=sa)
@@ -157,9 +157,8 @@ def _enob(s: _Sim, groups) -> None:
                   kind="measured", sources=s.sources, locator=loc,
                   computation="ENOB of the one repaired run whose E breaks even with AdamW at "
                               "the end of the interval that favours E")
-        at = None if e.e_vs_a.at is None else e.e_vs_a.at / 1e9
-        s.reg.add("sim.e_enob_exception.breakeven", at, f_be(e.e_vs_a),
-                  unit="GB/s", kind="simulated", sources=s.sources, locator=loc,
+        s.reg.add("sim.e_enob_exception.breakeven", GBPS.of(e.e_vs_a.at), f_be(e.e_vs_a),
+                  unit=GBPS.label, kind="simulated", sources=s.sources, locator=loc,
                   computation="bisection: E at that run's fewest steps against A at its most")
     s.add("sim.e_breaks_even_at_no_enob_on_the_grid",
           "at the grid values E breaks even with AdamW at no ENOB, nor at the end of the "
@@ -270,7 +269,8 @@ def _sweep(s: _Sim, groups) -> None:
     change = [max(abs(s.step_at(k, i) / s.step_at(k, last) - 1) for k in keys)
               for i in range(len(c.grid))]
     flat = min(i for i in range(len(c.grid)) if max(change[i:]) < 0.02)
-    s.reg.add("sim.sweep_flat_from", c.grid[flat] / 1e9, fmt_gb(c.grid[flat], 0), unit="GB/s",
+    s.reg.add("sim.sweep_flat_from", GBPS.of(c.grid[flat]),
+              GBPS.text(c.grid[flat], 0, sig=False), unit=GBPS.label,
               kind="simulated", sources=s.sources, locator=f"{s.sources[0].path} §6",
               computation="lowest grid bandwidth from which every variant's simulated step "
                           "time stays within two percent of its time at the top of the sweep")
@@ -307,9 +307,9 @@ def _sweep(s: _Sim, groups) -> None:
           "C's step is shorter than B's, yet C takes longer to reach the target, at the grid "
           "values and at both ends of the steps' interval",
           Verdict(cb.total < bb.total and s.time("C") > s.time("B") and tc > tb,
-                  (("C step", f"{fmt_ms(cb.total)} ms"), ("B step", f"{fmt_ms(bb.total)} ms"),
-                   ("C to target", f"{fmt(s.time('C'), 2)} s"), ("B to target", f"{fmt(s.time('B'), 2)} s"),
-                   ("C at its fewest steps", f"{fmt(tc, 2)} s"), ("B at its most", f"{fmt(tb, 2)} s"))),
+                  (("C step", MS.labelled(cb.total)), ("B step", MS.labelled(bb.total)),
+                   ("C to target", SECONDS.labelled(s.time('C'))), ("B to target", SECONDS.labelled(s.time('B'))),
+                   ("C at its fewest steps", SECONDS.labelled(tc)), ("B at its most", SECONDS.labelled(tb)))),
           "default-WAN step times (C < B); times to target C > B at the grid values and with "
           "C at its fewest steps and B at its most")
 
@@ -319,8 +319,8 @@ def _bytes(s: _Sim, groups) -> None:
     wan, nic = s.v("scenario.wan_bandwidth"), s.v("scenario.nic_bandwidth")
     s.add("sim.wan_slower_than_worker_links",
           "the scenario's default WAN is slower than each worker's link inside a data centre",
-          Verdict(wan < nic, (("WAN, default", f"{fmt(wan, 1)} GB/s"),
-                              ("worker link", f"{fmt(nic, 1)} GB/s"))),
+          Verdict(wan < nic, (("WAN, default", GBPS.labelled(wan, 1, sig=False, scaled=True)),
+                              ("worker link", GBPS.labelled(nic, 1, sig=False, scaled=True)))),
           "scenario wan_bandwidth < nic_bandwidth")
     d = c.default
     wan = {k: c.wan_to_target[k] for k in ("C", "E")}           # (grid, fewest, most)
@@ -331,12 +331,12 @@ def _bytes(s: _Sim, groups) -> None:
           "default WAN takes longer, at the grid values and at both ends of the steps' interval",
           Verdict(wan["E"][0] < wan["C"][0] and wan["E"][2] < wan["C"][1]
                   and te[0] > tc[0] and te[1] > tc[1],
-                  (("E, WAN bytes to target", f"{fmt_gb(wan['E'][0])} GB"),
-                   ("C, WAN bytes to target", f"{fmt_gb(wan['C'][0])} GB"),
+                  (("E, WAN bytes to target", GB.labelled(wan['E'][0])),
+                   ("C, WAN bytes to target", GB.labelled(wan['C'][0])),
                    ("E at its most steps, C at its fewest",
-                    f"{fmt_gb(wan['E'][2])} against {fmt_gb(wan['C'][1])} GB"),
-                   ("E to target", f"{fmt(te[0], 2)} s"), ("C to target", f"{fmt(tc[0], 2)} s"),
-                   ("E at its fewest steps, C at its most", f"{fmt(te[1], 2)} against {fmt(tc[1], 2)} s"))),
+                    f"{GB.text(wan['E'][2])} against {GB.labelled(wan['C'][1])}"),
+                   ("E to target", SECONDS.labelled(te[0])), ("C to target", SECONDS.labelled(tc[0])),
+                   ("E at its fewest steps, C at its most", f"{SECONDS.text(te[1])} against {SECONDS.labelled(tc[1])}"))),
           "steps × WAN bytes per step, E < C, and times to target at the default WAN, E > C, "
           "each at the grid values and at the corner that favours the other way")
     dense = s.v("sim.payload.A")
@@ -363,9 +363,9 @@ def _bytes(s: _Sim, groups) -> None:
 
 def _cf_evidence(o, label: str, other: str) -> tuple:
     lo, dflt, hi = o.times
-    return ((f"{label}, lowest WAN", f"{fmt(lo[0], 2)} against {other}'s {fmt(lo[1], 2)} s"),
-            (f"{label}, default WAN", f"{fmt(dflt[0], 2)} against {other}'s {fmt(dflt[1], 2)} s"),
-            (f"{label}, highest WAN", f"{fmt(hi[0], 2)} against {other}'s {fmt(hi[1], 2)} s"),
+    return ((f"{label}, lowest WAN", f"{SECONDS.text(lo[0])} against {other}'s {SECONDS.labelled(lo[1])}"),
+            (f"{label}, default WAN", f"{SECONDS.text(dflt[0])} against {other}'s {SECONDS.labelled(dflt[1])}"),
+            (f"{label}, highest WAN", f"{SECONDS.text(hi[0])} against {other}'s {SECONDS.labelled(hi[1])}"),
             (f"{label}, break-even", _three((o.breakeven,) + tuple(o.ends))))
 
 
@@ -387,9 +387,9 @@ def _causes(s: _Sim, groups) -> None:
                   _cf_evidence(free, "E, module taking no time", "A")
                   + _cf_evidence(asteps, "E on A's steps", "A")
                   + (("WAN bytes to target, E against A",
-                      f"{fmt_gb(w['E'][0])} against {fmt_gb(w['A'][0])} GB"),
+                      f"{GB.text(w['E'][0])} against {GB.labelled(w['A'][0])}"),
                      ("E at its fewest steps, A at its most",
-                      f"{fmt_gb(w['E'][1])} against {fmt_gb(w['A'][2])} GB")),
+                      f"{GB.text(w['E'][1])} against {GB.labelled(w['A'][2])}")),
                   (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["A"].per_seed))),
           "counterfactual.CASES E_free_vs_A (module time zero): BreakEven.kind none at the grid "
           "values and both ends; E_Asteps_vs_A (E's step time, A's steps): kind below; WAN "
@@ -402,10 +402,10 @@ def _causes(s: _Sim, groups) -> None:
           "whole range, at the grid values and both ends of the interval",
           Verdict(s.time("E") > s.time("C") and s.at("E", e_c["E"]) > s.at("C", e_c["C"])
                   and all(b.kind == "whole" for b in (vc.breakeven,) + tuple(vc.ends)),
-                  (("E to target", f"{fmt(s.time('E'), 2)} s"), ("C to target", f"{fmt(s.time('C'), 2)} s"),
+                  (("E to target", SECONDS.labelled(s.time('E'))), ("C to target", SECONDS.labelled(s.time('C'))),
                    ("E at its fewest steps, C at its most",
-                    f"{fmt(s.at('E', e_c['E']), 2)} against {fmt(s.at('C', e_c['C']), 2)} s"),
-                   ("module time per step", f"{fmt_ms(c.default['E'].module)} ms"))
+                    f"{SECONDS.text(s.at('E', e_c['E']))} against {SECONDS.labelled(s.at('C', e_c['C']))}"),
+                   ("module time per step", MS.labelled(c.default['E'].module)))
                   + _cf_evidence(vc, "E, module taking no time", "C"),
                   (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["C"].per_seed))),
           "E's time to target > C's at the default WAN (grid values and E's fewest/C's most); "
@@ -416,10 +416,10 @@ def _causes(s: _Sim, groups) -> None:
           "the grid values and with E at its most steps and C at its fewest",
           Verdict(t0["E"] < t0["C"]
                   and c.ends["E"][1] * s.step_at("E", 0) < c.ends["C"][0] * s.step_at("C", 0),
-                  (("E, lowest WAN", f"{fmt(t0['E'], 2)} s"), ("C, lowest WAN", f"{fmt(t0['C'], 2)} s"),
+                  (("E, lowest WAN", SECONDS.labelled(t0['E'])), ("C, lowest WAN", SECONDS.labelled(t0['C'])),
                    ("E at its most steps, C at its fewest",
-                    f"{fmt(c.ends['E'][1] * s.step_at('E', 0), 2)} against "
-                    f"{fmt(c.ends['C'][0] * s.step_at('C', 0), 2)} s")),
+                    f"{SECONDS.text(c.ends['E'][1] * s.step_at('E', 0))} against "
+                    f"{SECONDS.labelled(c.ends['C'][0] * s.step_at('C', 0))}")),
                   (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["C"].per_seed))),
           "steps to target × simulated step time at sweep_min (results.md §6 first row), E < C, "
           "at the grid values and at the corner that favours C (interval.py)")
@@ -451,17 +451,17 @@ def _layout(s: _Sim, groups) -> None:
               computation="WAN bytes per step of A's all-reduce laid out as one ring of all "
                           "workers ÷ laid out by data centre")
     t = closed.time_to_target(flat, mech, c.steps["A"])
-    s.reg.add("sim.flat_ring.time.A", t, fmt(t, 2), unit="s", kind="simulated",
+    s.reg.add("sim.flat_ring.time.A", t, SECONDS.text(t), unit=SECONDS.label, kind="simulated",
               sources=s.sources, locator=where,
               computation="A's steps to target × its step time with one ring of all workers, "
                           "at the default WAN")
     quoted = c.quoted.figures["time.A"]
-    shown = fmt(t, quoted.decimals)
+    shown = SECONDS.text(t, quoted.decimals)
     s.add("sim.flat_ring_misses_quoted_a",
           "with one ring of all workers, AdamW's time to target does not read as the "
           "original's at the precision it printed",
-          Verdict(shown != quoted.text(), (("A, flat ring", f"{shown} s"),
-                                           ("original", f"{quoted.text()} s"))),
+          Verdict(shown != quoted.text(), (("A, flat ring", SECONDS.after(shown)),
+                                           ("original", SECONDS.after(quoted.text())))),
           "A's time to target under the flat ring, rounded as the original rounds it")
 
 
@@ -472,44 +472,46 @@ def _module(s: _Sim, groups) -> None:
     fast = port * s.v("scenario.fft_flops_per_value") * per_mac
     for key, v, how in (("direct", direct, "band_direct_flops_per_value"),
                         ("fft", fast, "fft_flops_per_value")):
-        s.reg.add(f"sim.band_gflops_at_port.{key}", v, fmt(v, 0), unit="GFLOP/s", kind="derived",
+        s.reg.add(f"sim.band_gflops_at_port.{key}", v, GFLOPS.text(v, scaled=True),
+                  unit=GFLOPS.label, kind="derived",
                   sources=(Source("data/sim/scenario.yaml"),), locator="data/sim/scenario.yaml",
                   computation=f"module_port_rate × {how} × module_ops_per_multiply_add")
     top = s.v("scenario.module_budget_max")
     s.add("sim.band_at_port_rate_exceeds_budget",
           "computing the band at the module's port rate, directly or through a fast transform, "
           "takes more FLOP/s than the top of the budget range the original page gives",
-          Verdict(min(direct, fast) > top, (("direct", f"{fmt(direct, 0)} GFLOP/s"),
-                                            ("fast transform", f"{fmt(fast, 0)} GFLOP/s"),
-                                            ("budget, top", f"{fmt(top, 0)} GFLOP/s"))),
+          Verdict(min(direct, fast) > top, (("direct", GFLOPS.labelled(direct, scaled=True)),
+                                            ("fast transform", GFLOPS.labelled(fast, scaled=True)),
+                                            ("budget, top", GFLOPS.labelled(top, scaled=True)))),
           "port rate × multiply-adds per value × budget operations per multiply-add, "
           "against module_budget_max")
     fit, low = s.v("sim.fitted.module_budget"), s.v("scenario.module_budget_min")
     s.add("sim.fitted_budget_in_range",
           "the fitted module budget lies inside the range the original page gives",
-          Verdict(low <= fit <= top, (("fitted", f"{fmt(fit, 2)} GFLOP/s"),
-                                      ("range", f"{fmt(low, 0)} to {fmt(top, 0)} GFLOP/s"))),
+          Verdict(low <= fit <= top, (("fitted", GFLOPS.labelled(fit, 2, scaled=True)),
+                                      ("range", f"{GFLOPS.text(low, scaled=True)} to "
+                                                f"{GFLOPS.labelled(top, scaled=True)}"))),
           "module_budget_min ≤ sim.fitted.module_budget ≤ module_budget_max")
     ratio = s.v("scenario.band_direct_flops_per_value") / s.v("scenario.fft_flops_per_value")
     s.add("sim.direct_needs_budget_above_range",
           "computing the band directly at the fitted time per step would need a budget above "
           "the top of the original page's range",
-          Verdict(fit * ratio > top, (("budget needed", f"{fmt(fit * ratio, 1)} GFLOP/s"),
-                                      ("budget, top", f"{fmt(top, 0)} GFLOP/s"))),
+          Verdict(fit * ratio > top, (("budget needed", GFLOPS.labelled(fit * ratio, 1, scaled=True)),
+                                      ("budget, top", GFLOPS.labelled(top, scaled=True)))),
           "fitted budget × (direct ÷ fast-transform multiply-adds per value) > module_budget_max")
     rate = s.v("sim.module_rate")
     p = s.c.params
-    fast_port = closed.module_rate(p.with_(module_port_rate=2 * p.module_port_rate)) / 1e9
-    big_budget = closed.module_rate(p.with_(module_budget=2 * p.module_budget)) / 1e9
+    fast_port = GVALUES.of(closed.module_rate(p.with_(module_port_rate=2 * p.module_port_rate)))
+    big_budget = GVALUES.of(closed.module_rate(p.with_(module_budget=2 * p.module_budget)))
     s.add("sim.module_budget_bound",
           "the budget, not the port, sets the module's pace: it processes values more slowly "
           "than its port rate, doubling the port rate leaves its rate unchanged and doubling "
           "the budget raises it",
           Verdict(rate < port and fast_port == rate and big_budget > rate,
-                  (("module rate", f"{fmt(rate, 3)} billion values/s"),
-                   ("port rate", f"{fmt(port, 1)} billion values/s"),
-                   ("with the port rate doubled", f"{fmt(fast_port, 3)} billion values/s"),
-                   ("with the budget doubled", f"{fmt(big_budget, 3)} billion values/s"))),
+                  (("module rate", GVALUES.labelled(rate, scaled=True)),
+                   ("port rate", GVALUES.labelled(port, 1, scaled=True)),
+                   ("with the port rate doubled", GVALUES.labelled(fast_port, scaled=True)),
+                   ("with the budget doubled", GVALUES.labelled(big_budget, scaled=True)))),
           "closed.module_rate at the scenario, with module_port_rate × 2 (equal) and with "
           "module_budget × 2 (higher); sim.module_rate < scenario.module_port_rate")
 
@@ -544,7 +546,8 @@ def _e_run(s: _Sim, groups) -> None:
                     f"{fmt(st.mean, 0)} and {fmt(later.steps, 0)}"),
                    ("E′ vs A", f"{f_be(grid[1])} and {f_be(later.eprime_vs_a)}"),
                    ("E vs A", f"{f_be(grid[0])} and {f_be(later.e_vs_a)}"),
-                   ("E to target", f"{fmt(s.time('E'), 2)} and {fmt(later.time_e, 2)} s")),
+                   ("E to target",
+                    f"{SECONDS.text(s.time('E'))} and {SECONDS.labelled(later.time_e)}")),
                   (len(st.per_seed),)),
           "counterfactual.one_eval_later: E's steps = the eval step after its crossing, A on "
           "the grid's; BreakEven of E′ vs A below and lower than at the grid values; E vs A "
@@ -567,8 +570,8 @@ def _charged(s: _Sim, groups) -> None:
           "lengthens its step and lowers its break-even with AdamW, on E's steps and on C's, "
           "at the grid values and at both ends of the interval; E′ still never beats C′",
           Verdict(ch.step > ch.modelled and all(lower) and never,
-                  (("E′ step, modelled", f"{fmt_ms(ch.modelled)} ms"),
-                   ("E′ step, charged", f"{fmt_ms(ch.step)} ms")) + ev
+                  (("E′ step, modelled", MS.labelled(ch.modelled)),
+                   ("E′ step, charged", MS.labelled(ch.step))) + ev
                   + (("E′ vs C′, charged", _three(ch.breakevens["Eprime_vs_Cprime"])),),
                   (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["C"].per_seed),
                    len(c.inputs.steps["A"].per_seed))),

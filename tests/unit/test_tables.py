@@ -121,3 +121,16 @@ def test_group_statistics_use_the_sample_standard_deviation():
     assert (mean, sd) == (2.0, 1.0)
     assert tables.stats([5.0]) == (5.0, 0.0)
     assert tables.stats([]) == (None, None)
+
+
+def test_the_upstream_bound_cells_use_only_upstream_formats():
+    """study/tables.py makes every cell checked against upstream's results.md: it may take
+    from cit/fmt.py only the formats marked as upstream's (UPSTREAM_FORMATS, docs/numbers.md),
+    so a change to any other format cannot reach those cells."""
+    import ast
+    from pathlib import Path
+    from cit.fmt import UPSTREAM_FORMATS
+    tree = ast.parse(Path(tables.__file__).read_text(encoding="utf-8"))
+    taken = {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+             and n.module == "cit.fmt" for a in n.names}
+    assert taken and taken <= UPSTREAM_FORMATS, taken - UPSTREAM_FORMATS
