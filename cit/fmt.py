@@ -1,4 +1,6 @@
-"""The one place numbers become text, so the same number never prints two ways."""
+"""The one place numbers become text, so the same number never prints two ways: plain
+formats, the named units (docs/numbers.md, "Units") and the formats upstream's
+results.md is printed in (UPSTREAM_FORMATS; "Upstream's formats")."""
 
 import math
 from dataclasses import dataclass

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cit.errors import BuildError
-from cit.fmt import GBPS
+from cit.fmt import GBPS, SECONDS
 from cit.registry import Ref, Registry, Source
 from . import closed
 from .closed import VARIANTS
@@ -96,7 +96,7 @@ def register_series(reg: Registry, c: Computed, results_path: str = RESULTS) -> 
             "band: the fewest and most steps of the evaluation grid's interval (§8) x the "
             "same step times",
             label=var.label, variant=var.key[0], shade=var.mech, x_ids=x_ids, y_ids=y_ids,
-            x_unit="GB/s", y_unit="s", lo=lo, hi=hi)
+            x_unit=GBPS.label, y_unit=SECONDS.label, lo=lo, hi=hi)
     # A under the other collective layout: the same letter, so the chart draws it dashed
     j = len(doc_tab.columns) - 1
     if c.steps["A"] is not None:
@@ -109,7 +109,7 @@ def register_series(reg: Registry, c: Computed, results_path: str = RESULTS) -> 
             "collective layout at each WAN bandwidth; the band: the fewest and most steps of "
             "the evaluation grid's interval (§8) x the same step times",
             label=label, variant="A", x_ids=x_ids,
-            y_ids=tuple(row[j].id for row in doc_tab.rows), x_unit="GB/s", y_unit="s",
+            y_ids=tuple(row[j].id for row in doc_tab.rows), x_unit=GBPS.label, y_unit=SECONDS.label,
             **dict(zip(("lo", "hi"), _sweep_ends(c, "A", c.sweep_flat_a))))
 
 
