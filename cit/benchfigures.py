@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import yamlio
 from .errors import BuildError
-from .fmt import fmt, fmt_int
+from .fmt import SECONDS, fmt, fmt_int
 from .reads import Reads
 from .registry import Ref, Registry, Source
 
@@ -90,7 +90,7 @@ def register(reg: Registry, root: Path, reads: Reads | None = None) -> None:
         if key not in figs:
             raise BuildError(BENCH, f"figures.{key} missing")
         v = figs[key]
-        unit = "" if key.startswith("ratio") else "s"
+        unit = "" if key.startswith("ratio") else SECONDS.label
         reg.add(f"bench.{key}", v, fmt(v, d), unit=unit, kind="measured", sources=src_b,
                 locator=f"{BENCH}, figures.{key}", computation=label)
         rows.append([label, Ref(f"bench.{key}"), at])
@@ -104,8 +104,9 @@ def register(reg: Registry, root: Path, reads: Reads | None = None) -> None:
         raise BuildError(BENCH, "serve.save_to_reload_s missing; run python "
                          "benchmarks/bench_serve.py")
     label = "Save to reloaded page under --serve, in Chromium, median (bench_serve.py)"
-    reg.add("bench.save_to_reload_s", serve["save_to_reload_s"], fmt(serve["save_to_reload_s"], 3),
-            unit="s", kind="measured", sources=src_b, locator=f"{BENCH}, serve.save_to_reload_s",
+    reg.add("bench.save_to_reload_s", serve["save_to_reload_s"],
+            SECONDS.text(serve["save_to_reload_s"], 3), unit=SECONDS.label, kind="measured",
+            sources=src_b, locator=f"{BENCH}, serve.save_to_reload_s",
             computation=label)
     rows.append([label, Ref("bench.save_to_reload_s"),
                  _measured_at(reg, "bench.serve.measured_at", [serve.get("measured_at")],
@@ -151,7 +152,7 @@ def _register_rebuild_by_page(reg: Registry, by_page, figs: dict) -> None:
     for path, v in sorted(by_page.items()):
         slug = path.removesuffix(".md").removeprefix("pages/").replace("/", ".")
         base = f"bench.rebuild_by_page.{slug}"
-        reg.add(f"{base}.s", v, fmt(v, 2), unit="s", kind="measured", sources=src,
+        reg.add(f"{base}.s", v, SECONDS.text(v), unit=SECONDS.label, kind="measured", sources=src,
                 locator=f"{BENCH}, content_rebuild_by_page_s {path}",
                 computation=f"rebuild after editing content/{path}, median")
         ratio = v / mkdocs
@@ -166,7 +167,8 @@ def _register_rebuild_by_page(reg: Registry, by_page, figs: dict) -> None:
 
 SCALE_COLUMNS = (("run_logs", "Run logs", "run logs in the synthetic mirror", "logs"),
                  ("data_stages_s", "Data stages (s)",
-                  "vendor verification and the data stages with their checks, median", "s"),
+                  "vendor verification and the data stages with their checks, median",
+                  SECONDS.label),
                  ("time_ratio_to_1x", "Time ÷ time at the study's size",
                   "data-stage time at this size ÷ at the study's own size", "x"),
                  ("peak_rss_mib", "Peak memory (MiB)",

@@ -180,7 +180,7 @@ def _register_fixed_sent(add, repaired):
         return                      # none ran: a page citing the figure fails the build
     rates = [e.clip_rate_interval for g in fixed for r in g.runs for e in r.evals
              if e.clip_rate_interval is not None]
-    add("optics.fixed_sent.clip_interval_max", max(rates), fmt_pct(max(rates), 1), "%",
+    add("optics.fixed_sent.clip_interval_max", max(rates), fmt_pct(max(rates), 1), PCT.label,
         tuple(f for g in fixed for f in g.files),
         "largest clip_rate_interval over every eval of the repaired runs with the full scale "
         "fixed (fs_every 0)")
