@@ -508,18 +508,20 @@ def _register_sweep_times(reg, src, folders, sessions, log_rel) -> None:
     for key, v, unit, words in (
             ("runs", len(pairs), "runs",
              "runs that both a 'done' line of the sweep log and their own done record time"),
-            ("longer_min", min(longer), "s",
+            ("longer_min", min(longer), SECONDS.label,
              "smallest (sweep log's seconds − done record's seconds) over those runs"),
-            ("longer_max", max(longer), "s",
+            ("longer_max", max(longer), SECONDS.label,
              "largest (sweep log's seconds − done record's seconds) over those runs")):
-        reg.add(f"sweep.times.{key}", v, fmt_int(v) if unit == "runs" else fmt(v, 1), unit=unit,
+        reg.add(f"sweep.times.{key}", v, fmt_int(v) if unit == "runs" else SECONDS.text(v, 1),
+                unit=unit,
                 kind="derived", sources=f, locator=where, computation=words)
     claim_book(reg).add(
         "exp.sweep_log_times_longer",
         "for every run that both the sweep log and its own done record time, the log's "
         "seconds are more than the done record's",
         Verdict(min(longer) > 0, (("runs", fmt_int(len(pairs))),
-                                  ("log longer by", f"{fmt(min(longer), 1)} to {fmt(max(longer), 1)} s"))),
+                                  ("log longer by", f"{SECONDS.text(min(longer), 1)} to "
+                                                    f"{SECONDS.labelled(max(longer), 1)}"))),
         sources=f, computation="min over matched runs of (seconds of the log's 'done NAME in "
                                "N s' line − done.seconds) > 0")
 
