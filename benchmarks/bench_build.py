@@ -9,7 +9,8 @@ Measures, each as the median of --runs runs on this machine, in a copy of the pr
 - content-only rebuild: after appending a sentence to one page's Markdown; side by side,
   run for run, with `mkdocs build` of the same Markdown after the same edit, and the
   ratio of the two medians; then the same rebuild after editing each page in turn;
-- simulator regeneration: `python -m study.sim --out <tmp>` (full sweep);
+- simulator regeneration: `python -m study.sim --out <tmp>` (full sweep), a figure of
+  this study's, so its row's words are written beside it (`figure_labels`);
 - page weights: per page, HTML + CSS + own JS, and the plotly bundle separately.
 Writes data/benchmarks.yaml (committed; the build reads it for /tested), keeping the
 `scaling:` record of benchmarks/bench_scale.py and the `lighthouse:` one of
@@ -176,10 +177,12 @@ def main() -> int:
     figures["mkdocs_build_s"] = round(mkdocs, 3)
     figures["ratio_to_mkdocs"] = round(content / mkdocs, 2)
     by_page = rebuild_by_page(proj, site, a.runs)
+    labels = {}     # the rows' words on /tested of the figures beyond the engine's own
     if (ROOT / "study" / "sim" / "__main__.py").exists():
         simout = out / "sim-results.md"
         figures["sim_regen_s"] = round(median_of(a.runs, lambda: timed(
             [PY, "-m", "study.sim", "--out", str(simout)])), 3)
+        labels["sim_regen_s"] = "Simulator regeneration, full sweep, median"
     old = yaml.safe_load(record_path.read_text()) if record_path.exists() else {}
     record = {
         "measured_at": measured_at(ROOT),
@@ -187,6 +190,7 @@ def main() -> int:
         "load_average_at_start": load,
         "runs": a.runs,
         "figures": figures,
+        "figure_labels": labels,
         "page_weights": weights,
         "content_rebuild_by_page_s": by_page,
     }

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from . import yamlio
 from .errors import BuildError
+from .fieldcheck import key_places
 from .fmt import SECONDS, fmt, fmt_int
 from .reads import Reads
 from .registry import Ref, Registry, Source
@@ -18,22 +19,55 @@ PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentenc
 
 BENCH = "data/benchmarks.yaml"
 BUDGETS = "data/budgets.yaml"
-TIMINGS = (("cold_build_s", "Cold build (no cache, every stage and check), median", 2),
-           ("noop_rebuild_s", "No-op rebuild (caches verified and reused), median", 2),
-           ("content_rebuild_s", "Rebuild after editing one page's Markdown, median", 2),
-           ("mkdocs_build_s", "mkdocs build of the same Markdown after the same edit, median", 2),
-           ("ratio_to_mkdocs", "Our rebuild after the edit ÷ mkdocs build", 2),
-           ("sim_regen_s", "Simulator regeneration, full sweep, median", 2))
+# The build's own timings, every study's (each required); a study's further figures
+# (a stage of its own timed, as this one's simulator) carry their rows' labels in the
+# record, under `figure_labels` (_timings; docs/testing.md, "No timed tests").
+TIMINGS = (("cold_build_s", "Cold build (no cache, every stage and check), median"),
+           ("noop_rebuild_s", "No-op rebuild (caches verified and reused), median"),
+           ("content_rebuild_s", "Rebuild after editing one page's Markdown, median"),
+           ("mkdocs_build_s", "mkdocs build of the same Markdown after the same edit, median"),
+           ("ratio_to_mkdocs", "Our rebuild after the edit ÷ mkdocs build"))
 
 
-def _read(reads: Reads, rel: str) -> dict:
+def _read(reads: Reads, rel: str) -> tuple[dict, str]:
+    """The file's data (a mapping) and its text (for the line of a bad entry)."""
     text = reads.maybe_text(rel)
     if text is None:
         raise BuildError(rel, "missing; run python benchmarks/bench_build.py")
     data = yamlio.load(text, rel)
     if not isinstance(data, dict):
         raise BuildError(rel, "expected a mapping")
-    return data
+    return data, text
+
+
+def _line(text: str, section: str, key: str) -> str:
+    """"data/benchmarks.yaml:LINE" of `key` in the top-level mapping `section`."""
+    node = next(v for k, v in yamlio.compose(text).value if k.value == section)
+    return key_places(BENCH, node)(key)
+
+
+def _timings(bench: dict, text: str) -> list[tuple[str, str]]:
+    """(figure key, row label) of each timing /tested lists: the engine's TIMINGS, then
+    each other key of `figures` in the record's order, labelled by `figure_labels`."""
+    figs, labels = bench.get("figures") or {}, bench.get("figure_labels") or {}
+    for key, _ in TIMINGS:
+        if key not in figs:
+            raise BuildError(BENCH, f"figures.{key} missing")
+    own = dict(TIMINGS)
+    out = list(TIMINGS)
+    for key in figs:
+        if key in own:
+            continue
+        label = labels.get(key)
+        if not isinstance(label, str) or not label.strip():
+            raise BuildError(_line(text, "figures", key), f"figures.{key} has no label: give "
+                             "its row's words under figure_labels (what it measured)")
+        out.append((key, label))
+    for key in labels:
+        if key not in figs or key in own:
+            raise BuildError(_line(text, "figure_labels", key), f"figure_labels.{key} labels "
+                             "no figure of the study's (figures, beside the engine's own)")
+    return out
 
 
 def _page_name(slug: str) -> str:
@@ -76,7 +110,7 @@ def _measured_at(reg: Registry, nid: str, stamps, where: str) -> Ref:
 
 def register(reg: Registry, root: Path, reads: Reads | None = None) -> None:
     reads = reads or Reads(root)
-    bench, budgets = _read(reads, BENCH), _read(reads, BUDGETS)
+    (bench, bench_text), (budgets, _) = _read(reads, BENCH), _read(reads, BUDGETS)
     src_b, src_g = (Source(BENCH),), (Source(BUDGETS),)
     figs = bench.get("figures") or {}
     runs = bench.get("runs")
@@ -86,12 +120,10 @@ def register(reg: Registry, root: Path, reads: Reads | None = None) -> None:
             sources=src_b, locator=f"{BENCH}, machine", computation="the machine measured on")
     at = _measured_at(reg, "bench.measured_at", [bench.get("measured_at")], "measured_at")
     rows = []
-    for key, label, d in TIMINGS:
-        if key not in figs:
-            raise BuildError(BENCH, f"figures.{key} missing")
+    for key, label in _timings(bench, bench_text):
         v = figs[key]
         unit = "" if key.startswith("ratio") else SECONDS.label
-        reg.add(f"bench.{key}", v, fmt(v, d), unit=unit, kind="measured", sources=src_b,
+        reg.add(f"bench.{key}", v, fmt(v, 2), unit=unit, kind="measured", sources=src_b,
                 locator=f"{BENCH}, figures.{key}", computation=label)
         rows.append([label, Ref(f"bench.{key}"), at])
     for key, b in sorted(budgets.items()):

@@ -138,6 +138,46 @@ def test_a_benchmark_record_without_its_commit_fails_the_build(tmp_path):
     assert "data/benchmarks.yaml" in str(err.value) and "serve.measured_at" in str(err.value)
 
 
+def _bench_project(tmp_path, edit):
+    """A project holding the benchmark record, `edit`ed as text, and the budgets."""
+    (tmp_path / "data").mkdir()
+    text = (ROOT / "data" / "benchmarks.yaml").read_text()
+    (tmp_path / "data" / "benchmarks.yaml").write_text(edit(text))
+    (tmp_path / "data" / "budgets.yaml").write_text((ROOT / "data" / "budgets.yaml").read_text())
+    return tmp_path
+
+
+def test_a_study_s_timing_is_listed_with_its_label_from_the_record(tmp_path):
+    """The engine names no stage of the study: a figure beyond its own build timings is
+    a row of /tested's table in the record's words (figure_labels), after the engine's."""
+    from cit.registry import Ref
+    bench = yaml.safe_load((ROOT / "data" / "benchmarks.yaml").read_text())
+    reg = Registry()
+    benchfigures.register(reg, _bench_project(tmp_path, lambda t: t))
+    rows = reg.tables["bench"].rows
+    extra = [k for k in bench["figures"] if k not in dict(benchfigures.TIMINGS)]
+    assert extra and [r[0] for r in rows][:-1] == (
+        [label for _, label in benchfigures.TIMINGS] + [bench["figure_labels"][k] for k in extra])
+    assert [r[1] for r in rows][:-1] == [Ref(f"bench.{k}") for k in bench["figures"]]
+
+
+@pytest.mark.parametrize("edit, key, said", [
+    (lambda t: re.sub(r"\nfigure_labels:\n(  .*\n)+", "\n", t), "  sim_regen_s:",
+     "figures.sim_regen_s has no label"),
+    (lambda t: t.replace("figure_labels:\n", "figure_labels:\n  gone_s: Gone, median\n"),
+     "  gone_s:", "figure_labels.gone_s labels no figure"),
+])
+def test_a_timing_without_its_label_or_a_label_without_its_timing_names_the_line(
+        tmp_path, edit, key, said):
+    root = _bench_project(tmp_path, edit)
+    text = (root / "data" / "benchmarks.yaml").read_text()
+    line = next(i for i, s in enumerate(text.splitlines(), 1) if s.startswith(key))
+    with pytest.raises(BuildError) as err:
+        benchfigures.register(Registry(), root)
+    assert err.value.where == f"data/benchmarks.yaml:{line}"
+    assert said in err.value.message
+
+
 def test_measured_at_is_the_checkout_head():
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
                           text=True, check=True).stdout.strip()
