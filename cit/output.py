@@ -20,6 +20,7 @@ import re
 import secrets
 import shutil
 import signal
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -185,11 +186,13 @@ def stage_site(files: dict[str, bytes], out: Path, project: Path | None = None,
                          f"({e.strerror})") from None
     staged = Staged(tmp, out, shown, project, tuple(inputs))
     try:
+        mode = tmp.stat().st_mode & 0o666       # a new file's under the umask
         for rel, data in sorted(files.items()):
             p = tmp / rel
             try:
                 p.parent.mkdir(parents=True, exist_ok=True)
-                p.write_bytes(data)
+                if not _linked(out / rel, p, data, mode):
+                    p.write_bytes(data)
             except OSError as e:    # named as the user will look for it, in --out
                 raise OSError(e.errno, e.strerror, str(out / rel)) from None
         atomic.fsync_tree(tmp)
@@ -200,6 +203,30 @@ def stage_site(files: dict[str, bytes], out: Path, project: Path | None = None,
                              "previous output is untouched") from None
         raise
     return staged
+
+
+def _linked(old: Path, new: Path, data: bytes, mode: int) -> bool:
+    """Hard-link `new` to the previous output's `old` when what is linked is a regular
+    file with exactly `data` as its bytes and `mode` as its mode, linked nowhere else;
+    False (and nothing left at `new`) otherwise, or where the file system refuses links.
+    A file the rebuild did not change is not written again (docs/output.md). What is
+    checked is the file linked, after linking (the same inode whatever happens to `old`
+    meanwhile); `old` must be its own real path (no link on the way out of the folder)."""
+    try:
+        if os.path.realpath(old) != str(old):
+            return False
+        os.link(old, new, follow_symlinks=False)
+    except OSError:
+        return False
+    try:
+        st = os.lstat(new)
+        if (stat.S_ISREG(st.st_mode) and st.st_nlink == 2 and st.st_size == len(data)
+                and st.st_mode & 0o777 == mode and new.read_bytes() == data):
+            return True
+    except OSError:
+        pass
+    new.unlink()
+    return False
 
 
 def _why(e: OSError) -> str:

@@ -121,38 +121,56 @@ def search_files(records: dict, memo) -> dict[str, bytes]:
     return {f"{PAGEFIND_DIR}/{name}": base64.b64decode(data) for name, data in sorted(kept.items())}
 
 
+# AddFile requests sent ahead of their answers; the answers waiting are a few hundred
+# bytes each, far below a pipe's buffer, so neither side can block the other
+IN_FLIGHT = 8
+
+
 class _PagefindPipe:
     """Pagefind's `--service` mode, spoken directly: each request is base64 JSON ended
-    by a comma on its stdin, each answer the same on its stdout. One request at a time,
-    each answer read as soon as it is written. (The `pagefind` package's own client
+    by a comma on its stdin, each answer the same on its stdout, in the order asked;
+    pages are sent up to IN_FLIGHT ahead of their answers, so the service is never
+    kept waiting while this process's other thread holds the interpreter, and each
+    answer is read as soon as it is written. (The `pagefind` package's own client
     polls its pipe every 0.1 s, one answer per poll: 6.5 of a 7.3 s index of this site.
     See docs/architecture.md, "Search".)"""
 
     def __init__(self, binary: Path, log) -> None:
         self.proc = subprocess.Popen([str(binary), "--service"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=log)
-        self.sent = 0
+        self.asked: list[str] = []      # each request's type, in the order sent
+        self.answered = 0
         self.pending = b""
 
-    def ask(self, payload: dict) -> dict:
-        self.sent += 1
-        request = json.dumps({"message_id": self.sent, "payload": payload})
-        ended = RuntimeError(f"the service ended before answering {payload['type']}")
+    def send(self, payload: dict) -> None:
+        """A request, not waiting for its answer (`receive` reads the answers in the
+        order the requests were sent)."""
+        self.asked.append(payload["type"])
+        request = json.dumps({"message_id": len(self.asked), "payload": payload})
         try:
             self.proc.stdin.write(base64.b64encode(request.encode("utf-8")) + b",")
             self.proc.stdin.flush()
         except BrokenPipeError:
-            raise ended from None
+            raise RuntimeError(f"the service ended before reading {payload['type']}") from None
+
+    def receive(self) -> dict:
+        """The answer to the oldest request not yet answered."""
         while b"," not in self.pending:
             chunk = self.proc.stdout.read1(1 << 16)
             if not chunk:
-                raise ended
+                raise RuntimeError("the service ended before answering "
+                                   + self.asked[self.answered])
             self.pending += chunk
         answer, self.pending = self.pending.split(b",", 1)
+        self.answered += 1
         reply = json.loads(base64.b64decode(answer))["payload"]
         if reply.get("type") == "Error":
             raise RuntimeError(reply.get("message", "an error without a message"))
         return reply
+
+    def ask(self, payload: dict) -> dict:
+        self.send(payload)
+        return self.receive()
 
     def close(self) -> None:
         """Ends the service: every answer has been read, so nothing of it is lost. (No
@@ -197,8 +215,12 @@ def _index_of(records: dict, config: dict, pipe: _PagefindPipe) -> dict[str, byt
     try:
         index = pipe.ask({"type": "NewIndex", "config": config})["index_id"]
         for url, html_text in records["pages"]:
-            pipe.ask({"type": "AddFile", "index_id": index, "url": url,
-                      "file_contents": html_text, "file_path": None})
+            pipe.send({"type": "AddFile", "index_id": index, "url": url,
+                       "file_contents": html_text, "file_path": None})
+            if len(pipe.asked) - pipe.answered > IN_FLIGHT:
+                pipe.receive()
+        while pipe.answered < len(pipe.asked):
+            pipe.receive()
         answer = pipe.ask({"type": "GetFiles", "index_id": index})
     finally:
         pipe.close()

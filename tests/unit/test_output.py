@@ -1,6 +1,7 @@
 """cit/output.py: the build's mark on an output folder (docs/output.md)."""
 
 import json
+import os
 
 import pytest
 
@@ -45,3 +46,54 @@ def test_the_deploy_workflow_always_builds_cold():
     builds = [s["run"] for s in steps if "build.py" in s.get("run", "")]
     assert builds and all("--no-cache" in b.split() for b in builds)
     assert not [s for s in steps if "cache" in s.get("uses", "")]
+
+
+MARK = b'{"build": {"commit": "c", "commit_date": "d"}}'
+
+
+def _inode(path):
+    return path.stat().st_ino
+
+
+def test_a_rebuild_links_the_files_it_did_not_change_and_writes_the_others(tmp_path):
+    """docs/output.md: a file whose bytes and mode are those of the previous output's
+    is hard-linked from it, not written again; every other file is written afresh, and
+    the new folder still replaces the old one in one swap."""
+    out = tmp_path / "site"
+    output.write_site({"numbers.json": MARK, "same.html": b"kept", "edited.html": b"old",
+                       "static/a.css": b"css"}, out)
+    before = {p: _inode(out / p) for p in ("same.html", "edited.html", "static/a.css")}
+    output.write_site({"numbers.json": MARK, "same.html": b"kept", "edited.html": b"new!",
+                       "static/a.css": b"css"}, out)
+    assert _inode(out / "same.html") == before["same.html"]
+    assert _inode(out / "static/a.css") == before["static/a.css"]
+    assert _inode(out / "edited.html") != before["edited.html"]
+    assert (out / "edited.html").read_bytes() == b"new!"
+    assert all(p.stat().st_nlink == 1 for p in out.rglob("*") if p.is_file())
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]
+
+
+def test_a_previous_file_that_is_not_the_builds_is_written_not_linked(tmp_path):
+    """A previous file edited by hand to other bytes of the same size, made a link to a
+    file outside the output, linked from elsewhere, or given another mode is not
+    linked: the new file has the build's bytes and a new file's mode, and what lies
+    outside the output is untouched."""
+    out, outside = tmp_path / "site", tmp_path / "outside.html"
+    files = {"numbers.json": MARK, "hand.html": b"abc", "link.html": b"ln",
+             "twice.html": b"tw", "mode.html": b"md"}
+    output.write_site(files, out)
+    mode = (out / "hand.html").stat().st_mode & 0o777
+    (out / "hand.html").write_bytes(b"xyz")
+    outside.write_bytes(b"ln")
+    (out / "link.html").unlink()
+    (out / "link.html").symlink_to(outside)
+    os.link(out / "twice.html", tmp_path / "elsewhere.html")
+    (out / "mode.html").chmod(0o600)
+    old = {n: _inode(out / n) for n in ("hand.html", "twice.html", "mode.html")}
+    output.write_site(files, out)
+    for name, data in files.items():
+        p = out / name
+        assert not p.is_symlink() and p.read_bytes() == data and p.stat().st_nlink == 1
+        assert p.stat().st_mode & 0o777 == mode
+    assert all(_inode(out / n) != i for n, i in old.items())
+    assert outside.read_bytes() == b"ln" and outside.stat().st_nlink == 1
