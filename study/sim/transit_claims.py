@@ -22,6 +22,11 @@ def _gbps(bw: float | None) -> str:
     return "none" if bw is None else GBPS.labelled(bw, 3, sig=False)
 
 
+def _secs_vs(a, b, whose: str = "") -> str:
+    """Two times as evidence: `1.23 against [whose ]4.56 s`."""
+    return f"{SECONDS.text(a)} against {whose}{SECONDS.labelled(b)}"
+
+
 class _Sim:
     def __init__(self, reg: Registry, c: Computed, results_path: str):
         self.reg, self.c = reg, c
@@ -308,8 +313,10 @@ def _sweep(s: _Sim, groups) -> None:
           "values and at both ends of the steps' interval",
           Verdict(cb.total < bb.total and s.time("C") > s.time("B") and tc > tb,
                   (("C step", MS.labelled(cb.total)), ("B step", MS.labelled(bb.total)),
-                   ("C to target", SECONDS.labelled(s.time('C'))), ("B to target", SECONDS.labelled(s.time('B'))),
-                   ("C at its fewest steps", SECONDS.labelled(tc)), ("B at its most", SECONDS.labelled(tb)))),
+                   ("C to target", SECONDS.labelled(s.time('C'))),
+                   ("B to target", SECONDS.labelled(s.time('B'))),
+                   ("C at its fewest steps", SECONDS.labelled(tc)),
+                   ("B at its most", SECONDS.labelled(tb)))),
           "default-WAN step times (C < B); times to target C > B at the grid values and with "
           "C at its fewest steps and B at its most")
 
@@ -336,7 +343,7 @@ def _bytes(s: _Sim, groups) -> None:
                    ("E at its most steps, C at its fewest",
                     f"{GB.text(wan['E'][2])} against {GB.labelled(wan['C'][1])}"),
                    ("E to target", SECONDS.labelled(te[0])), ("C to target", SECONDS.labelled(tc[0])),
-                   ("E at its fewest steps, C at its most", f"{SECONDS.text(te[1])} against {SECONDS.labelled(tc[1])}"))),
+                   ("E at its fewest steps, C at its most", _secs_vs(te[1], tc[1])))),
           "steps × WAN bytes per step, E < C, and times to target at the default WAN, E > C, "
           "each at the grid values and at the corner that favours the other way")
     dense = s.v("sim.payload.A")
@@ -363,9 +370,9 @@ def _bytes(s: _Sim, groups) -> None:
 
 def _cf_evidence(o, label: str, other: str) -> tuple:
     lo, dflt, hi = o.times
-    return ((f"{label}, lowest WAN", f"{SECONDS.text(lo[0])} against {other}'s {SECONDS.labelled(lo[1])}"),
-            (f"{label}, default WAN", f"{SECONDS.text(dflt[0])} against {other}'s {SECONDS.labelled(dflt[1])}"),
-            (f"{label}, highest WAN", f"{SECONDS.text(hi[0])} against {other}'s {SECONDS.labelled(hi[1])}"),
+    return ((f"{label}, lowest WAN", _secs_vs(lo[0], lo[1], f"{other}'s ")),
+            (f"{label}, default WAN", _secs_vs(dflt[0], dflt[1], f"{other}'s ")),
+            (f"{label}, highest WAN", _secs_vs(hi[0], hi[1], f"{other}'s ")),
             (f"{label}, break-even", _three((o.breakeven,) + tuple(o.ends))))
 
 
@@ -402,9 +409,10 @@ def _causes(s: _Sim, groups) -> None:
           "whole range, at the grid values and both ends of the interval",
           Verdict(s.time("E") > s.time("C") and s.at("E", e_c["E"]) > s.at("C", e_c["C"])
                   and all(b.kind == "whole" for b in (vc.breakeven,) + tuple(vc.ends)),
-                  (("E to target", SECONDS.labelled(s.time('E'))), ("C to target", SECONDS.labelled(s.time('C'))),
+                  (("E to target", SECONDS.labelled(s.time('E'))),
+                   ("C to target", SECONDS.labelled(s.time('C'))),
                    ("E at its fewest steps, C at its most",
-                    f"{SECONDS.text(s.at('E', e_c['E']))} against {SECONDS.labelled(s.at('C', e_c['C']))}"),
+                    _secs_vs(s.at('E', e_c['E']), s.at('C', e_c['C']))),
                    ("module time per step", MS.labelled(c.default['E'].module)))
                   + _cf_evidence(vc, "E, module taking no time", "C"),
                   (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["C"].per_seed))),
@@ -416,10 +424,11 @@ def _causes(s: _Sim, groups) -> None:
           "the grid values and with E at its most steps and C at its fewest",
           Verdict(t0["E"] < t0["C"]
                   and c.ends["E"][1] * s.step_at("E", 0) < c.ends["C"][0] * s.step_at("C", 0),
-                  (("E, lowest WAN", SECONDS.labelled(t0['E'])), ("C, lowest WAN", SECONDS.labelled(t0['C'])),
+                  (("E, lowest WAN", SECONDS.labelled(t0['E'])),
+                   ("C, lowest WAN", SECONDS.labelled(t0['C'])),
                    ("E at its most steps, C at its fewest",
-                    f"{SECONDS.text(c.ends['E'][1] * s.step_at('E', 0))} against "
-                    f"{SECONDS.labelled(c.ends['C'][0] * s.step_at('C', 0))}")),
+                    _secs_vs(c.ends['E'][1] * s.step_at('E', 0),
+                             c.ends['C'][0] * s.step_at('C', 0)))),
                   (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["C"].per_seed))),
           "steps to target × simulated step time at sweep_min (results.md §6 first row), E < C, "
           "at the grid values and at the corner that favours C (interval.py)")
