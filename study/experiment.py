@@ -99,7 +99,7 @@ def load_experiment(vendored: dict[str, VendoredFile], root: Path, study: dict, 
     md1 = docs["tinystories"].file
     _register_derived(reg, src, head, groups, folders, md1, vroot, study)
     _register_series(reg, src, groups)
-    _register_tables(reg, docs, groups, study)
+    _register_tables(reg, docs, groups, study, catalogue)
     sessions = sweeplog.parse_sweep_log(src.reads.text(vroot / study["sweep_log"]),
                                         study["sweep_log"])
     _register_ledger(reg, src, folders, sessions, study["sweep_log"])
@@ -373,7 +373,7 @@ def _register_series(reg, src, groups):
                                    "step, mean over seeds")
 
 
-def _register_tables(reg: Registry, docs, groups, study):
+def _register_tables(reg: Registry, docs, groups, study, catalogue: variants.Catalogue):
     md1 = docs["tinystories"]
     loss, energy, optics = md1.tables
     reg.add_table("final-loss", "Final validation loss per configuration, with bytes per "
@@ -383,7 +383,7 @@ def _register_tables(reg: Registry, docs, groups, study):
                   [[g.label, Ref(f"seeds.{g.slug}"), Ref(f"final_loss.{g.slug}"),
                     Ref(f"payload.{g.slug}"), Ref(f"wire.{g.slug}"), Ref(f"wire_ratio.{g.slug}")]
                    for g in groups], source=f"{md1.file} §1 and the config records")
-    _register_headline_table(reg, groups, study["headline_groups"], md1.file)
+    _register_headline_table(reg, groups, catalogue, md1.file)
     reg.add_table("loss", "Loss against communication: every cell checked against the upstream results.md",
                   loss.columns, _table_rows(loss), source=f"{md1.file} §1")
     reg.add_table("energy", "Share of energy kept by each selector at the same number of "
@@ -414,16 +414,20 @@ def headline_label(run: Run) -> str:
     return run.variant.headline_label(run.cfg)
 
 
-def _register_headline_table(reg: Registry, groups, names: list[str], md_file: str) -> None:
-    """The hub's headline rows: final loss (one seed said as such), MB on the wire
-    a step and AdamW's wire bytes over the row's."""
-    by_name = {g.first.group: g for g in groups}
-    unknown = [n for n in names if n not in by_name]
-    if unknown:
-        raise BuildError("data/study.yaml headline_groups", f"no completed runs for {unknown}")
-    rows = [[headline_label(by_name[n].first), Ref(f"seeds.{by_name[n].slug}"),
-             Ref(f"final_loss.{by_name[n].slug}"), Ref(f"wire_mb.{by_name[n].slug}"),
-             Ref(f"wire_ratio.{by_name[n].slug}")] for n in names]
+def _register_headline_table(reg: Registry, groups, catalogue: variants.Catalogue,
+                             md_file: str) -> None:
+    """The hub's headline rows, the catalogue's `tables.headline` (docs/variants.md):
+    final loss (one seed said as such), MB on the wire a step and AdamW's wire bytes
+    over the row's. A slug no group with completed runs has fails at its line."""
+    by_slug = {g.slug: g for g in groups}
+    for slug, line in catalogue.headline_rows:
+        if slug not in by_slug:
+            raise BuildError(f"{catalogue.file}:{line}", f"tables.headline: no group with "
+                             f"completed runs has the slug {slug!r} (they are "
+                             f"{', '.join(sorted(by_slug))})")
+    rows = [[headline_label(g.first), Ref(f"seeds.{g.slug}"), Ref(f"final_loss.{g.slug}"),
+             Ref(f"wire_mb.{g.slug}"), Ref(f"wire_ratio.{g.slug}")]
+            for g in (by_slug[slug] for slug, _ in catalogue.headline_rows)]
     reg.add_table("headline", "Final validation loss of the headline variants, with the "
                   "megabytes each worker puts on the wire a step and how many times fewer "
                   "that is than AdamW's",

@@ -1,6 +1,7 @@
 """The variant catalogue, data/variants.yaml (docs/variants.md): each variant's key,
 letter, name, which runs it takes, its labels and registry id (templates filled from a
-run's config), its colours; the decks' figure lists and the energy selectors.
+run's config), its colours; the hub's headline table's rows, the decks' figure lists
+and the energy selectors.
 
 `load(root, reads)` checks every key, naming the file and line. `Catalogue.of(cfg,
 where)` is the variant of a run's config, a BuildError naming the run's line and the
@@ -42,8 +43,9 @@ SHADE_RULES = {m: FieldRule(str, pattern=HEX) for m in MODES}
 TEXT_RULES = {m: FieldRule(str, required=False, pattern=HEX) for m in MODES}
 # the config fields a `when` may test (study/runs.py RunConfig)
 WHEN_FIELDS = ("variant", "band", "chunk_mode", "feedback")
-TOP_RULES = {"variants": FieldRule(list, nonblank=True), "figures": FieldRule(dict),
-             "selectors": FieldRule(list, nonblank=True)}
+TOP_RULES = {"variants": FieldRule(list, nonblank=True), "tables": FieldRule(dict),
+             "figures": FieldRule(dict), "selectors": FieldRule(list, nonblank=True)}
+TABLE_RULES = {"headline": FieldRule(list, item_kind=str, nonblank=True)}
 FIGURE_RULES = {"headline": FieldRule(list, item_kind=str, nonblank=True),
                 "seeds": FieldRule(list, item_kind=str, nonblank=True),
                 "bytes": FieldRule(list, nonblank=True)}
@@ -139,6 +141,8 @@ class Catalogue:
     figures: dict
     selectors: tuple[dict, ...]
     file: str = FILE
+    # the hub's headline table's rows: (group slug, its line in the file), in order
+    headline_rows: tuple[tuple[str, int], ...] = ()
 
     def of(self, cfg, where: str) -> Variant:
         """The variant of a run's config: the first entry whose `when` holds."""
@@ -203,7 +207,8 @@ def parse(text: str, name: str = FILE) -> Catalogue:
     _check_variants(variants, name)
     figures = _figures(data["figures"], items["figures"], variants, name)
     selectors = _selectors(data["selectors"], items["selectors"], variants, name)
-    return Catalogue(variants, figures, selectors, name)
+    return Catalogue(variants, figures, selectors, name,
+                     _headline_rows(data["tables"], items["tables"], name))
 
 
 def _variant(raw, node, name: str) -> Variant:
@@ -263,6 +268,21 @@ def _figures(raw, node, variants, name: str) -> dict:
             raise BuildError(f"{name}:{n.start_mark.line + 1}", f"figures bytes: no variant "
                              f"{item['variant']!r} in the catalogue")
     return raw
+
+
+def _headline_rows(raw, node, name: str) -> tuple[tuple[str, int], ...]:
+    """`tables.headline`: each slug with its line; a slug given twice fails at its line.
+    Whether each names a group with runs is the experiment stage's check
+    (study/experiment.py, _register_headline_table)."""
+    check_fields(raw, TABLE_RULES, key_places(name, node), "tables")
+    rows: dict[str, int] = {}
+    for slug, n in zip(raw["headline"], _sub(node, "headline").value):
+        line = n.start_mark.line + 1
+        if slug in rows:
+            raise BuildError(f"{name}:{line}", f"tables.headline: {slug!r} given twice "
+                             f"(first at line {rows[slug]})")
+        rows[slug] = line
+    return tuple(rows.items())
 
 
 def _selectors(raw, node, variants, name: str) -> tuple[dict, ...]:

@@ -69,6 +69,8 @@ def test_a_build_whose_catalogue_drops_a_variant_fails_at_a_real_run_log(project
      'shades: {light: "b87f00"', "variant B shades `light`"),
     (lambda t: t.replace("when: {variant: calib}", "when: {varient: calib}"),
      "when: {varient: calib}", "variant D `when`: 'varient'"),
+    (lambda t: t.replace("E.e8p8.reset100.sent, E.e10p8.reset100.sent]", "E.e8p8.reset100.sent, B]"),
+     "E.e8p8.reset100.sent, B]", "tables.headline: 'B' given twice"),
 ])
 def test_a_catalogue_defect_names_the_catalogue_and_its_line(edit, line_of, message):
     text = edit((ROOT / variants.FILE).read_text())
@@ -162,3 +164,21 @@ def test_the_colour_check_finds_one_planted_in_a_stylesheet(tmp_path):
     lines = sheet.read_text().count("\n")
     assert _hard_coded(tmp_path, _catalogue_colours()) == [
         f"templates/static/site.css:{lines}: #F08A4B"]
+
+
+def test_a_headline_row_no_group_has_names_its_line_in_the_catalogue():
+    """The hub's headline table's rows are the catalogue's (tables.headline): a slug
+    that no group with completed runs has fails at its line, listing those that do."""
+    from types import SimpleNamespace
+    from cit.registry import Registry
+    from study.experiment import _register_headline_table
+    text = (ROOT / variants.FILE).read_text()
+    assert text.count("B, C.1d256, C.2d64,") == 1
+    bad = text.replace("B, C.1d256, C.2d64,", "B, C.1d256, C.2d65,")
+    cat = variants.parse(bad)
+    groups = [SimpleNamespace(slug=s) for s, _ in variants.parse(text).headline_rows]
+    line = bad[:bad.index("C.2d65")].count("\n") + 1
+    with pytest.raises(BuildError) as e:
+        _register_headline_table(Registry(), groups, cat, "x.md")
+    assert str(e.value).startswith(f"data/variants.yaml:{line}: tables.headline: no group "
+                                   "with completed runs has the slug 'C.2d65'")
