@@ -40,9 +40,11 @@ class Verdict:
 @dataclass(frozen=True)
 class Claim:
     """A checked claim as the registry holds it. `checked` says in words what the
-    predicate tests; `hypothesis` is true when the claim compares only single-seed
-    groups (or its predicate says it rests on one seed), and then the sentence must
-    carry the hypothesis marker."""
+    predicate tests; `hypothesis` is true when any group the claim compares had one
+    seed, unless its predicate tests a margin measured in seed spreads (`seed_margin`:
+    a one-seed group's value then sits many standard deviations between seeds from the
+    others), or when the predicate says it rests on one seed (`one_seed`); the sentence
+    must then carry the hypothesis marker (docs/claims.md, "One seed")."""
     id: str
     checked: str
     holds: bool
@@ -52,6 +54,7 @@ class Claim:
     seeds: tuple[int, ...] = ()
     one_seed: bool = False
     kind: str = CLAIM_KIND
+    seed_margin: bool = False
     # the sentence's loose words as the predicate tests them: ("far below", "by more
     # than ten times the largest seed sd"); cit/sentences.py requires one for each
     # loose word (VAGUE_WORDS) of a sentence that cites the claim
@@ -63,7 +66,7 @@ class Claim:
 
     @property
     def hypothesis(self) -> bool:
-        single = len(self.seeds) >= 2 and max(self.seeds) == 1
+        single = bool(self.seeds) and min(self.seeds) == 1 and not self.seed_margin
         return single or self.one_seed
 
     def evidence_text(self) -> str:
@@ -91,7 +94,7 @@ class ClaimBook:
     prefix: str = ""
 
     def add(self, id: str, checked: str, verdict: Verdict, *, sources, computation: str,
-            one_seed: bool = False, words=()) -> Claim:
+            one_seed: bool = False, seed_margin: bool = False, words=()) -> Claim:
         cid = self.prefix + id
         if not ID_RE.match(cid):
             raise BuildError("registry", f"bad claim id {cid!r}")
@@ -101,7 +104,7 @@ class ClaimBook:
             raise BuildError("registry", f"claim {cid!r}: what it checked must be one line")
         c = Claim(cid, checked, bool(verdict.holds), tuple(verdict.evidence),
                   tuple(sources), computation, tuple(verdict.seeds), one_seed,
-                  words=tuple((w, m) for w, m in words))
+                  words=tuple((w, m) for w, m in words), seed_margin=seed_margin)
         self.claims[cid] = c
         return c
 
@@ -122,7 +125,7 @@ def check_reference(claims: dict[str, Claim], cid: str, marked: bool, where: str
         raise BuildError(where, f"claim {cid!r} is false: {c.checked}. "
                                 f"Evidence: {c.evidence_text()}")
     if c.hypothesis and not marked:
-        raise BuildError(where, f"claim {cid!r} compares single-seed groups "
+        raise BuildError(where, f"claim {cid!r} compares a single-seed group "
                                 f"(seeds {', '.join(map(str, c.seeds)) or 'one'}); the sentence "
                                 f"must carry the hypothesis marker: :c[{cid}|{HYPOTHESIS}]")
     if marked and not c.hypothesis:

@@ -502,12 +502,13 @@ def _register_sweep_times(reg, src, folders, sessions, log_rel) -> None:
     is longer."""
     from cit.claims import Verdict
     done = {r.name: r for folder in folders.values() for r in folder.all_runs if r.done}
-    pairs = [(secs, done[name].done.seconds) for s in sessions for name, secs, _ in s.finished
-             if name in done]
-    if not pairs:
+    matched = [(secs, done[name]) for s in sessions for name, secs, _ in s.finished
+               if name in done]
+    if not matched:
         return                      # nothing to compare: a page citing the figures fails
+    pairs = [(secs, r.done.seconds) for secs, r in matched]
     longer = [a - b for a, b in pairs]
-    f = src((log_rel,) + tuple(sorted({r.rel for r in done.values()})))
+    f = src((log_rel,) + tuple(sorted({r.rel for _, r in matched})))
     where = f"{log_rel} ('done … in N s' lines) and the runs' done records"
     for key, v, unit, words in (
             ("runs", len(pairs), "runs",

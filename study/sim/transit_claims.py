@@ -36,9 +36,18 @@ class _Sim:
     def v(self, id):
         return self.reg.numbers[id].value
 
-    def add(self, id, checked, verdict, computation, extra=(), one_seed=False):
+    def add(self, id, checked, verdict, computation, extra=(), one_seed=False, keys=()):
+        """`keys`: the variants whose steps the claim compares; their seed counts join the
+        verdict's, so a comparison resting on a one-seed run is a hypothesis."""
+        if keys:
+            verdict = Verdict(verdict.holds, verdict.evidence,
+                              tuple(verdict.seeds) + self.seeds(*keys))
         self.book.add(id, checked, verdict, sources=self.sources + tuple(extra),
                       computation=computation, one_seed=one_seed)
+
+    def seeds(self, *keys: str) -> tuple[int, ...]:
+        """Seed counts of the runs behind each variant's steps (C′ and E′ borrow C's, E's)."""
+        return tuple(len(self.c.inputs.steps[BY_KEY[k].steps_from].per_seed) for k in keys)
 
     def step_at(self, key: str, i: int) -> float:
         """Simulated step time (s) of variant `key` at grid point i."""
@@ -103,7 +112,7 @@ def _breakevens(s: _Sim, groups) -> None:
                    ("ours, E′ vs C′", _three(ours["Eprime_vs_Cprime"])),
                    ("quoted, E vs A", quoted["E_vs_A"]), ("quoted, E′ vs C′", quoted["Eprime_vs_Cprime"]))),
           "ours: BreakEven.kind none at the grid values and at both ends of the interval; "
-          "quoted: the text 'none in range'", extra=(Source("data/sim/quoted.yaml"),))
+          "quoted: the text 'none in range'", extra=(Source("data/sim/quoted.yaml"),), keys=('E', 'A', 'Eprime_Csteps', 'Cprime'))
     _cprime_higher(s)
 
 
@@ -146,7 +155,7 @@ def _cprime_higher(s: _Sim) -> None:
                    ("closest corner, E′ vs A", _gbps(ep.at)),
                    ("its steps, C′, E′, A", f"{fmt(sc, 0)}, {fmt(se, 0)}, {fmt(sa, 0)}"))),
           "BreakEven.at of C′ vs A > that of E′ (E's steps) vs A at the grid values and at "
-          "all eight corners of C's, E's and A's step intervals (A's shared by both)")
+          "all eight corners of C's, E's and A's step intervals (A's shared by both)", keys=('Cprime', 'Eprime_Esteps', 'A'))
 
 
 def _enob(s: _Sim, groups) -> None:
@@ -233,7 +242,7 @@ def _intervals(s: _Sim, groups) -> None:
                    ("time orderings that do not survive", ", ".join(f"{a} before {b}" for a, b in lost["time"]) or "none"),
                    ("energy orderings that do not survive", ", ".join(f"{a} below {b}" for a, b in lost["energy"]) or "none"))),
           "interval.orderings: the lower at the grid values still lower at its most steps "
-          "against the other's fewest (the same steps when shared), every pair of variants")
+          "against the other's fewest (the same steps when shared), every pair of variants", keys=('A', 'B', 'C', 'Cprime', 'E', 'Eprime_Esteps'))
     ids = ("Eprime_Esteps_vs_A", "Eprime_Csteps_vs_A", "Cprime_vs_A")
     bes = {k: s.be3(k) for k in ids}
     s.add("sim.switch_and_cprime_beat_a_somewhere_at_both_ends",
@@ -242,7 +251,7 @@ def _intervals(s: _Sim, groups) -> None:
           Verdict(all(b.kind == "below" for v in bes.values() for b in v),
                   tuple((BY_KEY[k.split("_vs_")[0]].label, _three(v)) for k, v in bes.items())),
           "BreakEven.kind below (a bandwidth inside sweep_min..sweep_max) for each of the "
-          "three comparisons at the grid values and at both corners of section 8")
+          "three comparisons at the grid values and at both corners of section 8", keys=('Eprime_Esteps', 'Eprime_Csteps', 'Cprime', 'A'))
 
 
 def _target(s: _Sim, groups) -> None:
@@ -263,7 +272,8 @@ def _target(s: _Sim, groups) -> None:
     hl = high.first.final_val_loss
     s.add("sim.target_not_worst_band",
           "the high band ended above the target, so the target is not the worst exact band",
-          Verdict(hl > target, (("high band", fmt(hl, 3)), ("target", fmt(target, 3)))),
+          Verdict(hl > target, (("high band", fmt(hl, 3)), ("target", fmt(target, 3))),
+                  (len(high.runs), len(two.runs))),
           "final val loss of the high band > target")
 
 
@@ -345,7 +355,7 @@ def _bytes(s: _Sim, groups) -> None:
                    ("E to target", SECONDS.labelled(te[0])), ("C to target", SECONDS.labelled(tc[0])),
                    ("E at its fewest steps, C at its most", _secs_vs(te[1], tc[1])))),
           "steps × WAN bytes per step, E < C, and times to target at the default WAN, E > C, "
-          "each at the grid values and at the corner that favours the other way")
+          "each at the grid values and at the corner that favours the other way", keys=('E', 'C'))
     dense = s.v("sim.payload.A")
     ep, cc, cp = d["Eprime"], d["C"], d["Cprime"]
     e3 = s.be3("Eprime_vs_Cprime")

@@ -43,12 +43,13 @@ def _expect(case, path: str, claim: str, evidence: str) -> None:
 
 def test_hub_bands_above_every_eval(case):
     """The random band's second evaluation lowered below top-k's and AdamW's (but above
-    AdamW's final loss, so no steps-to-target cell changes)."""
+    AdamW's final loss, so no steps-to-target cell of the experiment's tables changes,
+    and by more than ten seed sds, so exp.no_band_reaches_adamw still holds)."""
     rel, recs = _records(case, "tinystories-band-random-k16-2d64-lr0.001-s0")
     evals = [r for r in recs if r["type"] == "eval"]
     _, arecs = _records(case, "tinystories-adamw-lr0.003-s0")
     target = [r for r in arecs if r["type"] == "eval"][-1]["val_loss"]
-    evals[1]["val_loss"] = target + 0.01
+    evals[1]["val_loss"] = target + 0.5
     _write(case, rel, recs)
     _expect(case, "content/hub.md", "exp.bands_above_dense_and_topk_every_eval", "smallest gap = -")
 
