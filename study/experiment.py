@@ -342,6 +342,13 @@ def chart_label(run: Run, *, detail: bool = False) -> str:
     return run.variant.chart_label(run.cfg, detail)
 
 
+def _design_dash(g) -> dict:
+    """The first optics design's runs share one dotted line, so they stand apart from
+    the repaired runs drawn in the same colour (the engine's `dash` extra)."""
+    first = g.first.cfg.variant == "optics" and g.first.cfg.feedback != "sent"
+    return {"dash": "dot"} if first else {}
+
+
 def _register_series(reg, src, groups):
     optics_roles = {g.slug for g in groups if g.first.cfg.variant == "optics"} | {"C.1d256"}
     best_e = "E.e8p8.reset100.sent"
@@ -360,13 +367,14 @@ def _register_series(reg, src, groups):
             reg.add_series(f"curve.{g.slug}", x, y, role="hub", short=chart_label(g.first), **common)
         if g.slug in optics_roles:
             reg.add_series(f"optics_curve.{g.slug}", x, y, role="optics",
-                           short=chart_label(g.first, detail=True), **common)
+                           short=chart_label(g.first, detail=True), **_design_dash(g), **common)
     for slug in ("C.1d256", "E.e8p8.fixed.exact", "E.e8p8.reset100.sent"):
         g = next(g for g in groups if g.slug == slug)
         df = pd.DataFrame([(d.step, d.energy["delta"]["all"]["low"]) for r in g.runs for d in r.diags],
                           columns=["step", "share"]).groupby("step")["share"].mean()
         reg.add_series(f"band_energy.{slug}", list(df.index), list(df), label=g.label,
                        short=chart_label(g.first, detail=True), variant=g.first.variant.key,
+                       **_design_dash(g),
                        role="optics", kind="measured", sources=src(g.files),
                        locator="diag records: energy.delta.all.low",
                        computation="the low band's share of the delta's energy at each diag "

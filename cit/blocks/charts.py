@@ -27,7 +27,9 @@ Series extras read: `label` (required: fallback table heading and, unless `short
 given, legend text, wrapped and, for many runs of one variant, without the words they
 share), `short` (optional legend text), `variant` (required: a palette key, which
 picks the colour), `shade` (optional: the palette key the static preview draws it in,
-default `variant`), `lo` / `hi` (optional: the shaded min-max band).
+default `variant`), `dash` (optional: a dash every series of a family shares, e.g. the
+runs of a first design; the others cycle through the rest), `lo` / `hi` (optional: the
+shaded min-max band).
 
 The engine names no chart: a study's block provider (site.yaml `blocks:`) declares
 each one as a ChartSpec and hands it, with the series it picks, to `series_block` (a
@@ -128,19 +130,29 @@ def _shade(hex_colour: str, offset: float) -> str:
 
 
 def _styles(series: list[Series], palette: Palette) -> dict[str, tuple[str, str]]:
-    """Colour by variant; within a variant, series differ by dash, then (past six runs)
-    by shade, in id order, so even a dozen runs of one variant stay apart."""
+    """Colour by variant; within a variant, series differ by dash, then (past the
+    dashes) by shade, in id order, so even a dozen runs of one variant stay apart. A
+    series whose extra `dash` names one keeps it (a family of runs drawn alike), and
+    the others cycle through the dashes no such series takes."""
+    fixed = {s.extra["dash"] for s in series if s.extra.get("dash")}
+    unknown = fixed - set(DASHES)
+    if unknown:
+        raise BuildError("chart series", f"dash {sorted(unknown)[0]!r} is not one of {DASHES}")
+    free = [d for d in DASHES if d not in fixed] or list(DASHES)
     seen: dict[str, int] = {}
     out = {}
     for s in series:
         letter = s.extra["variant"]
+        colour = palette.chart_colour(letter, f"series {s.id}")
+        if s.extra.get("dash"):
+            out[s.id] = (colour, s.extra["dash"])
+            continue
         k = seen.get(letter, 0)
         seen[letter] = k + 1
-        colour = palette.chart_colour(letter, f"series {s.id}")
-        shade = (k // len(DASHES)) % len(SHADES)
+        shade = (k // len(free)) % len(SHADES)
         if shade:
             colour = _shade(colour, SHADES[shade])
-        out[s.id] = (colour, DASHES[k % len(DASHES)])
+        out[s.id] = (colour, free[k % len(free)])
     return out
 
 

@@ -128,3 +128,23 @@ def test_a_series_block_that_picks_no_series_names_what_it_needs(render_registry
         block.function(None)
     assert e.value.where == "chart:nothing"
     assert 'needs series "none.*"' in e.value.message
+
+
+def test_a_family_dash_is_kept_and_the_other_series_of_the_variant_avoid_it():
+    """`dash` in a series' extra: the first optics design's runs all dotted, the repaired
+    runs of the same colour cycling through the other dashes; an unknown dash fails."""
+    from cit.blocks.charts import DASHES, _styles
+    from cit.palette import Palette, Swatch
+    from cit.registry import Series
+
+    palette = Palette((Swatch("E", "#d55e00", ("#d55e00",) * 3, ("#d55e00",) * 3),))
+    def s(i, **extra):
+        return Series(f"s{i}", (0,), (1.0,), {"variant": "E", **extra}, "measured", (), "", "")
+    series = [s(i, dash="dot") if i % 2 else s(i) for i in range(8)]
+    styles = _styles(series, palette)
+    assert all(styles[x.id][1] == "dot" for x in series if x.extra.get("dash"))
+    others = [styles[x.id][1] for x in series if not x.extra.get("dash")]
+    assert "dot" not in others and len(set(others)) == len(others)
+    assert set(others) <= set(DASHES)
+    with pytest.raises(BuildError, match="dash 'wavy'"):
+        _styles([s(0, dash="wavy")], palette)
