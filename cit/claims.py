@@ -1,8 +1,8 @@
 """Checked claims: the sentences that compare, order or bound things, held to the data
 like the numbers are (docs/claims.md).
 
-A data stage defines predicates over the data it owns (in this repository's study,
-study/experiment_claims.py and study/sim/transit_claims.py). Each predicate returns a `Verdict`: true or false, and the
+A data stage defines predicates over the data it owns (in the study's own modules).
+Each predicate returns a `Verdict`: true or false, and the
 figures that decided it, formatted by cit.fmt. `ClaimBook.add` turns a verdict into a
 `Claim` in the registry (kind `claim`). A content sentence cites it as `:c[id]`, or
 `:c[id|hypothesis]` where the claim rests on single-seed groups; rendering a

@@ -58,7 +58,7 @@ class ContentFile:
 def parse_content_file(text: str, path: str) -> ContentFile:
     """Split a content file into validated front matter and body.
 
-    `path` is how errors name the file (e.g. "content/pages/optics.md")."""
+    `path` is how errors name the file (e.g. "content/pages/results.md")."""
     lines = text.splitlines(keepends=True)
     if not lines or lines[0].rstrip("\r\n") != FENCE:
         raise BuildError(f"{path}:1", "front matter missing: the file must start with a `---` line")

@@ -49,7 +49,7 @@ def slugify(text: str) -> str:
 class PageContext:
     """Everything a block or an inline reference needs while one page is rendered.
 
-    `url` is the page's site URL ("/", "/optics/", "/decks/01-sources/"); `root`
+    `url` is the page's site URL ("/", "/results/", "/decks/01-overview/"); `root`
     the relative prefix back to the site root ("", "../", "../../"); `path` the content
     file, for error messages. `glossary` is every term; `blocks` the block table
     (name -> cit.blocks.BlockSpec); `site` the site-wide facts late blocks read
@@ -131,7 +131,7 @@ class PageContext:
         return slug
 
     def link(self, url: str) -> str:
-        """Relative href for a site URL ("/optics/" -> "../optics/index.html"),
+        """Relative href for a site URL ("/results/" -> "../results/index.html"),
         with an explicit index.html so the site works from file://."""
         return self.root + url.lstrip("/") + "index.html"
 
@@ -314,7 +314,7 @@ _RULES = {"link": _link, "image": _image, "autolink": _autolink}
 
 
 def folder_href(href: str) -> str:
-    """Content links name pages as folders ("optics/", "../../"); file:// does not
+    """Content links name pages as folders ("results/", "../../"); file:// does not
     open a folder's index.html by itself, so the file name is added."""
     if not href or href.startswith(("#", "/")) or _SCHEME_RE.match(href):
         return href

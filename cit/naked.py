@@ -16,7 +16,7 @@ link previews, TEXT_META) must be either
   series' value formatted as the table says (checked when the registry's series are
   given), or
 - matched by an entry of the one allow-list file, `data/allowlist.yaml` (structural
-  numerals such as "2-D" or "ENOB 8"; an entry may be limited to text inside an
+  numerals such as "2-D" or "size 8"; an entry may be limited to text inside an
   element with a class or tag).
 
 Text inside `<script>` and `<style>` is not visible and is not checked (the JSON there

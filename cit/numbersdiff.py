@@ -17,12 +17,15 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .buildrecord import ENGINE_FIGURES
 from .errors import BuildError
 from .progress import counted
 
-# the build figures that say what was verified, in the order the report lists them
-VERIFIED = ("upstream_files", "results_md_numbers.*", "sim_cells", "claims_verified",
-            "claims_total", "site_numbers", "naked_numbers")
+# the build's own figures that say what was verified, in the order the report lists
+# them; the data stages' figures (what each study's stages verified) come between
+VERIFIED_FIRST = ("upstream_files",)
+VERIFIED_LAST = ("claims_verified", "claims_total", "site_numbers", "naked_numbers")
+STAMP_KEYS = ("commit", "commit_date")
 
 
 def main(root: Path, old: str, fail_on_change: bool, vendor_from=None, build=None) -> int:
@@ -138,13 +141,12 @@ def _source(number: dict) -> str:
 
 
 def _verified(build: dict) -> list[tuple[str, object]]:
-    rows = []
-    for key in VERIFIED:
-        if key.endswith("*"):
-            rows += [(k, build[k]) for k in sorted(build) if k.startswith(key[:-1])]
-        elif key in build:
-            rows.append((key, build[key]))
-    return rows
+    """(key, value) of the build figures the report lists: the upstream files, each
+    stage's figures (every key that is not the engine's own, a kind count or the stamp,
+    by name), then the claims and the site's numbers."""
+    staged = sorted(k for k in build if k not in ENGINE_FIGURES and k not in STAMP_KEYS
+                    and not k.startswith("kind_count."))
+    return [(k, build[k]) for k in (*VERIFIED_FIRST, *staged, *VERIFIED_LAST) if k in build]
 
 
 def report(changes: dict, before: dict, after: dict, old: str) -> str:

@@ -52,8 +52,8 @@ OUTLINE_MIN = 3   # `##` sections that earn a page its outline
 class Page:
     """One output page."""
     layout: str               # hub | page | deck
-    url: str                  # "/", "/optics/", "/decks/01-sources/"
-    out: str                  # "index.html", "optics/index.html", ...
+    url: str                  # "/", "/results/", "/decks/01-overview/"
+    out: str                  # "index.html", "results/index.html", ...
     root: str                 # "", "../", "../../"
     doc: ContentFile
     ctx: PageContext | None = None

@@ -117,7 +117,7 @@ def inject_reload(html: bytes, token: str) -> bytes:
 
 def site_path(url_path: str) -> str:
     """A request path -> the key of the site's files: "/" -> "index.html",
-    "/optics/" -> "optics/index.html"."""
+    "/results/" -> "results/index.html"."""
     p = unquote(urlsplit(url_path).path).lstrip("/")
     if p == "" or p.endswith("/"):
         p += "index.html"

@@ -75,7 +75,7 @@ def page_meta(base: str | None, url: str, image: str | None) -> dict:
 
 
 def sitemap_xml(base: str, urls: list[str]) -> bytes:
-    """sitemap.xml: one <url><loc> per page URL (site-relative, "/optics/"), in order."""
+    """sitemap.xml: one <url><loc> per page URL (site-relative, "/results/"), in order."""
     locs = "".join(f"<url><loc>{escape(base + u.lstrip('/'))}</loc></url>\n" for u in urls)
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'

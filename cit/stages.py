@@ -4,7 +4,7 @@ Each stage is a function `run(ctx: StageContext) -> StageOutput | None`. It read
 files through `ctx.reads` (cit/reads.py), adds its numbers, series, tables and checked
 claims to `ctx.registry` and returns plain data only: `figures` (key -> (value, label
 on /tested, how it was computed): what the stage verified) and `data` (name -> a JSON
-value a block draws from, such as the explorer's payload).
+value a block draws from, such as an interactive figure's payload).
 
 Each stage is cached on its own, in `.cache/`, under a key of what it read and nothing
 else: the code (incremental.code_key), the verified upstream files, the files it

@@ -26,10 +26,10 @@ The API
         may be log (bars then start at the axis minimum).
     strip_diagram(strips, *, title, desc, uid, length, columns=None, width=400,
                   colours=None) -> str
-        One row of cells per `Strip` (e.g. the positions of a chunk a band keeps, or a
-        value's bit planes); `cells` holds the indices that are on. With `columns`, each
+        One row of cells per `Strip` (e.g. the positions of a vector a
+        selector keeps, or a value's bits); `cells` holds the indices that are on. With `columns`, each
         strip wraps into a grid of that many columns. A strip may end in a registry
-        number (e.g. the share of energy it keeps).
+        number (e.g. the share it keeps).
 
 Numbers on marks
 ----------------
@@ -85,12 +85,12 @@ class Line:
     """One series of a line chart. `lo`/`hi` (same length as `x`) shade a min-max band;
     `end` is the registry number the last point shows (a focusable mark). `points` (same
     length as `x`, None where there is none) makes each point a dot and a mark for its
-    registry number, named by `point_labels` (e.g. "ENOB 8")."""
+    registry number, named by `point_labels` (e.g. "size 8")."""
     key: str
     label: str
     x: tuple
     y: tuple
-    colour: str = "A"
+    colour: str = MUTED     # a palette key (the study's), or muted
     dash: str = "solid"
     lo: tuple | None = None
     hi: tuple | None = None
@@ -114,7 +114,7 @@ class Bar:
     label: str
     value: float
     number: object = None
-    colour: str = "A"
+    colour: str = MUTED     # a palette key (the study's), or muted
     lo: float | None = None
     hi: float | None = None
     group: str = ""
@@ -126,7 +126,7 @@ class Strip:
     (optional) is written after the row."""
     label: str
     on: tuple
-    colour: str = "A"
+    colour: str = MUTED     # a palette key (the study's), or muted
     number: object = None
 
 

@@ -81,7 +81,7 @@ def _pages_links(ctx, urls) -> str:
 def number_index(ctx) -> str:
     """Every number in the registry with where it appears and its provenance, light
     enough for a phone (docs/numbers.md, "The number index"): one closed group per id
-    prefix (`final_loss.…`, `sim.…`), whose rows static/numindex.js builds when the
+    prefix (`build.…`, `bench.…`), whose rows static/numindex.js builds when the
     reader opens it (or follows a link to a row, `#n-<id>`), from the page's provenance
     script. That script holds every number (kind, value, text, unit, sources, locator,
     computation) and, under `x`, what only the index shows: `p`, the pages as [link,

@@ -1,4 +1,4 @@
-/* chain.js: the hub's chain animation. Shows the E / E′ toggle that cit/blocks/chain.py renders
+/* chain.js: the hub's chain animation. Shows the E / E′ toggle that study/blocks/chain.py renders
    hidden, fades the path that is not selected (elements carry data-path="E Eprime"; the
    other path's get the class is-off), and moves packets along the selected path's
    edges from the sending GPU to the weight update. With prefers-reduced-motion nothing

@@ -9,7 +9,7 @@
 // Content-Security-Policy allows it; it puts its functions on window.citExplorer.
 //
 // The page embeds the model's inputs as JSON in <script id="explorer-data">, written by
-// cit/blocks/explorer.py; nothing here holds a number of the study.
+// study/blocks/explorer.py; nothing here holds a number of the study.
 
 "use strict";
 (() => {
@@ -902,7 +902,7 @@
   }
 
   // The explorer's figure (the build draws it at the recorded settings in
-  // cit/blocks/explorer.py, explorer_figure, from the same data.figure): every variant that
+  // study/blocks/explorer.py, explorer_figure, from the same data.figure): every variant that
   // reaches the target, its time to target over the sweep's grid; the break-evens and the
   // set WAN bandwidth marked.
 

@@ -147,3 +147,15 @@ def test_diff_against_a_git_revision_builds_it_in_a_worktree(project_copy, tmp_p
     assert r.returncode == 0, r.stderr
     assert "| `bench.noop_rebuild_s` |" in r.stdout
     assert run("worktree", "list").stdout.count("\n") == 1     # its worktree is gone
+
+
+def test_the_diff_lists_any_study_s_stage_figures_between_the_engine_s():
+    """The engine names no stage's figure: whatever a study's stages verified (here a
+    made-up study's `report_numbers`) is listed after the upstream files and before the
+    claims, by name; kind counts, the stamp and the engine's other figures are not."""
+    build = {"naked_numbers": 0, "report_numbers": 7, "claims_total": 2, "commit": "c",
+             "kind_count.measured": 9, "glossary_terms": 4, "upstream_files": 3,
+             "claims_verified": 2, "a_stage.cells": 5, "site_numbers": 11}
+    assert [k for k, _ in numbersdiff._verified(build)] == [
+        "upstream_files", "a_stage.cells", "report_numbers", "claims_verified",
+        "claims_total", "site_numbers", "naked_numbers"]

@@ -119,7 +119,7 @@ def test_marks_carry_registry_id_kind_value_and_text():
 
 
 def test_log_axis_places_points_by_log10():
-    ln = [sp.Line("a", "l", (1, 10, 100), (1, 100, 1000))]
+    ln = [sp.Line("a", "l", (1, 10, 100), (1, 100, 1000), colour="A")]
     svg = sp.line_chart(ln, sp.Axis("x", log=True), sp.Axis("y", log=True), title="T", desc="D", uid="g")
     d = parse(svg).find(f".//{SVG}path[@class='fig-line c-A']").get("d")
     pts = points_of(d)
@@ -130,7 +130,7 @@ def test_log_axis_places_points_by_log10():
 
 
 def test_missing_value_breaks_the_line():
-    ln = [sp.Line("a", "l", (0, 1, 2, 3), (1.0, None, 2.0, 3.0))]
+    ln = [sp.Line("a", "l", (0, 1, 2, 3), (1.0, None, 2.0, 3.0), colour="A")]
     d = parse(sp.line_chart(ln, sp.Axis("x"), sp.Axis("y"), title="T", desc="D", uid="g")
               ).find(f".//{SVG}path[@class='fig-line c-A']").get("d")
     assert d.count("M") == 2
@@ -139,7 +139,7 @@ def test_missing_value_breaks_the_line():
 def test_seed_band_drawn_only_where_seeds_differ():
     root = parse(sp.line_chart(lines(), sp.Axis("x"), sp.Axis("y"), title="T", desc="D", uid="g"))
     assert len(root.findall(f".//{SVG}path[@class='fig-band c-A']")) == 1
-    one_seed = [sp.Line("a", "l", (0, 1), (1, 2), lo=(1, 2), hi=(1, 2))]
+    one_seed = [sp.Line("a", "l", (0, 1), (1, 2), colour="A", lo=(1, 2), hi=(1, 2))]
     root = parse(sp.line_chart(one_seed, sp.Axis("x"), sp.Axis("y"), title="T", desc="D", uid="g"))
     assert root.findall(f".//{SVG}path[@class='fig-band c-A']") == []
 
@@ -237,7 +237,7 @@ def test_naked_check_accepts_marks_and_ticks_and_catches_a_wrong_mark():
 def test_relative_path_steps_do_not_accumulate_rounding():
     xs = tuple(range(50))
     ys = tuple(math.sin(k / 3) for k in xs)
-    root = parse(sp.line_chart([sp.Line("a", "l", xs, ys)], sp.Axis("x"), sp.Axis("y"),
+    root = parse(sp.line_chart([sp.Line("a", "l", xs, ys, colour="A")], sp.Axis("x"), sp.Axis("y"),
                                title="T", desc="D", uid="g"))
     pts = points_of(root.find(f".//{SVG}path[@class='fig-line c-A']").get("d"))
     first, last = pts[0][0], pts[-1][0]
