@@ -552,7 +552,8 @@ def _optics_head_start(c: _Ctx, band: Group) -> None:
                    ("exact band's seeds", f"{_l(min(b))} to {_l(max(b))}"),
                    (f"CPU check, step {fmt_int(cpu_step)} (calibration's last step "
                     f"{fmt_int(c.v('shakes.calib_last'))})",
-                    f"{_l(cpu[0])} in all {fmt_int(len(cpu))}"))),
+                    f"{_l(cpu[0])} in all {fmt_int(len(cpu))}")),
+                  tuple(len(g.runs) for g in optics + [band])),
           sources=tuple(dict.fromkeys(c.files(gs) + cpu_src)),
           computation="first eval val_loss: min = max over the optics runs, > max over "
                       "C.1d256 seeds, at a step before optics.calib_end_step; shakes.*.s100 "
