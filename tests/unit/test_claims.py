@@ -131,3 +131,21 @@ def test_a_tooltip_keeps_the_words_without_the_mark(page):
     from cit.markdown import plain_text
     html, _ = page("A is below B :c[a.below.b].\n")
     assert plain_text(without_marks(html)) == "A is below B."
+
+
+@pytest.mark.parametrize("seeds, margin, one_seed, expected", [
+    ((3, 3), False, False, False),      # several seeds on every side
+    ((1, 3), False, False, True),       # one single-seed group is enough
+    ((1,), False, False, True),
+    ((1, 3), True, False, False),       # unless the test requires a margin in seed sds
+    ((3, 3), False, True, True),        # or the predicate says it rests on one run
+    ((), False, False, False),          # no trained groups compared
+])
+def test_a_claim_is_a_hypothesis_when_any_compared_group_had_one_seed(seeds, margin, one_seed,
+                                                                        expected):
+    """docs/claims.md, "One seed": the rule the check enforces."""
+    from cit.claims import ClaimBook, Verdict
+    book = ClaimBook({})
+    c = book.add("x.claim", "checks something", Verdict(True, (), seeds), sources=(),
+                 computation="test", one_seed=one_seed, seed_margin=margin)
+    assert c.hypothesis is expected
