@@ -78,7 +78,8 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                                use_cache, store, progress, writes)
     reg = staged.registry
     memo = cache.json_memo(root, store, writes) if use_cache else compute_now
-    found = sentences.check(root, reads, memo, reg.claims, code, site_cfg.packages())
+    found = sentences.check(root, reads, memo, reg.claims, code, site_cfg.packages(),
+                            site_cfg.yaml_name_keys)
     figures = buildrecord.build_figures(root, len(vendored), staged.figures, reg.claims,
                                         len(reg), found,
                                         Counter(n.kind for n in reg.numbers.values()), reads,

@@ -1,7 +1,8 @@
 """The comparing-sentence check (docs/claims.md, "Sentences the build finds").
 
 Every sentence a reader can see is read from where it is written: the content
-Markdown (pages, decks and their front matter), the glossary, the chain's texts, the
+Markdown (pages, decks and their front matter), the glossary, the study's other
+content YAML (here the chain's texts), the
 templates, and the page texts written in code (captions, notes, figure descriptions:
 string literals of the modules that write pages). A sentence that compares, orders,
 bounds, counts over a set or gives a cause (`COMPARING_RE`) must carry a checked claim
@@ -137,14 +138,17 @@ def _block_parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
 
 
-# keys of the chain and glossary files whose values are names, ids or references
-YAML_NAME_KEYS = {"id", "key", "term", "lane", "tag", "paths", "from", "to", "see", "col", "name",
-                  "reverse", "path", "route", "order"}
+# keys of a content YAML file whose values are names, ids or references, not prose: the
+# glossary's and any file's ids; a study names those of its own files in site.yaml
+# (`yaml_name_keys`, docs/site-config.md)
+YAML_NAME_KEYS = frozenset({"id", "key", "term", "see"})
 
 
-def yaml_sentences(text: str, file: str) -> list[Sentence]:
-    """Every prose string of a YAML file (glossary, chain): a scalar under a key that is
-    not a name or id, with three words or more."""
+def yaml_sentences(text: str, file: str, name_keys=()) -> list[Sentence]:
+    """Every prose string of a YAML file (the glossary, a study's own): a scalar under a
+    key that is not a name or id (YAML_NAME_KEYS and the study's `name_keys`), with
+    three words or more."""
+    names = YAML_NAME_KEYS | frozenset(name_keys)
     out = []
 
     def walk(node, key=None):
@@ -154,7 +158,7 @@ def yaml_sentences(text: str, file: str) -> list[Sentence]:
         elif isinstance(node, yaml.SequenceNode):
             for v in node.value:
                 walk(v, key)
-        elif isinstance(node, yaml.ScalarNode) and key not in YAML_NAME_KEYS \
+        elif isinstance(node, yaml.ScalarNode) and key not in names \
                 and isinstance(node.value, str) and len(node.value.split()) >= MIN_WORDS:
             first = node.start_mark.line + 1 + (1 if node.style in (">", "|") else 0)
             out.extend(split_inline(node.value, file, first))
@@ -333,18 +337,22 @@ def _code_rows(root: Path, reads: Reads, packages=()) -> list[list]:
 
 
 def collect(root: Path, reads: Reads, memo=None, code: str = "",
-            packages=()) -> list[Sentence]:
+            packages=(), name_keys=()) -> list[Sentence]:
     """Every sentence the site shows, from where it is written. `memo` (the build's
     JSON memo, cit/cache.py) keeps each content file's sentences under the hash of its
     text and of the build's code (`code`: cit/incremental.py code_key), and the code's
     sentences under the code key alone (it hashes every module the check would read),
-    so a page edit reads that page again, and no module."""
+    so a page edit reads that page again, and no module. `name_keys`: the study's YAML
+    keys that hold names, not prose (yaml_sentences), part of each file's key."""
     root = Path(root)
     out: list[Sentence] = []
+    names = sorted(name_keys)
     for name, text, reader in _sources(root, reads):
         def compute(text=text, name=name, reader=reader):
+            if reader is yaml_sentences:
+                return _rows(yaml_sentences(text, name, names))
             return _rows(reader(text, name))
-        key = hashlib.sha256(f"{code}\0{name}\0{text}".encode()).hexdigest()
+        key = hashlib.sha256(f"{code}\0{' '.join(names)}\0{name}\0{text}".encode()).hexdigest()
         rows = memo("sentences-" + re.sub(r"[^A-Za-z0-9]+", "-", name), key, compute) \
             if memo else compute()
         out += [Sentence(f, ln, t, tuple(c)) for f, ln, t, c in rows]
@@ -364,17 +372,17 @@ def _undefined_words(s: Sentence, claims) -> list[str]:
 
 
 def check(root: Path, reads: Reads | None = None, memo=None, claims=None,
-          code: str = "", packages=()) -> SentenceReport:
+          code: str = "", packages=(), name_keys=()) -> SentenceReport:
     """The comparing-sentence check over `root`'s sources; BuildError listing every
     comparing sentence with neither a claim nor an exemption (file:line, the words that
     make it one, the sentence), every loose word of a claim-carrying sentence that its
     claims do not define (`claims`: the registry's, id -> Claim), and every exemption
     that matches no sentence, or one that carries a claim or compares nothing.
     `reads`: the build's (cit/reads.py), a fresh one when None; `memo`, `code`: as for
-    `collect`."""
+    `collect`, and `packages`, `name_keys` (the study's, cit.siteconfig)."""
     root = Path(root)
     reads = reads or Reads(root)
-    sentences = collect(root, reads, memo, code, packages)
+    sentences = collect(root, reads, memo, code, packages, name_keys)
     exemptions = load_exemptions(root, reads)
     used: set[int] = set()
     problems, checked, exempt = [], 0, 0

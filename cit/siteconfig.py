@@ -31,7 +31,8 @@ SITE_RULES = {"title": TEXT, "base_url": FieldRule(str, nullable=True),
               "stages": FieldRule(list), "blocks": TEXTS, "unpickle": TEXTS,
               "tested": TEXTS, "templates": FieldRule(str, required=False, nonblank=True),
               "static": FieldRule(str, required=False, nonblank=True),
-              "share_figure": FieldRule(str, required=False, pattern=r"[A-Za-z][\w-]*")}
+              "share_figure": FieldRule(str, required=False, pattern=r"[A-Za-z][\w-]*"),
+              "yaml_name_keys": TEXTS}
 NAV_RULES = {"url": TEXT, "label": TEXT}
 LAYOUT_RULES = {"scripts": TEXTS, "findings_cards": FieldRule(bool, required=False)}
 LAYOUTS = ("hub", "page", "deck")
@@ -82,6 +83,8 @@ class SiteConfig:
     templates: str = "templates"
     static: str | None = None     # the study's own static files, shipped beside the engine's
     share_figure: str | None = None     # a hub figure's id: the pages' share image
+    # keys of the study's content YAML whose values are names, not prose (cit/sentences.py)
+    yaml_name_keys: tuple[str, ...] = ()
 
     def packages(self) -> tuple[str, ...]:
         """The study's code: the top-level package of each stage and block provider
@@ -123,7 +126,7 @@ def parse_site(text: str, name: str = NAME) -> SiteConfig:
                       tuple(data.get("unpickle", [])), tuple(data.get("tested", [])),
                       {k: where(k) for k in data}, data.get("templates", "templates"),
                       data.get("static"),
-                      data.get("share_figure"))
+                      data.get("share_figure"), tuple(data.get("yaml_name_keys", [])))
 
 
 def _line(name: str, node) -> str:

@@ -78,6 +78,16 @@ def test_yaml_sentences_skip_names_and_give_lines():
         (3, "It is built this way."), (3, "Every worker sends more.")]
 
 
+def test_a_study_s_yaml_name_keys_are_skipped_and_only_those():
+    """The engine skips the glossary's and id keys; a study's own YAML names its name
+    keys in site.yaml (yaml_name_keys), and without them their values are read as prose."""
+    text = "lanes:\n  - lane: the lower lane of all\n    detail: It runs on every worker.\n"
+    assert [s.text for s in S.yaml_sentences(text, "content/chain.yaml", ("lane",))] == [
+        "It runs on every worker."]
+    assert [s.text for s in S.yaml_sentences(text, "content/chain.yaml")] == [
+        "the lower lane of all", "It runs on every worker."]
+
+
 def test_an_unmarked_comparing_sentence_fails_with_file_and_line(tmp_path):
     root = _project(tmp_path, "Intro text goes here.\n\nBand C ended far below top-k here.\n")
     with pytest.raises(BuildError) as e:
@@ -165,7 +175,8 @@ def test_a_bad_byte_or_a_folder_is_refused_by_the_reads(tmp_path):
 
 def test_the_repository_passes_and_reports_its_figures():
     root = Path(__file__).resolve().parents[2]
-    report = S.check(root, packages=load_site(root).packages())
+    site = load_site(root)
+    report = S.check(root, packages=site.packages(), name_keys=site.yaml_name_keys)
     entries = S.load_exemptions(root)
     assert report.entries == len(entries) and report.found == report.checked + report.exempt
     assert all(e.reason.strip() for e in entries)
@@ -188,7 +199,8 @@ def test_a_planted_unmarked_comparison_fails_the_build(project_copy, warm_copy):
 def test_numbers_json_and_tested_report_the_figures(built_site):
     build = json.loads((built_site / "numbers.json").read_text())["build"]
     root = Path(__file__).resolve().parents[2]
-    report = S.check(root, packages=load_site(root).packages())
+    site = load_site(root)
+    report = S.check(root, packages=site.packages(), name_keys=site.yaml_name_keys)
     assert (build["sentences_found"], build["sentences_checked"],
             build["sentences_exempt"], build["sentence_exemptions"]) == (
         report.found, report.checked, report.exempt, report.entries)
