@@ -58,7 +58,7 @@ MARKUP_RE = re.compile(
     r":n\[[^\]\n]*\]"                          # a number: shown as "#" here
     r"|:t\[([^\]|\n]*)(?:\|([^\]\n]*))?\]"     # a term: its words, else its key
     r"|\[([^\]\n]*)\]\([^)\s]*\)"              # a link: its text
-    r"|\{[A-Za-z0-9_.\-′|]+\}"                 # a chain placeholder: a number
+    r"|\{[A-Za-z0-9_.\-′|]+\}"                 # a YAML text's {id} or {id|unit}: a number
     r"|[*`]+")
 # Loose words: a sentence that cites a claim and uses one of these must be citing a
 # claim that says how it tested the word ("far" = by more than ten seed sds): Claim.words
