@@ -2,7 +2,7 @@
 
 Every sentence a reader can see is read from where it is written: the content
 Markdown (pages, decks and their front matter), the glossary, the study's other
-content YAML (here the chain's texts), the
+content YAML, the
 templates, and the page texts written in code (captions, notes, figure descriptions:
 string literals of the modules that write pages). A sentence that compares, orders,
 bounds, counts over a set or gives a cause (`COMPARING_RE`) must carry a checked claim
