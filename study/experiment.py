@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import resultsmd, sweeplog, tables, variants
-from cit.claims import claim_book
+from cit.claims import Verdict, claim_book
 from cit.errors import BuildError
 from cit.fmt import MB, PCT, SECONDS, fmt, fmt_int, fmt_pct, fmt_ratio, fmt_general, fmt_sci_sig
 from cit.registry import Ref, Registry, Source
@@ -178,8 +178,7 @@ def _register_fixed_sent(add, repaired):
     fixed = [g for g in repaired if not g.first.cfg.fs_every]
     if not fixed:
         return                      # none ran: a page citing the figure fails the build
-    rates = [e.clip_rate_interval for g in fixed for r in g.runs for e in r.evals
-             if e.clip_rate_interval is not None]
+    rates = [rate for g in fixed for r in g.runs for rate in r.clip_intervals]
     add("optics.fixed_sent.clip_interval_max", max(rates), fmt_pct(max(rates), 1), PCT.label,
         tuple(f for g in fixed for f in g.files),
         "largest clip_rate_interval over every eval of the repaired runs with the full scale "
@@ -207,12 +206,8 @@ def _register_optics(add, by, groups):
                     f"{'smallest' if end == 'min' else 'largest'} {words} over the {what}")
     # Clipping around the end of calibration: the first eval interval that spans it,
     # and the interval after.
-    early, jump = [], []
-    for g in first:
-        for r in g.runs:
-            iv = [e.clip_rate_interval for e in r.evals if e.clip_rate_interval is not None]
-            early.append(iv[0])
-            jump.append(iv[1])
+    early = [r.clip_intervals[0] for g in first for r in g.runs]
+    jump = [r.clip_intervals[1] for g in first for r in g.runs]
     files = tuple(f for g in first for f in g.files)
     pct1 = lambda x: fmt_pct(x, 1)
     add("optics.first.clip_early_max", max(early), pct1(max(early)), PCT.label, files,
@@ -508,18 +503,16 @@ def _register_sweep_times(reg, src, folders, sessions, log_rel) -> None:
     """The sweep log's own time for each run it finished, beside the wall time of the
     run's done record (the ledger's): how many runs both time, and by how much the log's
     is longer."""
-    from cit.claims import Verdict
     done = {r.name: r for folder in folders.values() for r in folder.all_runs if r.done}
     matched = [(secs, done[name]) for s in sessions for name, secs, _ in s.finished
                if name in done]
     if not matched:
         return                      # nothing to compare: a page citing the figures fails
-    pairs = [(secs, r.done.seconds) for secs, r in matched]
-    longer = [a - b for a, b in pairs]
+    longer = [secs - r.done.seconds for secs, r in matched]
     f = src((log_rel,) + tuple(sorted({r.rel for _, r in matched})))
     where = f"{log_rel} ('done … in N s' lines) and the runs' done records"
     for key, v, unit, words in (
-            ("runs", len(pairs), "runs",
+            ("runs", len(matched), "runs",
              "runs that both a 'done' line of the sweep log and their own done record time"),
             ("longer_min", min(longer), SECONDS.label,
              "smallest (sweep log's seconds − done record's seconds) over those runs"),
@@ -532,15 +525,15 @@ def _register_sweep_times(reg, src, folders, sessions, log_rel) -> None:
         "exp.sweep_log_times_longer",
         "for every run that both the sweep log and its own done record time, the log's "
         "seconds are more than the done record's",
-        Verdict(min(longer) > 0, (("runs", fmt_int(len(pairs))),
+        Verdict(min(longer) > 0, (("runs", fmt_int(len(matched))),
                                   ("log longer by", f"{SECONDS.text(min(longer), 1)} to "
                                                     f"{SECONDS.labelled(max(longer), 1)}"))),
         sources=f, computation="min over matched runs of (seconds of the log's 'done NAME in "
                                "N s' line − done.seconds) > 0")
 
+
 def _sweep_claim(reg, sources, sessions) -> None:
     """What the notebook's reading of the sweep log says, tested on the parsed starts."""
-    from cit.claims import Verdict
     lr = [t for s in sessions for folder, _, t in s.stages if folder.endswith("-lr")]
     first, last = sessions[0], sessions[-1]
     middle = sessions[1:-1]

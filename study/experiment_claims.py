@@ -49,6 +49,12 @@ TRAINED = ("trained", "its last evaluation is its lowest and at least a fifth be
 TRAINED_DROP = 0.2
 
 
+def _largest_seed_sd(groups) -> float:
+    """The largest sample standard deviation of final loss between seeds, over the
+    groups with several seeds: the unit of the claims' margins in seed spreads."""
+    return max(stats([r.final_val_loss for r in g.runs])[1] for g in groups if len(g.runs) > 1)
+
+
 def _diverged(run) -> bool:
     """A run diverged when its last evaluation is above its first and more than twice its
     lowest (DIVERGED)."""
@@ -130,8 +136,7 @@ def _headline(c: _Ctx) -> None:
           [A, B] + c.bands,
           "per eval step: lowest mean val_loss over the C, D and F groups minus the higher "
           "of A's and B's mean")
-    multi = [g for g in c.bands + [B] if len(g.runs) > 1]
-    spread = max(stats([r.final_val_loss for r in g.runs])[1] for g in multi)
+    spread = _largest_seed_sd(c.bands + [B])
     gap = min(_loss(g) for g in c.bands) - _loss(B)
     c.add("exp.band_gap_many_seed_spreads",
           "every exact fixed band's mean final loss is above top-k's by more than ten times "
@@ -174,7 +179,7 @@ def _headline(c: _Ctx) -> None:
           "F.random final loss < min over the C groups' seeds", one_seed=True)
     near = min(min(e.val_loss for r in g.runs for e in r.evals) for g in c.bands + c.repaired)
     gs = [c.by["A"]] + c.bands + c.repaired
-    sd = max(stats([r.final_val_loss for r in g.runs])[1] for g in gs if len(g.runs) > 1)
+    sd = _largest_seed_sd(gs)
     c.add("exp.no_band_reaches_adamw",
           "no evaluation of any exact band or repaired optics run reaches AdamW's mean final "
           "loss, and the closest stays above it by more than ten times the largest standard "
@@ -497,9 +502,8 @@ def _feedback_pair(c: _Ctx) -> None:
 def _feedback_pair_clip(c: _Ctx, pairs) -> None:
     """Whether the clipping jump after calibration goes with the fixed full scale or with
     the exact-band feedback: the same pairs, their clip rate per eval interval."""
-    iv = lambda r: [e.clip_rate_interval for e in r.evals if e.clip_rate_interval is not None]
-    sent_max = max((max(iv(r)) for _, b in pairs for r in b.runs), default=None)
-    exact_jump = min((iv(r)[1] for a, _ in pairs for r in a.runs), default=None)
+    sent_max = max((max(r.clip_intervals) for _, b in pairs for r in b.runs), default=None)
+    exact_jump = min((r.clip_intervals[1] for a, _ in pairs for r in a.runs), default=None)
     c.add("exp.feedback_pair_clip",
           "in every such pair, the run that subtracted the band sent clipped less in each of "
           "its eval intervals than the run that subtracted the exact band did in the interval "

@@ -210,6 +210,12 @@ class Run:
     def final_val_loss(self) -> float | None:
         return self.evals[-1].val_loss if self.evals else None
 
+    @property
+    def clip_intervals(self) -> list[float]:
+        """The clip rate of each eval interval that logs one, in step order (optics runs;
+        empty for the others)."""
+        return [e.clip_rate_interval for e in self.evals if e.clip_rate_interval is not None]
+
     def first_step_at_or_below(self, target: float) -> int | None:
         for e in self.evals:
             if e.val_loss <= target:
