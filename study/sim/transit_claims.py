@@ -89,7 +89,7 @@ def _breakevens(s: _Sim, groups) -> None:
           "E, on the optics run that stands for it, breaks even with AdamW nowhere in the "
           "swept range, at the grid values and at both ends of the steps' interval",
           Verdict(all(b.kind == "none" for b in e3), (("E vs A", _three(e3)),),
-                  (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["A"].per_seed))),
+                  s.seeds("E", "A")),
           "BreakEven.kind of E vs A is none at the grid values, with E at its fewest steps "
           "and A at its most, and the reverse (bisection over sweep_min..sweep_max)")
     none = f_be(BreakEven("none", None))
@@ -112,7 +112,8 @@ def _breakevens(s: _Sim, groups) -> None:
                    ("ours, E′ vs C′", _three(ours["Eprime_vs_Cprime"])),
                    ("quoted, E vs A", quoted["E_vs_A"]), ("quoted, E′ vs C′", quoted["Eprime_vs_Cprime"]))),
           "ours: BreakEven.kind none at the grid values and at both ends of the interval; "
-          "quoted: the text 'none in range'", extra=(Source("data/sim/quoted.yaml"),), keys=('E', 'A', 'Eprime_Csteps', 'Cprime'))
+          "quoted: the text 'none in range'", extra=(Source("data/sim/quoted.yaml"),),
+          keys=('E', 'A', 'Eprime_Csteps', 'Cprime'))
     _cprime_higher(s)
 
 
@@ -155,7 +156,8 @@ def _cprime_higher(s: _Sim) -> None:
                    ("closest corner, E′ vs A", _gbps(ep.at)),
                    ("its steps, C′, E′, A", f"{fmt(sc, 0)}, {fmt(se, 0)}, {fmt(sa, 0)}"))),
           "BreakEven.at of C′ vs A > that of E′ (E's steps) vs A at the grid values and at "
-          "all eight corners of C's, E's and A's step intervals (A's shared by both)", keys=('Cprime', 'Eprime_Esteps', 'A'))
+          "all eight corners of C's, E's and A's step intervals (A's shared by both)",
+          keys=('Cprime', 'Eprime_Esteps', 'A'))
 
 
 def _enob(s: _Sim, groups) -> None:
@@ -242,7 +244,8 @@ def _intervals(s: _Sim, groups) -> None:
                    ("time orderings that do not survive", ", ".join(f"{a} before {b}" for a, b in lost["time"]) or "none"),
                    ("energy orderings that do not survive", ", ".join(f"{a} below {b}" for a, b in lost["energy"]) or "none"))),
           "interval.orderings: the lower at the grid values still lower at its most steps "
-          "against the other's fewest (the same steps when shared), every pair of variants", keys=('A', 'B', 'C', 'Cprime', 'E', 'Eprime_Esteps'))
+          "against the other's fewest (the same steps when shared), every pair of variants",
+          keys=('A', 'B', 'C', 'Cprime', 'E', 'Eprime_Esteps'))
     ids = ("Eprime_Esteps_vs_A", "Eprime_Csteps_vs_A", "Cprime_vs_A")
     bes = {k: s.be3(k) for k in ids}
     s.add("sim.switch_and_cprime_beat_a_somewhere_at_both_ends",
@@ -251,7 +254,8 @@ def _intervals(s: _Sim, groups) -> None:
           Verdict(all(b.kind == "below" for v in bes.values() for b in v),
                   tuple((BY_KEY[k.split("_vs_")[0]].label, _three(v)) for k, v in bes.items())),
           "BreakEven.kind below (a bandwidth inside sweep_min..sweep_max) for each of the "
-          "three comparisons at the grid values and at both corners of section 8", keys=('Eprime_Esteps', 'Eprime_Csteps', 'Cprime', 'A'))
+          "three comparisons at the grid values and at both corners of section 8",
+          keys=('Eprime_Esteps', 'Eprime_Csteps', 'Cprime', 'A'))
 
 
 def _target(s: _Sim, groups) -> None:
@@ -355,7 +359,8 @@ def _bytes(s: _Sim, groups) -> None:
                    ("E to target", SECONDS.labelled(te[0])), ("C to target", SECONDS.labelled(tc[0])),
                    ("E at its fewest steps, C at its most", _secs_vs(te[1], tc[1])))),
           "steps × WAN bytes per step, E < C, and times to target at the default WAN, E > C, "
-          "each at the grid values and at the corner that favours the other way", keys=('E', 'C'))
+          "each at the grid values and at the corner that favours the other way",
+          keys=('E', 'C'))
     dense = s.v("sim.payload.A")
     ep, cc, cp = d["Eprime"], d["C"], d["Cprime"]
     e3 = s.be3("Eprime_vs_Cprime")
@@ -407,7 +412,7 @@ def _causes(s: _Sim, groups) -> None:
                       f"{GB.text(w['E'][0])} against {GB.labelled(w['A'][0])}"),
                      ("E at its fewest steps, A at its most",
                       f"{GB.text(w['E'][1])} against {GB.labelled(w['A'][2])}")),
-                  (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["A"].per_seed))),
+                  s.seeds("E", "A")),
           "counterfactual.CASES E_free_vs_A (module time zero): BreakEven.kind none at the grid "
           "values and both ends; E_Asteps_vs_A (E's step time, A's steps): kind below; WAN "
           "bytes to target E > A at the grid values and at E's fewest/A's most")
@@ -425,7 +430,7 @@ def _causes(s: _Sim, groups) -> None:
                     _secs_vs(s.at('E', e_c['E']), s.at('C', e_c['C']))),
                    ("module time per step", MS.labelled(c.default['E'].module)))
                   + _cf_evidence(vc, "E, module taking no time", "C"),
-                  (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["C"].per_seed))),
+                  s.seeds("E", "C")),
           "E's time to target > C's at the default WAN (grid values and E's fewest/C's most); "
           "counterfactual E_free_vs_C: BreakEven.kind whole at the grid values and both ends")
     t0 = {k: c.steps[k] * s.step_at(k, 0) for k in ("E", "C")}
@@ -439,7 +444,7 @@ def _causes(s: _Sim, groups) -> None:
                    ("E at its most steps, C at its fewest",
                     _secs_vs(c.ends['E'][1] * s.step_at('E', 0),
                              c.ends['C'][0] * s.step_at('C', 0)))),
-                  (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["C"].per_seed))),
+                  s.seeds("E", "C")),
           "steps to target × simulated step time at sweep_min (results.md §6 first row), E < C, "
           "at the grid values and at the corner that favours C (interval.py)")
     pf = s.cf("Eprime_free_vs_Cprime")
@@ -592,8 +597,7 @@ def _charged(s: _Sim, groups) -> None:
                   (("E′ step, modelled", MS.labelled(ch.modelled)),
                    ("E′ step, charged", MS.labelled(ch.step))) + ev
                   + (("E′ vs C′, charged", _three(ch.breakevens["Eprime_vs_Cprime"])),),
-                  (len(c.inputs.steps["E"].per_seed), len(c.inputs.steps["C"].per_seed),
-                   len(c.inputs.steps["A"].per_seed))),
+                  s.seeds("E", "C", "A")),
           "counterfactual.charged (closed.innet_left_out added to E′'s step): step longer; "
           "BreakEven.at lower for E′ vs A on E's and C's steps at the grid values and both "
           "ends; E′ vs C′ none at all three")
