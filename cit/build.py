@@ -168,7 +168,7 @@ def check_site(reg: Registry, site, previous: dict, root: Path, allowlist,
     files' reads). Returns what was checked."""
     check_claims(reg)
     fresh = {k: v for k, v in site.files.items() if k not in site.kept}
-    check_naked_numbers(fresh, reg, allowlist)
+    check_naked_numbers(fresh, reg, allowlist, root, site.sources)
     # links from the pages rendered; from every page when one of those lost or gained an
     # element id (a link elsewhere may point at it) or the set of pages changed
     moved = set(previous) != set(site.records) or any(
@@ -247,13 +247,36 @@ def check_claims(reg: Registry) -> None:
                          "stand):\n  " + "\n  ".join(wrong))
 
 
-def check_naked_numbers(files: dict[str, bytes], reg: Registry, entries) -> None:
+def _content_texts(root: Path, sources: dict[str, str], pages) -> dict[str, tuple[str, str]]:
+    """page -> (its content file, that file's text) for `pages`, read only when the
+    naked-number check failed, to name each finding's Markdown line (a file that cannot
+    be read now is left out: its findings name their page)."""
+    reads, out = Reads(root), {}
+    for page in pages:
+        if page in sources:
+            text = reads.maybe_text(root / sources[page])
+            if text is not None:
+                out[page] = (sources[page], text)
+    return out
+
+
+def check_naked_numbers(files: dict[str, bytes], reg: Registry, entries,
+                        root: Path | None = None, sources: dict[str, str] | None = None) -> None:
     """The no-naked-numbers check over every page (cit/naked.py) under the allow-list
-    `entries`; BuildError listing the first twenty findings, in page order."""
+    `entries`; BuildError listing the first twenty findings, in page order, each at its
+    content file's line where `sources` (page -> content file under `root`) finds it."""
     failures = naked.check_pages(files, numbers=reg.numbers, series=reg.series,
                                  allowlist=entries)
+    if failures and root is not None and sources:
+        failing = {f.split(":", 1)[0] for f in failures}
+        failures = naked.check_pages(
+            {p: b for p, b in files.items() if p in failing}, numbers=reg.numbers,
+            series=reg.series, allowlist=entries,
+            sources=_content_texts(root, sources, failing))
     if failures:
-        raise BuildError("naked-number check", "digits outside number elements:\n  "
+        raise BuildError("naked-number check", "digits outside number elements (write "
+                         "each as a registered number, :n[id], or allow it with a reason "
+                         "in data/allowlist.yaml; docs/numbers.md):\n  "
                          + "\n  ".join(failures[:20]))
 
 

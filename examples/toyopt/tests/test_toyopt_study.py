@@ -169,3 +169,16 @@ def test_a_tensorboard_event_file_is_read_into_the_chart(tmp_path):
     cells = re.findall(r"<td>([^<]*)</td>", first.group(2))
     momentum_col = re.findall(r'data-series="([^"]+)"', table.group(0)).index("curve.momentum")
     assert html.unescape(cells[momentum_col]).startswith(f"{mean[0]:.3f} ")
+
+
+def test_a_naked_number_names_its_markdown_file_and_line(tmp_path):
+    root = _copy(tmp_path)
+    page = root / "content" / "pages" / "results.md"
+    page.write_text(page.read_text() + "\nAdam took 17 tries in the first week.\n")
+    line = len(page.read_text().splitlines())
+    with pytest.raises(BuildError) as e:
+        run_stages(root, use_cache=False)
+    assert e.value.where == "naked-number check"
+    assert (f"\n  content/pages/results.md:{line} (results/index.html): naked number '17' "
+            "in “") in e.value.message
+    assert "write each as a registered number, :n[id]" in e.value.message
