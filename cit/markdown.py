@@ -26,7 +26,7 @@ from markdown_it.token import Token
 
 from .claimrefs import (claim_token, core_claims, render_claim_mark, render_claim_open,
                         where_of)
-from .errors import BuildError
+from .errors import BuildError, did_you_mean
 from .frontmatter import Chunk
 from .glossary import Term
 from .markup import number_element
@@ -102,7 +102,9 @@ class PageContext:
         t = self.glossary.get(key)
         if t is None:
             shown = repr(key) if len(key) <= 60 else f"{key[:40]!r}… ({len(key)} characters)"
-            raise BuildError(where or self.path, f"undefined glossary term {shown}")
+            raise BuildError(where or self.path, f"undefined glossary term {shown}"
+                             + did_you_mean(key, self.glossary) + " (terms are the keys "
+                             "of content/glossary.yaml: add it there)")
         self.terms_linked.add(key)
         e = html.escape
         shown = t.term if words is None else words
@@ -419,7 +421,9 @@ def _render_block(self, tokens, idx, options, env) -> str:
     name = tok.meta["name"]
     spec = ctx.blocks.get(name)
     if spec is None:
-        raise BuildError(where, f"unknown block @[{name}]")
+        raise BuildError(where, f"unknown block @[{name}]" + did_you_mean(name, ctx.blocks)
+                         + " (the engine's blocks and those of site.yaml's `blocks:` "
+                         "providers; docs/syntax.md)")
     if spec.late_order is not None and not ctx.late_pass:
         # rendered after every other page, when usage across the site is known
         marker = f"<!--cit-late:{name}:{len(ctx.late_markers)}-->"
