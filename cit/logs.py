@@ -7,7 +7,7 @@ and line or record that gave it). Which reader reads a file is chosen by `FORMAT
 order: the first whose `claims(path, head)` is true. The readers here:
 
 - `jsonl`: JSON lines, one run per file: a `config` record, records with a `step`
-  (each other field a metric), a `done` record;
+  (each other field a metric; null where it was not logged), a `done` record;
 - `csv-long`: CSV with the columns run, step, metric, value (any order; wall_time
   optional), many runs and metrics per file;
 - `tb-csv`: TensorBoard's scalar CSV download (Wall time, Step, Value), one run and
@@ -184,7 +184,8 @@ def read_jsonl(rel: str, data: bytes) -> list[RunLog]:
         elif "step" in rec:
             step = _step(rec.pop("step"), where)
             for name, value in rec.items():
-                metrics.add(run.run, name, Point(step, _number(value, where, name), where))
+                if value is not None:           # null: not logged at this step
+                    metrics.add(run.run, name, Point(step, _number(value, where, name), where))
         else:
             raise BuildError(where, f"a {kind!r} record without a step (the records are "
                              "config, done, and records with a step such as eval)")
@@ -206,6 +207,8 @@ def _csv_rows(rel: str, data: bytes, want: tuple[str, ...], optional: tuple[str,
                          f"({', '.join(want)})")
     cols = [h.strip() for h in header]
     keys = {c.lower().replace(" ", "_"): i for i, c in enumerate(cols)}
+    if len(keys) != len(cols):
+        raise BuildError(f"{rel}:1", f"a column named twice in the header {','.join(cols)}")
     missing = [w for w in want if w not in keys]
     if missing:
         raise BuildError(f"{rel}:1", f"no column {missing[0]!r}: the header is "

@@ -83,6 +83,14 @@ def test_a_csv_header_of_no_format_is_refused_naming_the_formats():
     assert e.where == "logs/adam.csv" and "jsonl, tfevents, tb-csv, csv-long" in e.message
     e = _fails("logs/adam.csv", b"run,step,metric,value,seed\na,1,loss,0.5,1\n")
     assert e.where == "logs/adam.csv:1" and "column 'seed'" in e.message
+    e = _fails("logs/adam.csv", b"run,step,metric,value,step\na,1,loss,0.5,2\n")
+    assert e.where == "logs/adam.csv:1" and "named twice" in e.message
+
+
+def test_a_null_in_json_lines_is_a_metric_not_logged_at_that_step():
+    (run,) = logs.read_log("a.jsonl", b'{"type": "eval", "step": 1, "loss": 0.5, "acc": null}\n'
+                           b'{"type": "eval", "step": 2, "loss": 0.4, "acc": 0.7}\n')
+    assert run.series("acc") == ([2], [0.7]) and run.series("loss") == ([1, 2], [0.5, 0.4])
 
 
 def test_tensorboard_scalar_csv_takes_its_run_and_tag_from_the_file_name():

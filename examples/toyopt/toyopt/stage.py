@@ -37,6 +37,7 @@ class Run:
     losses: list[float]
     file: str           # its path under vendored/
     locator: str        # where its losses are (file:line to file:line, or records)
+    last: str           # where its last loss is
 
     def first_at_or_below(self, target: float) -> int | None:
         return next((s for s, v in zip(self.steps, self.losses) if v <= target), None)
@@ -60,7 +61,8 @@ def to_run(log: logs.RunLog, known: dict) -> Run:
         raise BuildError(where, f"run of optimiser {optimiser!r}, which data/study.yaml "
                          "does not list (it lists " + ", ".join(known) + "); add it there, "
                          "or leave its log out of vendored/logs/")
-    return Run(optimiser, int(seed), steps, losses, log.key, log.locator(METRIC))
+    return Run(optimiser, int(seed), steps, losses, log.key, log.locator(METRIC),
+               log.points(METRIC)[-1].where)
 
 
 def _study(ctx: StageContext) -> tuple[dict, dict]:
@@ -109,7 +111,7 @@ def _register_optimiser(reg, spec: dict, group: list[Run], src: dict, target: fl
     key, sources = spec["key"], tuple(src[r.file] for r in group)
     for r in group:
         reg.add(f"final_loss.{key}.s{r.seed}", r.losses[-1], fmt(r.losses[-1], 4), unit="loss",
-                kind="measured", sources=(src[r.file],), locator=f"last {METRIC} of {r.locator}",
+                kind="measured", sources=(src[r.file],), locator=f"{r.last} (the last {METRIC})",
                 computation="loss at the last step")
         at = r.first_at_or_below(target)
         reg.add(f"steps.{key}.s{r.seed}", at, fmt_int(at), unit="steps", kind="measured",
