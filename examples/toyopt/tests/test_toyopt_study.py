@@ -162,7 +162,8 @@ def test_a_tensorboard_event_file_is_read_into_the_chart(tmp_path):
         f"logs/{r}/{p.name}" for r in runs for p in (root / "vendored" / "logs" / r).iterdir()}
     assert all(c.holds for c in result.registry.claims.values())
     page = result.files["index.html"].decode()
-    table = re.search(r'<table[^>]*>.*?data-series="curve.momentum".*?</table>', page, re.S)
+    table = re.search(r'<table(?:(?!</table>).)*?data-series="curve.momentum".*?</table>',
+                      page, re.S)             # the chart's own table, not one before it
     first = re.search(r"<tr><th scope=\"row\">(\d+)</th>((?:<td>[^<]*</td>)+)</tr>",
                       table.group(0))
     assert int(first.group(1)) == steps[0]
