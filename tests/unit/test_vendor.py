@@ -118,7 +118,7 @@ def test_a_relock_keeps_the_repository_commit_and_host_of_the_lock(tmp_path):
     lock_path = tmp_path / "vendored" / "lock.yaml"
     lock_path.parent.mkdir()
     shutil.copy(ROOT / "vendored" / "lock.yaml", lock_path)
-    new = write_lock(_mirror(tmp_path, {"results/a.log": b"one\n"}), lock_path)
+    new = write_lock(_mirror(tmp_path, {"results/a.log": b"one\n"}), lock_path, patterns=["results/*"])
     assert (new.repository, new.commit, new.host) == (old.repository, old.commit, old.host)
     assert [(f.path, f.commit) for f in read_lock(lock_path).files] == [("results/a.log", old.commit)]
 
@@ -128,10 +128,11 @@ def test_a_first_lock_takes_its_upstream_as_given_and_without_one_names_the_lock
     mirror = _mirror(tmp_path, {"results/a.log": b"one\n"})
     lock_path = tmp_path / "vendored" / "lock.yaml"
     with pytest.raises(BuildError) as e:
-        write_lock(mirror, lock_path)
+        write_lock(mirror, lock_path, patterns=["results/*"])
     assert e.value.where == str(lock_path) and "--repository OWNER/NAME --commit SHA" in e.value.message
     assert not lock_path.exists()
-    write_lock(mirror, lock_path, Lock("someone/their-study", "c" * 40, RAW_HOST, []))
+    write_lock(mirror, lock_path, Lock("someone/their-study", "c" * 40, RAW_HOST, []),
+               ["results/*"])
     got = read_lock(lock_path)
     assert (got.repository, got.commit, [f.commit for f in got.files]) == (
         "someone/their-study", "c" * 40, ["c" * 40])
