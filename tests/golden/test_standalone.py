@@ -258,8 +258,13 @@ def test_the_readmes_new_study_commands_run_verbatim_in_a_fresh_venv(tmp_path, m
     assert not names & set(STUDY_ONLY), sorted(names & set(STUDY_ONLY))
     measured(f"fresh venv, engine alone: {len(names)} distributions in pip list")
     tutorial = _readme_blocks(clone / "docs" / "tutorial.md", "tutorial-command")
-    assert tutorial
-    t = subprocess.run(["bash", "-c", "set -e\n. ../mine/.venv/bin/activate 2>/dev/null || "
-                        f". {tmp_path}/.venv/bin/activate\n" + "\n".join(tutorial)],
-                       cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert len(tutorial) >= 5
+    env |= {"GIT_AUTHOR_NAME": "A researcher", "GIT_AUTHOR_EMAIL": "r@example.org",
+            "GIT_COMMITTER_NAME": "A researcher", "GIT_COMMITTER_EMAIL": "r@example.org"}
+    t = subprocess.run(["bash", "-c", f"set -e\n. {tmp_path}/.venv/bin/activate\n"
+                        + "\n".join(tutorial)], cwd=tmp_path, env=env, capture_output=True,
+                       text=True)
     assert t.returncode == 0, t.stdout[-3000:] + t.stderr[-3000:]
+    first = tmp_path / "first_study"
+    assert (first / "site" / "notes" / "index.html").is_file()
+    assert "0 numbers changed" in t.stdout and "sitemap.xml" in os.listdir(first / "site")
