@@ -116,7 +116,7 @@ def _fill(tmp: Path, name: str, example: Path) -> None:
 def scaffold(target: Path, example: Path = EXAMPLE) -> Path:
     """Make the study at `target` (refused when it holds anything), whole or not at all;
     returns it. NewStudyError says why not."""
-    target = Path(target).absolute()
+    target = Path(os.path.abspath(target))     # `..` folded, links kept
     name = package_name(target)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise NewStudyError(f"{target} exists and is not empty; give a new folder")
@@ -158,7 +158,8 @@ def next_steps(target: Path) -> str:
         "  cit build             # the site, into site/",
         "  python -m pytest      # the study's own tests",
         "  git init -q && git add -A && git commit -qm 'A new study'   # then: cit diff HEAD",
-        "docs/tutorial.md goes on from here; docs/site-config.md says what site.yaml declares"])
+        f"{ENGINE_ROOT / 'docs' / 'tutorial.md'} goes on from here; "
+        f"{ENGINE_ROOT / 'docs' / 'site-config.md'} says what site.yaml declares"])
 
 
 def main(argv=None, prog: str = "python -m cit") -> int:

@@ -257,10 +257,18 @@ def test_the_readmes_new_study_commands_run_verbatim_in_a_fresh_venv(tmp_path, m
     assert "cit-engine" in names and "pytest" in names
     assert not names & set(STUDY_ONLY), sorted(names & set(STUDY_ONLY))
     measured(f"fresh venv, engine alone: {len(names)} distributions in pip list")
-    tutorial = _readme_blocks(clone / "docs" / "tutorial.md", "tutorial-command")
-    assert len(tutorial) >= 5
     env |= {"GIT_AUTHOR_NAME": "A researcher", "GIT_AUTHOR_EMAIL": "r@example.org",
             "GIT_COMMITTER_NAME": "A researcher", "GIT_COMMITTER_EMAIL": "r@example.org"}
+    # the commands `cit new` printed, as printed (their comments are shell comments)
+    printed = [line.strip() for line in r.stdout.splitlines() if line.startswith("  ")]
+    assert printed[0] == f"cd {study}" and any("pip install" in p for p in printed)
+    p = subprocess.run(["bash", "-c", f"set -e\n. {tmp_path}/.venv/bin/activate\n"
+                        + "\n".join(printed) + "\ngit log --oneline | wc -l"],
+                       cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert p.returncode == 0 and re.search(r"\b\d+ passed\b", p.stdout), p.stdout[-3000:] + p.stderr[-3000:]
+    assert p.stdout.strip().endswith("1")
+    tutorial = _readme_blocks(clone / "docs" / "tutorial.md", "tutorial-command")
+    assert len(tutorial) >= 5
     t = subprocess.run(["bash", "-c", f"set -e\n. {tmp_path}/.venv/bin/activate\n"
                         + "\n".join(tutorial)], cwd=tmp_path, env=env, capture_output=True,
                        text=True)
