@@ -7,6 +7,7 @@ new-study commands run verbatim."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -260,7 +261,8 @@ def test_the_readmes_new_study_commands_run_verbatim_in_a_fresh_venv(tmp_path, m
     env |= {"GIT_AUTHOR_NAME": "A researcher", "GIT_AUTHOR_EMAIL": "r@example.org",
             "GIT_COMMITTER_NAME": "A researcher", "GIT_COMMITTER_EMAIL": "r@example.org"}
     # the commands `cit new` printed, as printed (their comments are shell comments)
-    printed = [line.strip() for line in r.stdout.splitlines() if line.startswith("  ")]
+    said = r.stdout[r.stdout.index("a new study in "):].splitlines()[1:]
+    printed = [line.strip() for line in itertools.takewhile(lambda l: l.startswith("  "), said)]
     assert printed[0] == f"cd {study}" and any("pip install" in p for p in printed)
     p = subprocess.run(["bash", "-c", f"set -e\n. {tmp_path}/.venv/bin/activate\n"
                         + "\n".join(printed) + "\ngit log --oneline | wc -l"],
