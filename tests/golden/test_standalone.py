@@ -278,3 +278,21 @@ def test_the_readmes_new_study_commands_run_verbatim_in_a_fresh_venv(tmp_path, m
     first = tmp_path / "first_study"
     assert (first / "site" / "notes" / "index.html").is_file()
     assert "0 numbers changed" in t.stdout and "sitemap.xml" in os.listdir(first / "site")
+
+
+def test_the_cit_command_names_its_commands_and_builds_the_working_folder(tmp_path):
+    assert _cit(cwd=tmp_path).returncode == 2
+    usage = _cit("--help", cwd=tmp_path)
+    assert usage.returncode == 0
+    assert all(f"cit {c}" in usage.stdout for c in ("build", "serve", "check", "diff", "new"))
+    bad = _cit("publish", cwd=tmp_path)
+    assert bad.returncode == 2 and bad.stderr.startswith("cit: unknown command 'publish'")
+    no_old = _cit("diff", cwd=tmp_path)
+    assert no_old.returncode == 2 and "cit diff OLD" in no_old.stderr
+    study = _toy_copy(tmp_path)
+    r = _cit("check", cwd=study)
+    assert r.returncode == 0, r.stderr
+    assert "Nothing written (--check)." in r.stdout and not (study / "site").exists()
+    # build.py's own options, under cit's name
+    opts = _cit("build", "--help", cwd=study)
+    assert opts.stdout.startswith("usage: cit build") and "--vendor-from" in opts.stdout
