@@ -296,7 +296,7 @@ def _tb_records(rel: str, data: bytes) -> Iterable[tuple[int, bytes]]:
     except ImportError:
         raise BuildError(rel, "reading TensorBoard event files needs the tensorboard "
                          "package, the engine's `tensorboard` extra: pip install "
-                         "tensorboard==2.21.0") from None
+                         "'cit-engine[tensorboard]' (docs/logs.md)") from None
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "events"
         path.write_bytes(data)
