@@ -10,12 +10,14 @@ stage after its figures are in the registry (`groups`: the headline folder's run
 from __future__ import annotations
 
 from cit.claims import Verdict, claim_book
-from cit.fmt import GB, GBPS, GFLOPS, GVALUES, MS, SECONDS, fmt, fmt_int, fmt_pct
+from cit.fmt import (GB, GBPS, GFLOPS, GVALUES, MS, SECONDS, US, fmt, fmt_general,
+                     fmt_int, fmt_pct, fmt_sig)
 from cit.registry import Registry, Source
-from . import closed, interval
+from . import calibrate, closed, interval
 from .closed import BY_KEY, BreakEven
-from .report import f_be
+from .report import f_be, f_typed
 from .compute import Computed
+from .quoted import against as quoted_against
 
 
 def _gbps(bw: float | None) -> str:
@@ -102,19 +104,121 @@ def _breakevens(s: _Sim, groups) -> None:
           "text of the quoted break-evens against the text of 'none in the range'",
           extra=(Source("data/sim/quoted.yaml"),))
     _fit_count(s)
+    _unfitted(s, quoted, none)
+    _budget_figures(s)
+    _cprime_higher(s)
+
+
+def _wins_on_grid(s: _Sim, a: str, b: str, pa=None) -> tuple[int, int]:
+    """(grid points at which a reaches the target before b, points tried), over every
+    bandwidth of the sweep grid at the grid values and at both corners of the steps'
+    interval (closed form, which the simulation matches there); `pa`: a's parameters
+    when they differ from the scenario's (a counterfactual)."""
+    c = s.c
+    pa = pa or c.params
+    wins = tried = 0
+    for steps in (c.steps,) + tuple(interval.corner(c.steps, c.ends, a, b, e)
+                                    for e in interval.ENDS):
+        for bw in c.grid:
+            ta = steps[a] * closed.step(pa.with_(bw_wan=bw), BY_KEY[a].mech).total
+            tb = steps[b] * closed.step(c.params.with_(bw_wan=bw), BY_KEY[b].mech).total
+            wins += ta < tb
+            tried += 1
+    return wins, tried
+
+
+def _unfitted(s: _Sim, quoted: dict, none: str) -> None:
+    """The two comparisons the fit was not fitted to: the same in ours as in the
+    original's, over the whole sweep, and for every module budget."""
+    from .counterfactual import free_module
+    c = s.c
     ours = {k: s.be3(k) for k in ("E_vs_A", "Eprime_vs_Cprime")}
+    free = {k: s.cf(k) for k in ("E_free_vs_A", "Eprime_free_vs_Cprime")}
+    grid = {("E", "A"): _wins_on_grid(s, "E", "A"),
+            ("Eprime_Csteps", "Cprime"): _wins_on_grid(s, "Eprime_Csteps", "Cprime")}
+    grid_free = {k: _wins_on_grid(s, *k, pa=free_module(c.params)) for k in grid}
+    fb = {k: (o.breakeven,) + tuple(o.ends) for k, o in free.items()}
     s.add("sim.unfitted_comparisons_agree",
           "in ours as in the original's figures, E never beats AdamW and E′ never beats C′ on "
-          "the exact band's steps",
-          Verdict(all(b.kind == "none" for v in ours.values() for b in v)
+          "the exact band's steps; in ours the same holds with a module that takes no time, "
+          "so it holds at every module budget and tests nothing about the budget",
+          Verdict(all(b.kind == "none" for v in list(ours.values()) + list(fb.values()) for b in v)
+                  and all(w == 0 for w, _ in list(grid.values()) + list(grid_free.values()))
                   and all(t == none for t in quoted.values()),
                   (("ours, E vs A", _three(ours["E_vs_A"])),
                    ("ours, E′ vs C′", _three(ours["Eprime_vs_Cprime"])),
+                   ("module taking no time, E vs A", _three(fb["E_free_vs_A"])),
+                   ("module taking no time, E′ vs C′", _three(fb["Eprime_free_vs_Cprime"])),
+                   ("sweep points where E or E′ wins, as fitted and with a module taking no "
+                    "time", f"{sum(w for w, _ in list(grid.values()) + list(grid_free.values()))}"
+                    f" of {sum(n for _, n in list(grid.values()) + list(grid_free.values()))}"),
                    ("quoted, E vs A", quoted["E_vs_A"]), ("quoted, E′ vs C′", quoted["Eprime_vs_Cprime"]))),
-          "ours: BreakEven.kind none at the grid values and at both ends of the interval; "
-          "quoted: the text 'none in range'", extra=(Source("data/sim/quoted.yaml"),),
+          "ours: BreakEven.kind none at the grid values and at both ends of the interval, with "
+          "the fitted budget and with the module taking no time (counterfactual E_free_vs_A, "
+          "Eprime_free_vs_Cprime), and no point of the sweep grid where E or E′ is faster, at "
+          "the grid values or either corner; the module's time only lengthens E's and E′'s "
+          "steps, so what they lose with it taking no time they lose at every budget; quoted: "
+          "the text 'none in range'", extra=(Source("data/sim/quoted.yaml"),),
           keys=('E', 'A', 'Eprime_Csteps', 'Cprime'))
-    _cprime_higher(s)
+
+
+# the figures of the original's that turn on the module's budget, as the page names them
+BUDGET_FIGURES = ("time.E", "time.Eprime_Esteps", "breakeven.Eprime_Esteps_vs_A",
+                  "breakeven.Eprime_Csteps_vs_A")
+
+
+def _budget_figures(s: _Sim) -> None:
+    """Which of the original's figures turn on the module's budget, and the budgets at
+    which all of them read as the original's (the latency where the fit put it)."""
+    c, v = s.c, s.c.values
+    if c.calibration is None:
+        return
+    lo_bw, hi_bw, it = GBPS.base(v.sweep_min), GBPS.base(v.sweep_max), v.bisection_iterations
+    at = lambda b: c.params.with_(module_budget=GFLOPS.base(b))
+    ends = (v.module_budget_min, v.module_budget_max)
+    figures = [k for k in quoted_against(c.quoted)
+               if len({calibrate.figure_value(at(b), c.steps, k, lo_bw, hi_bw, it)
+                       for b in ends}) > 1]
+    sub = c.quoted.model_copy(update={"figures": {k: c.quoted.figures[k] for k in figures}})
+    ok = lambda b: all(calibrate.reads_same(at(b), c.steps, sub, v).values())
+    fit = v.module_budget
+    edges = []
+    for end in ends:           # each figure is monotone in the budget: one interval
+        a, b = fit, end
+        for _ in range(it):
+            mid = (a + b) / 2
+            a, b = (mid, b) if ok(mid) else (a, mid)
+        edges.append(a)
+    where = ("closed form at the scenario with module_budget moved, the latency at its "
+             "fitted value; data/sim/quoted.yaml")
+    s.reg.add("sim.fitted.budget_figures", len(figures), fmt_int(len(figures)),
+              unit="figures", kind="derived", sources=s.sources, locator=where,
+              computation="the original's transit figures whose value (ours) differs "
+                          "between module_budget_min and module_budget_max")
+    for key, x, how in (("low", edges[0], "lowest"), ("high", edges[1], "highest")):
+        s.reg.add(f"sim.fitted.budget_agrees.{key}", x, fmt_sig(x, 4), unit=GFLOPS.label,
+                  kind="derived", sources=s.sources, locator=where,
+                  computation=f"the {how} budget at which every figure that turns on the "
+                              "budget reads as the original's at its precision: bisection "
+                              f"({it} halvings) from the fitted budget toward the range's end")
+    s.add("sim.budget_pins_its_figures",
+          "exactly four of the original's figures turn on the module's budget across the "
+          "range its page gives, E's and E′'s times and E′'s two break-evens with AdamW; "
+          "with the fitted latency all four read as the original's only for budgets inside "
+          "an interval that holds the fitted budget and reaches neither end of the range",
+          Verdict(tuple(figures) == BUDGET_FIGURES and ok(fit) and not ok(ends[0])
+                  and not ok(ends[1]) and ends[0] < edges[0] <= fit <= edges[1] < ends[1],
+                  (("figures that turn on the budget", ", ".join(figures)),
+                   ("budgets at which all read as the original's",
+                    f"{fmt_sig(edges[0], 4)} to {GFLOPS.after(fmt_sig(edges[1], 4))}"),
+                   ("fitted budget", GFLOPS.after(f_typed(fit))),
+                   ("range", f"{GFLOPS.text(ends[0], scaled=True)} to "
+                             f"{GFLOPS.labelled(ends[1], scaled=True)}"))),
+          "calibrate.figure_value of each quoted transit figure at module_budget_min and "
+          "module_budget_max (those that differ); calibrate.reads_same of those at the fitted "
+          "budget (true), at both ends of the range (false), and bisection for the ends of "
+          "the interval where all read the same (each figure is monotone in the budget)",
+          keys=('E', 'C', 'A'))
 
 
 def _fit_count(s: _Sim) -> None:
@@ -300,25 +404,50 @@ def _sweep(s: _Sim, groups) -> None:
                                     ("largest change from there", fmt_pct(max(change[flat:]), 2)),
                                     ("largest change one grid point lower", fmt_pct(change[flat - 1], 2)))),
           "max over variants of |step(bw) ÷ step(top) − 1| on the sweep grid")
-    top = {k: closed.step(c.params.with_(bw_wan=c.grid[last]), BY_KEY[k].mech) for k in keys}
-    part = lambda k, what: getattr(top[k], what) / top[k].total     # phases at the top
-    compute = {k: part(k, "compute") for k in keys}
-    comm = {k: part(k, "comm") for k in ("A", "B")}
+    _step_parts(s, keys, flat)
+
+
+def _step_parts(s: _Sim, keys, flat: int) -> None:
+    """What is more than half of each variant's step, at every grid bandwidth from the
+    point where the curves flatten to the top of the sweep (the sentence's "there")."""
+    c = s.c
+    pts = range(flat, len(c.grid))
+    steps = {i: {k: closed.step(c.params.with_(bw_wan=c.grid[i]), BY_KEY[k].mech)
+                 for k in keys} for i in pts}
+    share = lambda i, k, what: getattr(steps[i][k], what) / steps[i][k].total
+    compute_heavy = [{k for k in keys if share(i, k, "compute") > 0.5} for i in pts]
+    comm = {k: [share(i, k, "comm") for i in pts] for k in ("A", "B")}
+    span = f"{_gbps(c.grid[flat])} to {_gbps(c.grid[-1])}, {len(pts)} grid points"
     s.add("sim.step_parts_at_max",
-          "at the top of the sweep, compute is more than half of the step for C and C′ and "
-          "for no other variant, and communication is more than half for A and B",
-          Verdict({k for k, v in compute.items() if v > 0.5} == {"C", "Cprime"}
-                  and min(comm.values()) > 0.5,
-                  tuple((f"compute, {BY_KEY[k].label}", fmt_pct(v, 0)) for k, v in compute.items())
-                  + tuple((f"communication, {BY_KEY[k].label}", fmt_pct(v, 0)) for k, v in comm.items())),
-          "phase time ÷ step time, both from the closed form at the top of the sweep "
-          "(sweep_max), per variant")
-    mod = {k: part(k, "module") for k in ("E", "Eprime_Esteps")}
+          "at every grid bandwidth from where the curves flatten to the top of the sweep, "
+          "compute is more than half of the step for C and C′ and for no other variant, and "
+          "communication is more than half for A and B",
+          Verdict(all(h == {"C", "Cprime"} for h in compute_heavy)
+                  and min(min(v) for v in comm.values()) > 0.5,
+                  (("bandwidths", span),)
+                  + tuple((f"compute, {BY_KEY[k].label}, lowest to highest share",
+                           f"{fmt_pct(min(share(i, k, 'compute') for i in pts), 1)} to "
+                           f"{fmt_pct(max(share(i, k, 'compute') for i in pts), 1)}")
+                          for k in keys)
+                  + tuple((f"communication, {BY_KEY[k].label}, lowest share", fmt_pct(min(v), 1))
+                          for k, v in comm.items())),
+          "phase time ÷ step time, both from the closed form, per variant at every point of "
+          "the sweep grid from sim.sweep_flat_from to sweep_max")
+    mod = {k: [share(i, k, "module") for i in pts] for k in ("E", "Eprime_Esteps")}
     s.add("sim.module_largest_part_of_e",
-          "at the top of the sweep, the module's compression is more than half of the step "
-          "of E and of E′",
-          Verdict(min(mod.values()) > 0.5, tuple((BY_KEY[k].label, fmt_pct(v, 0)) for k, v in mod.items())),
-          "module compression ÷ step time, both from the closed form at the top of the sweep")
+          "at every grid bandwidth from where the curves flatten to the top of the sweep, "
+          "the module's compression is more than half of the step of E and of E′",
+          Verdict(min(min(v) for v in mod.values()) > 0.5,
+                  (("bandwidths", span),)
+                  + tuple((f"{BY_KEY[k].label}, lowest share", fmt_pct(min(v), 1))
+                          for k, v in mod.items())),
+          "module compression ÷ step time, both from the closed form, at every point of the "
+          "sweep grid from sim.sweep_flat_from to sweep_max")
+    _cheaper_steps(s)
+
+
+def _cheaper_steps(s: _Sim) -> None:
+    c = s.c
     cb, bb = c.default["C"], c.default["B"]
     corner = interval.corner(c.steps, c.ends, "C", "B", "fewest")    # C fewest, B most
     tc, tb = s.at("C", corner["C"]), s.at("B", corner["B"])
@@ -479,14 +608,128 @@ def _layout(s: _Sim, groups) -> None:
               sources=s.sources, locator=where,
               computation="A's steps to target × its step time with one ring of all workers, "
                           "at the default WAN")
+    _flat_bound(s, flat)
+    _flat_refit(s, flat)
+
+
+def _flat_bound(s: _Sim, flat) -> None:
+    """AdamW under the flat ring at no latency at all: its step does not turn on the
+    module's budget and rises with the latency, so no pair of the two fitted inputs (a
+    latency of zero or more, any budget) brings its time to target under this one. It
+    rests on the WAN bandwidth, so the WAN at which it would read as the original's is
+    given too."""
+    c, mech = s.c, BY_KEY["A"].mech
+    where = ("closed form at the scenario's defaults with collective_layout flat-ring "
+             "and no worker link latency")
+    p0 = flat.with_(alpha_intra=0.0)
+    t0 = closed.time_to_target(p0, mech, c.steps["A"])
+    s.reg.add("sim.flat_ring.time.A_no_latency", t0, SECONDS.text(t0), unit=SECONDS.label,
+              kind="simulated", sources=s.sources, locator=where,
+              computation="A's steps to target × its step time with one ring of all workers "
+                          "and a worker link latency of zero, at the default WAN")
+    v = s.c.values
+    budgets = [closed.time_to_target(p0.with_(module_budget=GFLOPS.base(b)), mech,
+                                     c.steps["A"])
+               for b in (v.module_budget_min, v.module_budget_max)]
+    fitted = closed.time_to_target(flat, mech, c.steps["A"])
     quoted = c.quoted.figures["time.A"]
-    shown = SECONDS.text(t, quoted.decimals)
+    wan = _flat_wan_for(c, p0, quoted.value)
+    s.reg.add("sim.flat_ring.wan_for_quoted_a", GBPS.of(wan), GBPS.text(wan),
+              unit=GBPS.label, kind="simulated", sources=s.sources, locator=where,
+              computation="bisection in log-bandwidth (bisection_iterations halvings, from "
+                          "the default WAN to sweep_max) for the WAN at which A under the "
+                          "flat ring, with no latency, takes the original's time to target")
     s.add("sim.flat_ring_misses_quoted_a",
-          "with one ring of all workers, AdamW's time to target does not read as the "
-          "original's at the precision it printed",
-          Verdict(shown != quoted.text(), (("A, flat ring", SECONDS.after(shown)),
-                                           ("original", SECONDS.after(quoted.text())))),
-          "A's time to target under the flat ring, rounded as the original rounds it")
+          "with one ring of all workers at the default WAN, AdamW's time to target with no "
+          "worker link latency at all reads above the original's at the precision it "
+          "printed; that time is the same at both ends of the budget range and lower than "
+          "at the fitted latency, so no latency of zero or more and no budget brings it "
+          "down to the original's; only a WAN faster than the default would",
+          Verdict(SECONDS.of(t0) > quoted.value and SECONDS.text(t0, quoted.decimals) != quoted.text()
+                  and budgets[0] == budgets[1] == t0 and t0 < fitted
+                  and wan > s.c.params.bw_wan,
+                  (("A, flat ring, no latency", SECONDS.labelled(t0)),
+                   ("the same at the two ends of the budget range",
+                    f"{SECONDS.text(budgets[0])} and {SECONDS.labelled(budgets[1])}"),
+                   ("A, flat ring, fitted latency", SECONDS.labelled(fitted)),
+                   ("original", SECONDS.after(quoted.text())),
+                   ("default WAN", GBPS.labelled(s.c.params.bw_wan)),
+                   ("WAN at which it would read as the original's", GBPS.labelled(wan)))),
+          "closed.time_to_target of A with collective_layout flat-ring: at alpha_intra 0, "
+          "rounded as the original rounds it, above the quoted time; equal at "
+          "module_budget_min and module_budget_max; below its value at the fitted latency "
+          "(the step is linear in the latency); the WAN that would give the quoted time "
+          "above the default")
+
+
+def _flat_wan_for(c, p0, seconds: float) -> float:
+    """The WAN bandwidth (bytes/s) at which A under `p0` takes `seconds` to the target:
+    bisection in log-bandwidth between the default WAN and the top of the sweep (its
+    time falls as the WAN rises)."""
+    mech, v = BY_KEY["A"].mech, c.values
+    a, b = p0.bw_wan, GBPS.base(v.sweep_max)
+    for _ in range(v.bisection_iterations):
+        mid = (a * b) ** 0.5
+        if closed.time_to_target(p0.with_(bw_wan=mid), mech, c.steps["A"]) > seconds:
+            a = mid
+        else:
+            b = mid
+    return (a * b) ** 0.5
+
+
+def _flat_refit(s: _Sim, flat) -> None:
+    """The two fitted inputs fitted again, by the recorded procedure and to the same
+    figures, with the flat ring: what they come to and how many of the original's
+    figures that fit reproduces (docs/simulator.md, "Fitted inputs")."""
+    c = s.c
+    cal = calibrate.refit(c.scenario, c.values, flat, c.steps, c.quoted)
+    if cal is None or c.calibration is None:
+        return
+    same = calibrate.reads_same(calibrate.fitted_params(flat, cal.fitted), c.steps,
+                                c.quoted, c.values)
+    where = ("study/sim/calibrate.py refit: the recorded procedure on the closed form with "
+             "collective_layout flat-ring, to the figures data/sim/scenario.yaml names")
+    for f in cal.fitted:
+        e = c.scenario.entries[f.key]
+        s.reg.add(f"sim.flat_ring.refit.{f.key}", f.value, f_typed(f.value), unit=e.unit,
+                  kind="fitted", sources=s.sources[1:] + (Source("data/sim/quoted.yaml"),),
+                  locator=where, computation=f"{f.key} refitted under the flat ring, to "
+                  f"{f.significant} significant figures")
+    off = min(abs(r) for r in cal.residuals.values())
+    n_same = sum(same.values())
+    for key, value, text, unit, how in (
+            ("residual", cal.rms, fmt_general(cal.rms), "", "root-mean-square relative "
+             "residual of the refit at its recorded values"),
+            ("least_off", off, fmt_pct(off, 0), "", "smallest |ours / quoted − 1| over the "
+             "figures the refit was fitted to"),
+            ("same", n_same, fmt_int(n_same), "figures", "the original's transit figures "
+             "that read the same as ours at its precision with the refitted inputs")):
+        s.reg.add(f"sim.flat_ring.refit.{key}", value, text, unit=unit, kind="fitted",
+                  sources=s.sources[1:] + (Source("data/sim/quoted.yaml"),),
+                  locator=where, computation=how)
+    lat = cal.value("intra_dc_latency_us")
+    s.add("sim.flat_ring_refit_misses",
+          "fitted again by the recorded procedure with one ring of all workers, the two "
+          "inputs reproduce fewer of the original's figures than with the layout by data "
+          "centre, miss every figure they were fitted to by more than the hierarchical fit "
+          "misses any, and need a negative worker link latency",
+          Verdict(n_same < s.v("sim.against.same") and off > max(abs(r) for r in c.calibration.residuals.values())
+                  and lat < 0,
+                  (("figures read the same, flat ring refit", f"{fmt_int(n_same)} of "
+                    f"{fmt_int(len(same))}"),
+                   ("the same, layout by data centre", s.reg.numbers["sim.against.same"].text),
+                   ("smallest miss of a fitted figure, flat ring", fmt_pct(off, 1)),
+                   ("largest miss, layout by data centre",
+                    fmt_pct(max(abs(r) for r in c.calibration.residuals.values()), 2)),
+                   ("RMS residual, flat ring and by data centre",
+                    f"{fmt_general(cal.rms)} and {fmt_general(c.calibration.rms)}"),
+                   ("latency, flat ring refit", US.after(f_typed(lat))),
+                   ("budget, flat ring refit",
+                    GFLOPS.after(f_typed(cal.value("module_budget")))))),
+          "calibrate.refit (gauss_newton, the recorded PROCEDURE) with collective_layout "
+          "flat-ring; calibrate.reads_same at its recorded values, against sim.against.same; "
+          "its smallest |relative residual| over the fitted figures against the largest of "
+          "the recorded fit; the refit latency < 0")
 
 
 def _module(s: _Sim, groups) -> None:
