@@ -80,7 +80,7 @@ def _three(bes) -> str:
 def register_transit_claims(reg: Registry, computed: Computed, groups, results_path: str) -> None:
     s = _Sim(reg, computed, results_path)
     for fn in (_breakevens, _enob, _intervals, _target, _sweep, _bytes, _causes, _layout,
-               _module, _e_run, _charged):
+               _module, _e_run, _charged, _switch_on_optics_steps):
         fn(s, groups)
 
 
@@ -163,6 +163,9 @@ def _unfitted(s: _Sim, quoted: dict, none: str) -> None:
 
 
 # the figures of the original's that turn on the module's budget, as the page names them
+# the bisection for the ends of the budgets that reproduce them stops at this fraction of
+# the fitted budget (the page prints them to four significant figures)
+BUDGET_TOLERANCE = 1e-5
 BUDGET_FIGURES = ("time.E", "time.Eprime_Esteps", "breakeven.Eprime_Esteps_vs_A",
                   "breakeven.Eprime_Csteps_vs_A")
 
@@ -173,6 +176,23 @@ def _budget_figures(s: _Sim) -> None:
     c, v = s.c, s.c.values
     if c.calibration is None:
         return
+    same = calibrate.reads_same(c.params, c.steps, c.quoted, v)
+    fitted = [k for k in c.calibration.figures if same[k]]
+    s.add("sim.fit_reproduces_its_figures",
+          "with the two fitted inputs, every figure of the original's they were fitted to "
+          "reads the same as ours at the precision it printed, and the fitted budget lies "
+          "inside the range the original page gives",
+          Verdict(len(fitted) == len(c.calibration.figures)
+                  and v.module_budget_min <= v.module_budget <= v.module_budget_max,
+                  (("fitted figures read the same",
+                    f"{fmt_int(len(fitted))} of {fmt_int(len(c.calibration.figures))}"),
+                   ("RMS relative residual", fmt_general(c.calibration.rms)),
+                   ("fitted budget", GFLOPS.after(f_typed(v.module_budget))),
+                   ("range", f"{GFLOPS.text(v.module_budget_min, scaled=True)} to "
+                             f"{GFLOPS.labelled(v.module_budget_max, scaled=True)}"))),
+          "calibrate.reads_same at the scenario's recorded fitted values, for each figure "
+          "of fit.figures; module_budget_min ≤ module_budget ≤ module_budget_max",
+          keys=('A', 'B', 'C', 'E'))
     lo_bw, hi_bw, it = GBPS.base(v.sweep_min), GBPS.base(v.sweep_max), v.bisection_iterations
     at = lambda b: c.params.with_(module_budget=GFLOPS.base(b))
     ends = (v.module_budget_min, v.module_budget_max)
@@ -185,7 +205,7 @@ def _budget_figures(s: _Sim) -> None:
     edges = []
     for end in ends:           # each figure is monotone in the budget: one interval
         a, b = fit, end
-        for _ in range(it):
+        while abs(b - a) > BUDGET_TOLERANCE * fit:
             mid = (a + b) / 2
             a, b = (mid, b) if ok(mid) else (a, mid)
         edges.append(a)
@@ -200,7 +220,8 @@ def _budget_figures(s: _Sim) -> None:
                   kind="derived", sources=s.sources, locator=where,
                   computation=f"the {how} budget at which every figure that turns on the "
                               "budget reads as the original's at its precision: bisection "
-                              f"({it} halvings) from the fitted budget toward the range's end")
+                              "from the fitted budget toward the range's end, to "
+                              f"{BUDGET_TOLERANCE:g} of the fitted budget")
     s.add("sim.budget_pins_its_figures",
           "exactly four of the original's figures turn on the module's budget across the "
           "range its page gives, E's and E′'s times and E′'s two break-evens with AdamW; "
@@ -700,7 +721,7 @@ def _flat_refit(s: _Sim, flat) -> None:
     for key, value, text, unit, how in (
             ("residual", cal.rms, fmt_general(cal.rms), "", "root-mean-square relative "
              "residual of the refit at its recorded values"),
-            ("least_off", off, fmt_pct(off, 0), "", "smallest |ours / quoted − 1| over the "
+            ("least_off", off, fmt_pct(off, 1), "", "smallest |ours / quoted − 1| over the "
              "figures the refit was fitted to"),
             ("same", n_same, fmt_int(n_same), "figures", "the original's transit figures "
              "that read the same as ours at its precision with the refitted inputs")):
@@ -752,6 +773,7 @@ def _module(s: _Sim, groups) -> None:
                                             ("budget, top", GFLOPS.labelled(top, scaled=True)))),
           "port rate × multiply-adds per value × budget operations per multiply-add, "
           "against module_budget_max")
+    _fft_margin(s, fast, port, top)
     fit, low = s.v("sim.fitted.module_budget"), s.v("scenario.module_budget_min")
     s.add("sim.fitted_budget_in_range",
           "the fitted module budget lies inside the range the original page gives",
@@ -781,6 +803,36 @@ def _module(s: _Sim, groups) -> None:
                    ("with the budget doubled", GVALUES.labelled(big_budget, scaled=True)))),
           "closed.module_rate at the scenario, with module_port_rate × 2 (equal) and with "
           "module_budget × 2 (higher); sim.module_rate < scenario.module_port_rate")
+
+
+def _fft_margin(s: _Sim, fast: float, port: float, top: float) -> None:
+    """How far the fast transform at the port rate is above the budget's top, and what it
+    needs when a multiply-add counts as one budget operation."""
+    low = s.v("scenario.module_budget_min")
+    over = fast / top - 1
+    one = port * s.v("scenario.fft_flops_per_value")
+    where = "data/sim/scenario.yaml"
+    s.reg.add("sim.band_gflops_at_port.fft_over_top", over, fmt_pct(over, 0), kind="derived",
+              sources=(Source(where),), locator=where,
+              computation="sim.band_gflops_at_port.fft ÷ module_budget_max − 1")
+    s.reg.add("sim.band_gflops_at_port.fft_one_op", one, GFLOPS.text(one, scaled=True),
+              unit=GFLOPS.label, kind="derived", sources=(Source(where),), locator=where,
+              computation="module_port_rate × fft_flops_per_value × 1 (a multiply-add "
+                          "counted as one budget operation)")
+    s.add("sim.fft_at_port_over_budget_only_at_two_ops",
+          "through a fast transform at the port rate, the band needs more than the top of "
+          "the budget range only because a multiply-add counts as more than one operation: "
+          "counted as one, it needs a rate inside the range",
+          Verdict(fast > top and s.v("scenario.module_ops_per_multiply_add") > 1
+                  and low <= one <= top,
+                  (("fast transform, as counted", GFLOPS.labelled(fast, scaled=True)),
+                   ("above the top by", fmt_pct(over, 1)),
+                   ("counted as one operation a multiply-add", GFLOPS.labelled(one, scaled=True)),
+                   ("range", f"{GFLOPS.text(low, scaled=True)} to "
+                             f"{GFLOPS.labelled(top, scaled=True)}"))),
+          "module_port_rate × fft_flops_per_value × module_ops_per_multiply_add > "
+          "module_budget_max with module_ops_per_multiply_add > 1; × 1 instead, between "
+          "module_budget_min and module_budget_max")
 
 
 def _e_run(s: _Sim, groups) -> None:
@@ -844,3 +896,45 @@ def _charged(s: _Sim, groups) -> None:
           "counterfactual.charged (closed.innet_left_out added to E′'s step): step longer; "
           "BreakEven.at lower for E′ vs A on E's and C's steps at the grid values and both "
           "ends; E′ vs C′ none at all three")
+
+
+def _switch_on_optics_steps(s: _Sim, groups) -> None:
+    """E′ on the optics' steps against C′ on C's: the comparison the results file does not
+    list (its E′ against C′ shares C's steps), for the sentence that says no summing at
+    the switch is needed on C's steps and only there."""
+    from .compute import breakeven_pair
+    c, v = s.c, s.c.values
+    lo, hi, it = GBPS.base(v.sweep_min), GBPS.base(v.sweep_max), v.bisection_iterations
+    a, b = "Eprime_Esteps", "Cprime"
+    grid = breakeven_pair(c.params, c.steps, a, b, lo, hi, it)
+    ends = [breakeven_pair(c.params, interval.corner(c.steps, c.ends, a, b, e), a, b, lo, hi, it)
+            for e in interval.ENDS]
+    where = ("closed form at the scenario: bisection of E′ on E's steps against C′ on C's, "
+             "at the grid values and at both corners of the steps' interval")
+    for key, be, how in (("", grid, "the grid values"),
+                         (".fewest", ends[0], "E′ at its fewest steps and C′ at its most"),
+                         (".most", ends[1], "E′ at its most steps and C′ at its fewest")):
+        s.reg.add(f"sim.switch.Eprime_Esteps_vs_Cprime{key}", GBPS.of(be.at), f_be(be),
+                  unit=GBPS.label, kind="hypothetical", sources=s.sources, locator=where,
+                  computation=f"bisection: E′ (E's steps) against C′ (C's steps), at {how}")
+    wins, tried = _wins_on_grid(s, a, b)
+    below = [bw for bw in c.grid if bw < grid.at] if grid.kind == "below" else []
+    s.add("sim.eprime_beats_cprime_on_optics_steps",
+          "on the optics' steps E′ beats C′, on C's steps, below a WAN bandwidth inside the "
+          "range, at the grid values and at both ends of the steps' interval, and at no "
+          "point of the sweep above it",
+          Verdict(all(be.kind == "below" for be in [grid] + ends) and wins > 0
+                  and all(s.step_at(a, i) * c.steps[a] < s.step_at(b, i) * c.steps[b]
+                          for i, bw in enumerate(c.grid) if bw < grid.at)
+                  and all(s.step_at(a, i) * c.steps[a] > s.step_at(b, i) * c.steps[b]
+                          for i, bw in enumerate(c.grid) if bw > grid.at),
+                  (("E′ (E's steps) vs C′", _three([grid] + ends)),
+                   ("sweep points where E′ is faster, grid values",
+                    f"{len(below)} of {len(c.grid)}"),
+                   ("E′ and C′ at the highest such point",
+                    _secs_vs(c.steps[a] * s.step_at(a, len(below) - 1),
+                             c.steps[b] * s.step_at(b, len(below) - 1)) if below else "none"))),
+          "closed.breakeven_pair of Eprime_Esteps against Cprime: kind below at the grid "
+          "values and both corners; the simulated sweep (results.md §6) has E′ faster at "
+          "every grid bandwidth below the break-even and slower at every one above",
+          keys=('Eprime_Esteps', 'Cprime'))
