@@ -17,6 +17,7 @@ from . import calibrate, closed, interval
 from .closed import BY_KEY, BreakEven
 from .report import f_be, f_typed
 from .compute import Computed
+from .counterfactual import free_module
 from .quoted import against as quoted_against
 
 
@@ -87,13 +88,17 @@ def register_transit_claims(reg: Registry, computed: Computed, groups, results_p
 def _breakevens(s: _Sim, groups) -> None:
     c = s.c
     e3 = s.be3("E_vs_A")
+    ew = _wins_on_grid(s, "E", "A")
     s.add("sim.e_never_breaks_even",
           "E, on the optics run that stands for it, breaks even with AdamW nowhere in the "
           "swept range, at the grid values and at both ends of the steps' interval",
-          Verdict(all(b.kind == "none" for b in e3), (("E vs A", _three(e3)),),
+          Verdict(all(b.kind == "none" for b in e3) and ew[0] == 0,
+                  (("E vs A", _three(e3)),
+                   ("sweep points where E is faster, grid values and both ends", _points(ew))),
                   s.seeds("E", "A")),
           "BreakEven.kind of E vs A is none at the grid values, with E at its fewest steps "
-          "and A at its most, and the reverse (bisection over sweep_min..sweep_max)")
+          "and A at its most, and the reverse (bisection over sweep_min..sweep_max); E slower "
+          "at every point of the sweep grid in all three")
     none = f_be(BreakEven("none", None))
     quoted = {k: s.reg.numbers[f"quoted.breakeven.{k}"].text for k in ("E_vs_A", "Eprime_vs_Cprime")}
     s.add("sim.quoted_e_and_eprime_never",
@@ -109,28 +114,34 @@ def _breakevens(s: _Sim, groups) -> None:
     _cprime_higher(s)
 
 
-def _wins_on_grid(s: _Sim, a: str, b: str, pa=None) -> tuple[int, int]:
-    """(grid points at which a reaches the target before b, points tried), over every
-    bandwidth of the sweep grid at the grid values and at both corners of the steps'
-    interval (closed form, which the simulation matches there); `pa`: a's parameters
-    when they differ from the scenario's (a counterfactual)."""
+def _grid_wins(s: _Sim, a: str, b: str, steps: dict, pa=None) -> int:
+    """Grid points of the sweep at which a, with `steps`, reaches the target before b
+    (closed form, which the simulation matches there); `pa`: a's parameters when they
+    differ from the scenario's (a counterfactual)."""
     c = s.c
     pa = pa or c.params
-    wins = tried = 0
-    for steps in (c.steps,) + tuple(interval.corner(c.steps, c.ends, a, b, e)
-                                    for e in interval.ENDS):
-        for bw in c.grid:
-            ta = steps[a] * closed.step(pa.with_(bw_wan=bw), BY_KEY[a].mech).total
-            tb = steps[b] * closed.step(c.params.with_(bw_wan=bw), BY_KEY[b].mech).total
-            wins += ta < tb
-            tried += 1
-    return wins, tried
+    return sum(steps[a] * closed.step(pa.with_(bw_wan=bw), BY_KEY[a].mech).total
+               < steps[b] * closed.step(c.params.with_(bw_wan=bw), BY_KEY[b].mech).total
+               for bw in c.grid)
+
+
+def _wins_on_grid(s: _Sim, a: str, b: str, pa=None, ends=interval.ENDS) -> tuple[int, int]:
+    """(grid points at which a reaches the target before b, points tried), over every
+    bandwidth of the sweep grid at the grid values and at the corners `ends` of the steps'
+    interval: a statement that a never (or always) wins is tested over the whole sweep,
+    not only where the bisection looks, at its two ends."""
+    c = s.c
+    sets = (c.steps,) + tuple(interval.corner(c.steps, c.ends, a, b, e) for e in ends)
+    return sum(_grid_wins(s, a, b, st, pa) for st in sets), len(sets) * len(c.grid)
+
+
+def _points(w: tuple[int, int]) -> str:
+    return f"{fmt_int(w[0])} of {fmt_int(w[1])}"
 
 
 def _unfitted(s: _Sim, quoted: dict, none: str) -> None:
     """The two comparisons the fit was not fitted to: the same in ours as in the
     original's, over the whole sweep, and for every module budget."""
-    from .counterfactual import free_module
     c = s.c
     ours = {k: s.be3(k) for k in ("E_vs_A", "Eprime_vs_Cprime")}
     free = {k: s.cf(k) for k in ("E_free_vs_A", "Eprime_free_vs_Cprime")}
@@ -341,14 +352,16 @@ def _intervals(s: _Sim, groups) -> None:
     b3 = s.be3("B_vs_A")
     sa, sb = c.inputs.steps["A"], c.inputs.steps["B"]
     same = sorted(zip(sa.above, sa.per_seed)) == sorted(zip(sb.above, sb.per_seed))
+    bw = _wins_on_grid(s, "B", "A", ends=("fewest",))
     s.add("sim.b_beats_a_only_on_the_grid",
           "at the grid values B beats AdamW across the whole range, but not at both ends of "
           "the interval: with B at its most steps and AdamW at its fewest, only below a "
           "bandwidth inside the range; every seed of both crosses the target between the "
           "same two evaluations",
           Verdict(b3[0].kind == "whole" and b3[1].kind == "whole" and b3[2].kind == "below"
-                  and same,
+                  and same and bw[0] == bw[1],
                   (("B vs A", _three(b3)),
+                   ("sweep points where B is faster, grid values and B at its fewest", _points(bw)),
                    ("A's seeds, last eval above and first at or below",
                     ", ".join(f"{a}-{f}" for a, f in zip(sa.above, sa.per_seed))),
                    ("B's seeds, the same", ", ".join(f"{a}-{f}" for a, f in zip(sb.above, sb.per_seed)))),
@@ -514,16 +527,19 @@ def _bytes(s: _Sim, groups) -> None:
     dense = s.v("sim.payload.A")
     ep, cc, cp = d["Eprime"], d["C"], d["Cprime"]
     e3 = s.be3("Eprime_vs_Cprime")
+    w3 = _wins_on_grid(s, "Eprime_Csteps", "Cprime")
     s.add("sim.eprime_saves_on_wan_only",
           "under E′ each worker sends more bytes a step than under C or C′; E′ puts the same "
           "bytes on the WAN as C′, fewer than C; and E′ never beats C′, at the grid values or "
           "at either end of the steps' interval",
           Verdict(ep.wire > cc.wire and ep.wire > cp.wire and ep.wan_bytes == cp.wan_bytes
-                  and ep.wan_bytes < cc.wan_bytes and all(b.kind == "none" for b in e3),
+                  and ep.wan_bytes < cc.wan_bytes and all(b.kind == "none" for b in e3)
+                  and w3[0] == 0,
                   (("E′ bytes per worker", fmt_int(ep.wire)), ("C bytes per worker", fmt_int(cc.wire)),
                    ("C′ bytes per worker", fmt_int(cp.wire)), ("dense delta", fmt_int(dense)),
                    ("E′ WAN bytes", fmt_int(ep.wan_bytes)), ("C′ WAN bytes", fmt_int(cp.wan_bytes)),
-                   ("C WAN bytes", fmt_int(cc.wan_bytes)), ("E′ vs C′", _three(e3)))),
+                   ("C WAN bytes", fmt_int(cc.wan_bytes)), ("E′ vs C′", _three(e3)),
+                   ("sweep points where E′ is faster, grid values and both ends", _points(w3)))),
           "per-worker wire bytes E′ > C and E′ > C′; WAN bytes per step E′ = C′ < C; "
           "BreakEven.kind of E′ vs C′ (C's steps, shared) none at the grid values and both ends")
     s.add("sim.cprime_fewer_wan_bytes",
@@ -545,6 +561,8 @@ def _causes(s: _Sim, groups) -> None:
     """Causes, each by a counterfactual run of the model (results.md §9)."""
     c = s.c
     free, asteps = s.cf("E_free_vs_A"), s.cf("E_Asteps_vs_A")
+    nothing = free_module(c.params)
+    fw = _wins_on_grid(s, "E", "A", pa=nothing)
     w = {k: c.wan_to_target[k] for k in ("E", "A")}
     s.add("sim.e_slow_by_steps_not_module",
           "E's steps alone make it lose to AdamW: with a module that takes no time it still "
@@ -554,9 +572,10 @@ def _causes(s: _Sim, groups) -> None:
           "WAN on its way to the target, at the grid values and at its fewest steps against "
           "AdamW's most",
           Verdict(all(b.kind == "none" for b in (free.breakeven,) + tuple(free.ends))
-                  and asteps.breakeven.kind == "below"
+                  and fw[0] == 0 and asteps.breakeven.kind == "below"
                   and w["E"][0] > w["A"][0] and w["E"][1] > w["A"][2],
                   _cf_evidence(free, "E, module taking no time", "A")
+                  + (("sweep points where E with no module time is faster", _points(fw)),)
                   + _cf_evidence(asteps, "E on A's steps", "A")
                   + (("WAN bytes to target, E against A",
                       f"{GB.text(w['E'][0])} against {GB.labelled(w['A'][0])}"),
@@ -567,19 +586,22 @@ def _causes(s: _Sim, groups) -> None:
           "values and both ends; E_Asteps_vs_A (E's step time, A's steps): kind below; WAN "
           "bytes to target E > A at the grid values and at E's fewest/A's most")
     vc = s.cf("E_free_vs_C")
+    vw = _wins_on_grid(s, "E", "C", pa=nothing)
     e_c = interval.corner(c.steps, c.ends, "E", "C", "fewest")      # E fewest, C most
     s.add("sim.module_makes_e_slower_than_c",
           "at the default WAN E takes longer than C to reach the target because of its "
           "module's time: with a module that takes no time E would reach it first across the "
           "whole range, at the grid values and both ends of the interval",
           Verdict(s.time("E") > s.time("C") and s.at("E", e_c["E"]) > s.at("C", e_c["C"])
-                  and all(b.kind == "whole" for b in (vc.breakeven,) + tuple(vc.ends)),
+                  and all(b.kind == "whole" for b in (vc.breakeven,) + tuple(vc.ends))
+                  and vw[0] == vw[1],
                   (("E to target", SECONDS.labelled(s.time('E'))),
                    ("C to target", SECONDS.labelled(s.time('C'))),
                    ("E at its fewest steps, C at its most",
                     _secs_vs(s.at('E', e_c['E']), s.at('C', e_c['C']))),
                    ("module time per step", MS.labelled(c.default['E'].module)))
-                  + _cf_evidence(vc, "E, module taking no time", "C"),
+                  + _cf_evidence(vc, "E, module taking no time", "C")
+                  + (("sweep points where E with no module time is faster", _points(vw)),),
                   s.seeds("E", "C")),
           "E's time to target > C's at the default WAN (grid values and E's fewest/C's most); "
           "counterfactual E_free_vs_C: BreakEven.kind whole at the grid values and both ends")
@@ -598,16 +620,18 @@ def _causes(s: _Sim, groups) -> None:
           "steps to target × simulated step time at sweep_min (results.md §6 first row), E < C, "
           "at the grid values and at the corner that favours C (interval.py)")
     pf = s.cf("Eprime_free_vs_Cprime")
+    pw = _wins_on_grid(s, "Eprime_Csteps", "Cprime", pa=nothing)
     ep, cp = c.default["Eprime"], c.default["Cprime"]
     s.add("sim.eprime_free_never_beats_cprime",
           "on the same steps (C's), even with a module that takes no time, E′ never beats C′ "
           "anywhere in the range, at the grid values or either end of the interval, though "
           "the two put the same bytes on the WAN",
-          Verdict(ep.wan_bytes == cp.wan_bytes
+          Verdict(ep.wan_bytes == cp.wan_bytes and pw[0] == 0
                   and all(b.kind == "none" for b in (pf.breakeven,) + tuple(pf.ends)),
                   (("WAN bytes per step, E′ and C′", f"{fmt_int(ep.wan_bytes)} and {fmt_int(cp.wan_bytes)}"),
                    ("bytes per worker per step, E′ and C′", f"{fmt_int(ep.wire)} and {fmt_int(cp.wire)}"))
-                  + _cf_evidence(pf, "E′, module taking no time", "C′")),
+                  + _cf_evidence(pf, "E′, module taking no time", "C′")
+                  + (("sweep points where E′ with no module time is faster", _points(pw)),)),
           "counterfactual Eprime_free_vs_Cprime (E′ on C's steps, module time zero, against "
           "C′): BreakEven.kind none at the grid values and both ends; WAN bytes per step equal")
 

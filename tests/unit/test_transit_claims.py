@@ -237,3 +237,34 @@ def test_the_fast_transform_is_over_the_ceiling_only_at_two_operations(computed)
     reg2.numbers[n.id] = dataclasses.replace(n, value=1)
     transit_claims._module(transit_claims._Sim(reg2, computed, RESULTS), None)
     assert not reg2.claims["sim.fft_at_port_over_budget_only_at_two_ops"].holds
+
+
+NEVER_CLAIMS = ("sim.e_never_breaks_even", "sim.unfitted_comparisons_agree",
+                "sim.e_slow_by_steps_not_module", "sim.eprime_free_never_beats_cprime",
+                "sim.eprime_saves_on_wan_only")
+ALWAYS_CLAIMS = ("sim.module_makes_e_slower_than_c", "sim.b_beats_a_only_on_the_grid")
+
+
+def _all_claims(computed):
+    reg = Registry()
+    register_sim(reg, computed, RESULTS, ROOT)
+    s = transit_claims._Sim(reg, computed, RESULTS)
+    for fn in (transit_claims._breakevens, transit_claims._intervals, transit_claims._bytes,
+               transit_claims._causes):
+        fn(s, None)
+    return reg.claims
+
+
+def test_never_and_always_are_tested_at_every_point_of_the_sweep(computed, monkeypatch):
+    """The bisection looks only at the range's two ends. A claim that a variant never (or
+    always) wins must also fail when one interior grid point says otherwise: here every
+    point is made to disagree by one, and each such claim must fail."""
+    claims = _all_claims(computed)
+    assert all(claims[c].holds for c in NEVER_CLAIMS + ALWAYS_CLAIMS)
+    real = transit_claims._grid_wins
+    flip = lambda s, a, b, steps, pa=None: (lambda n: n + 1 if n == 0 else n - 1)(
+        real(s, a, b, steps, pa))
+    monkeypatch.setattr(transit_claims, "_grid_wins", flip)
+    claims = _all_claims(computed)
+    for cid in NEVER_CLAIMS + ALWAYS_CLAIMS:
+        assert not claims[cid].holds, cid
