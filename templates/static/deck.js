@@ -7,8 +7,12 @@
    and the presenter view are static/deck-views.js and deck-views.css, loaded when first
    asked for. A click on the right two-thirds of a slide goes on, on the left third goes
    back; a swipe does the same on touch screens. The URL hash follows the slide
-   (#slide-K) so a reload or a shared link opens the same slide. Without this script the
-   deck stays a readable stacked page. */
+   (#slide-K) so a reload or a shared link opens the same slide. A slide's fragments
+   (list items marked `- [+]` in the Markdown, class "step") appear one per → and go
+   one per ←; a slide reached by → starts with none shown, one reached by ←, a link or
+   a reload with all. "The data behind this figure" opens in a modal <dialog> over the
+   slide, its table moved there while it is open. Without this script the deck stays a
+   readable stacked page, every fragment shown. */
 (function () {
   "use strict";
 
@@ -21,6 +25,8 @@
   var root = document.documentElement;
   var here = document.currentScript ? document.currentScript.src : "";
   var current = -1;
+  var stepAt = 0;      // how many of the current slide's fragments are shown
+  var ALL = Infinity;  // as a step: every fragment of the slide
   var listeners = [];
   root.classList.add("deck-js");
   var presenting = /(?:^|[?&])presenter(?:[=&]|$)/.test(window.location.search.slice(1));
@@ -74,8 +80,8 @@
     channel = null; // postMessage to the other window still works (file:// included)
   }
 
-  function tell(i) {
-    var msg = { citDeck: window.location.pathname, slide: i };
+  function tell(i, step) {
+    var msg = { citDeck: window.location.pathname, slide: i, step: step };
     if (channel) channel.postMessage(msg);
     if (peer && !peer.closed) {
       try {
@@ -88,7 +94,7 @@
 
   function heard(data) {
     if (data && data.citDeck === window.location.pathname && typeof data.slide === "number") {
-      show(data.slide, true);
+      show(data.slide, true, typeof data.step === "number" ? data.step : ALL);
     }
   }
   if (channel) channel.onmessage = function (e) { heard(e.data); };
@@ -97,18 +103,33 @@
   });
 
   // ---------------------------------------------------------- showing a slide
-  function show(i, fromPeer) {
+  function stepsOf(i) {
+    return slides[i].querySelectorAll(".step");
+  }
+
+  function showSteps(k) {
+    var steps = stepsOf(current);
+    stepAt = Math.max(0, Math.min(steps.length, k));
+    Array.prototype.forEach.call(steps, function (li, j) {
+      li.classList.toggle("is-shown", j < stepAt);
+    });
+  }
+
+  // Slide i with its first `step` fragments shown (ALL: every one).
+  function show(i, fromPeer, step) {
     i = Math.max(0, Math.min(n - 1, i));
-    if (i === current) return;
+    step = step === undefined ? ALL : step;
+    if (i === current && Math.min(step, stepsOf(i).length) === stepAt) return;
     var old = current >= 0 ? slides[current] : null;
-    var focusWasInOld = old && old.contains(document.activeElement);
+    var focusWasInOld = old && old !== slides[i] && old.contains(document.activeElement);
     if (old) old.classList.remove("is-current");
     current = i;
     var slide = slides[i];
     slide.classList.add("is-current");
+    showSteps(step);
     status.textContent = "Slide " + (i + 1) + " of " + n;
-    prevBtn.disabled = i === 0;
-    nextBtn.disabled = i === n - 1;
+    prevBtn.disabled = i === 0 && stepAt === 0;
+    nextBtn.disabled = i === n - 1 && stepAt === stepsOf(i).length;
     progress.style.transform = "scaleX(" + (i + 1) / n + ")";
     var hash = "#slide-" + (i + 1);
     if (window.location.hash !== hash) {
@@ -119,12 +140,101 @@
       }
     }
     if (focusWasInOld) slide.focus({ preventScroll: true });
-    if (!fromPeer) tell(i);
-    listeners.forEach(function (fn) { fn(i); });
+    if (!fromPeer) tell(i, stepAt);
+    listeners.forEach(function (fn) { fn(i, stepAt); });
   }
 
-  function go(step) {
-    show(current + step);
+  // One step on (→) or back (←): a fragment of this slide while there is one, else a slide.
+  function go(dir) {
+    var steps = stepsOf(current).length;
+    if (dir > 0 && stepAt < steps) return show(current, false, stepAt + 1);
+    if (dir < 0 && stepAt > 0 && steps) return show(current, false, stepAt - 1);
+    show(current + dir, false, dir > 0 ? 0 : ALL);
+  }
+
+  // ---------------------------------------------------------- the data behind a figure
+  // A figure's <details class="chart-data"> opens as a modal dialog over the slide (in
+  // the slide it would make the slide scroll): its table is moved into the dialog while
+  // open and back when it closes, so its numbers' ids and cards are the same. A number's
+  // card (and a term's tip), which site.js puts in <body>, is moved into the dialog while
+  // it is open, since a modal dialog makes the rest of the page inert.
+  function dataDialog(stage) {
+    var dialog = null;
+    var title = null;
+    var from = null;      // the <details> whose table is in the dialog
+    var moved = [];       // [node, its parent before] of what was moved in
+    var watch = null;
+
+    function build() {
+      dialog = document.createElement("dialog");
+      dialog.className = "deck-data";
+      dialog.setAttribute("aria-labelledby", "deck-data-title");
+      title = document.createElement("h2");
+      title.id = "deck-data-title";
+      var close = document.createElement("button");
+      close.type = "button";
+      close.className = "deck-data-close";
+      close.textContent = "Close";
+      close.addEventListener("click", function () { dialog.close(); });
+      dialog.appendChild(title);
+      dialog.appendChild(close);
+      dialog.addEventListener("click", function (e) {
+        if (e.target === dialog) {
+          var r = dialog.getBoundingClientRect();    // a click on the backdrop closes it
+          var inside = e.clientX >= r.left && e.clientX <= r.right &&
+            e.clientY >= r.top && e.clientY <= r.bottom;
+          if (!inside) dialog.close();
+        }
+      });
+      dialog.addEventListener("close", putBack);
+      document.body.appendChild(dialog);
+    }
+
+    function adopt(node) {
+      if (node.nodeType !== 1 || !node.matches("#cit-prov-card, .term-tip")) return;
+      if (node.parentNode !== dialog) {
+        moved.push([node, node.parentNode]);
+        dialog.appendChild(node);
+      }
+    }
+
+    function open(details) {
+      if (!dialog) build();
+      from = details;
+      var summary = details.querySelector("summary");
+      title.textContent = summary ? summary.textContent : "The data behind this figure";
+      var closeBtn = dialog.querySelector(".deck-data-close");
+      Array.prototype.slice.call(details.children).forEach(function (c) {
+        if (c !== summary) {
+          moved.push([c, details]);
+          dialog.insertBefore(c, closeBtn);
+        }
+      });
+      Array.prototype.forEach.call(document.body.children, adopt);
+      watch = new MutationObserver(function (records) {
+        records.forEach(function (r) { Array.prototype.forEach.call(r.addedNodes, adopt); });
+      });
+      watch.observe(document.body, { childList: true });
+      dialog.showModal();
+    }
+
+    function putBack() {
+      if (watch) watch.disconnect();
+      watch = null;
+      moved.forEach(function (m) {
+        if (m[1] === from) from.appendChild(m[0]);
+        else document.body.appendChild(m[0]);
+      });
+      moved = [];
+      from = null;
+    }
+
+    stage.addEventListener("click", function (e) {
+      var summary = e.target.closest && e.target.closest("details.chart-data > summary");
+      if (!summary || !stage.contains(summary)) return;
+      e.preventDefault();
+      open(summary.parentNode);
+    });
   }
 
   // ---------------------------------------------------------- F, S, O and ?
@@ -166,6 +276,8 @@
     slides: slides,
     presenting: presenting,
     current: function () { return current; },
+    step: function () { return stepAt; },
+    stepsOf: function (i) { return stepsOf(i).length; },
     show: show,
     onShow: function (fn) { listeners.push(fn); },
     key: function (name) { VIEW_KEYS[name](); }
@@ -198,10 +310,10 @@
         go(e.shiftKey ? -1 : 1);
         break;
       case "Home":
-        show(0);
+        show(0, false, 0);
         break;
       case "End":
-        show(n - 1);
+        show(n - 1, false, ALL);
         break;
       default:
         return false;
@@ -251,9 +363,11 @@
   }, { passive: true });
 
   window.addEventListener("hashchange", function () {
-    show(indexFromHash());
+    var i = indexFromHash();
+    if (i !== current) show(i);
   });
 
+  dataDialog(deck);
   show(indexFromHash(), true);
 
   if (presenting) withViews(function (v) { v.presenter(); });
