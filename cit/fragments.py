@@ -1,8 +1,8 @@
 """Fragments in a deck's slides (docs/architecture.md, "Decks"): a list item whose text
 begins with the mark `[+]` (`- [+] A point.`) is revealed on the next → rather than with
 its slide. The mark is taken out of the item's text and the item gets the class `step`,
-which static/deck.css and deck.js act on; printed, or read without scripts, every item
-shows. The mark is refused where nothing could reveal it (a page, speaker notes, a
+which static/deck.css hides and static/deck-steps.js (asked for on the page) reveals;
+printed, or read without scripts, every item shows. The mark is refused where nothing could reveal it (a page, speaker notes, a
 glossary definition) with the file and line."""
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from __future__ import annotations
 from .errors import BuildError
 
 MARK = "[+]"
+# the script that reveals them (templates/static/deck-steps.js), added to a deck with any
+SCRIPT = "deck-steps.js"
 
 
 def _marked(inline) -> bool:
@@ -56,3 +58,4 @@ def core_fragments(state) -> None:
                              "slide; here nothing can reveal it (take the mark out)")
         _strip(tokens[j])
         tok.attrJoin("class", "step")
+        env["ctx"].add_script(SCRIPT)

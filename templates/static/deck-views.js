@@ -1,6 +1,7 @@
 /* deck-views.js: the views of a deck that static/deck.js loads when first asked for
    (with deck-views.css), through window.CIT_DECK:
-   - the list of keys (?), a modal <dialog> with buttons for the views;
+   - the list of keys (?), a modal <dialog> with buttons for the views and for printing;
+   - "The data behind this figure", a modal <dialog> over the slide with the figure's table;
    - the overview (O): every slide at once, small; arrows move between them, Enter or a
      click opens one, Esc or O goes back;
    - the presenter view, in the window S opens (the deck's page with ?presenter in its
@@ -231,5 +232,87 @@
     update(api.current(), api.step());
   }
 
-  api.views = { help: help, overview: overview, key: key, click: click, presenter: presenter };
+  // ---------------------------------------------------------- the data behind a figure
+  // A figure's <details class="chart-data"> opens as a modal dialog over the slide (in
+  // the slide it would make the slide scroll; deck.js asks for it): its table is moved
+  // into the dialog while open and back when it closes, so its numbers' ids and cards
+  // are the same. A number's card (and a term's tip), which site.js puts in <body>, is
+  // moved into the dialog while it is open, since a modal dialog makes the rest of the
+  // page inert. Returns open(details).
+  function dataDialog() {
+    var dialog = null;
+    var title = null;
+    var from = null;      // the <details> whose table is in the dialog
+    var moved = [];       // [node, its parent before] of what was moved in
+    var watch = null;
+
+    function build() {
+      dialog = document.createElement("dialog");
+      dialog.className = "deck-data";
+      dialog.setAttribute("aria-labelledby", "deck-data-title");
+      title = document.createElement("h2");
+      title.id = "deck-data-title";
+      var close = document.createElement("button");
+      close.type = "button";
+      close.className = "deck-data-close";
+      close.textContent = "Close";
+      close.addEventListener("click", function () { dialog.close(); });
+      dialog.appendChild(title);
+      dialog.appendChild(close);
+      dialog.addEventListener("click", function (e) {
+        if (e.target === dialog) {
+          var r = dialog.getBoundingClientRect();    // a click on the backdrop closes it
+          var inside = e.clientX >= r.left && e.clientX <= r.right &&
+            e.clientY >= r.top && e.clientY <= r.bottom;
+          if (!inside) dialog.close();
+        }
+      });
+      dialog.addEventListener("close", putBack);
+      document.body.appendChild(dialog);
+    }
+
+    function adopt(node) {
+      if (node.nodeType !== 1 || !node.matches("#cit-prov-card, .term-tip")) return;
+      if (node.parentNode !== dialog) {
+        moved.push([node, node.parentNode]);
+        dialog.appendChild(node);
+      }
+    }
+
+    function open(details) {
+      if (!dialog) build();
+      from = details;
+      var summary = details.querySelector("summary");
+      title.textContent = summary ? summary.textContent : "The data behind this figure";
+      var closeBtn = dialog.querySelector(".deck-data-close");
+      Array.prototype.slice.call(details.children).forEach(function (c) {
+        if (c !== summary) {
+          moved.push([c, details]);
+          dialog.insertBefore(c, closeBtn);
+        }
+      });
+      Array.prototype.forEach.call(document.body.children, adopt);
+      watch = new MutationObserver(function (records) {
+        records.forEach(function (r) { Array.prototype.forEach.call(r.addedNodes, adopt); });
+      });
+      watch.observe(document.body, { childList: true });
+      dialog.showModal();
+    }
+
+    function putBack() {
+      if (watch) watch.disconnect();
+      watch = null;
+      moved.forEach(function (m) {
+        if (m[1] === from) from.appendChild(m[0]);
+        else document.body.appendChild(m[0]);
+      });
+      moved = [];
+      from = null;
+    }
+
+    return open;
+  }
+
+  api.views = { help: help, overview: overview, key: key, click: click, presenter: presenter,
+    data: dataDialog() };
 })();

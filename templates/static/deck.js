@@ -8,7 +8,7 @@
    asked for. A click on the right two-thirds of a slide goes on, on the left third goes
    back; a swipe does the same on touch screens. The URL hash follows the slide
    (#slide-K) so a reload or a shared link opens the same slide. A slide's fragments
-   (list items marked `- [+]` in the Markdown, class "step") appear one per → and go
+   (list items marked "- [+]" in the Markdown, class "step") appear one per → and go
    one per ←; a slide reached by → starts with none shown, one reached by ←, a link or
    a reload with all. "The data behind this figure" opens in a modal <dialog> over the
    slide, its table moved there while it is open. Without this script the deck stays a
@@ -25,11 +25,14 @@
   var root = document.documentElement;
   var here = document.currentScript ? document.currentScript.src : "";
   var current = -1;
-  var stepAt = 0;      // how many of the current slide's fragments are shown
-  var ALL = Infinity;  // as a step: every fragment of the slide
+  // stepAt: how many of the current slide's fragments are shown (deck-steps.js, on a
+  // deck that has any, shows them); ALL, as a step: every one
+  var stepAt = 0;
+  var ALL = Infinity;
+  var api = {};
   var listeners = [];
   root.classList.add("deck-js");
-  var presenting = /(?:^|[?&])presenter(?:[=&]|$)/.test(window.location.search.slice(1));
+  var presenting = /(?:^|[?&])presenter(?:[=&]|$)/.test(location.search.slice(1));
 
   // Clicks and keys on these belong to the element, not to the deck.
   var OWN_CLICKS = "a, button, input, select, textarea, label, summary, details, " +
@@ -50,25 +53,13 @@
     if (!slide.hasAttribute("tabindex")) slide.tabIndex = -1;
   });
 
+  // The slide a link names (#slide-K), or the one holding the element it names.
   function indexFromHash() {
-    var hash = window.location.hash;
-    var m = /^#slide-([0-9]+)$/.exec(hash);
-    if (m) {
-      var k = parseInt(m[1], 10);
-      if (k >= 1 && k <= n) return k - 1;
-    }
-    // A link to something inside a slide opens that slide.
-    if (hash.length > 1) {
-      var target = null;
-      try {
-        target = document.getElementById(decodeURIComponent(hash.slice(1)));
-      } catch (err) {
-        target = null;
-      }
-      var owner = target && target.closest ? target.closest("section.slide") : null;
-      if (owner && slides.indexOf(owner) >= 0) return slides.indexOf(owner);
-    }
-    return 0;
+    var m = /^#slide-([0-9]+)$/.exec(location.hash);
+    if (m && m[1] >= 1 && m[1] <= n) return m[1] - 1;
+    var target = document.querySelector(":target");
+    var k = target ? slides.indexOf(target.closest("section.slide")) : -1;
+    return k < 0 ? 0 : k;
   }
 
   // ---------------------------------------------------------- two windows in step
@@ -77,11 +68,12 @@
   try {
     channel = new BroadcastChannel("cit-deck");
   } catch (err) {
-    channel = null; // postMessage to the other window still works (file:// included)
+    // postMessage to the other window still works (file:// included)
+    channel = null;
   }
 
   function tell(i, step) {
-    var msg = { citDeck: window.location.pathname, slide: i, step: step };
+    var msg = { citDeck: location.pathname, slide: i, step: step };
     if (channel) channel.postMessage(msg);
     if (peer && !peer.closed) {
       try {
@@ -93,7 +85,7 @@
   }
 
   function heard(data) {
-    if (data && data.citDeck === window.location.pathname && typeof data.slide === "number") {
+    if (data && data.citDeck === location.pathname && typeof data.slide === "number") {
       show(data.slide, true, typeof data.step === "number" ? data.step : ALL);
     }
   }
@@ -104,35 +96,28 @@
 
   // ---------------------------------------------------------- showing a slide
   function stepsOf(i) {
-    return slides[i].querySelectorAll(".step");
+    return api.steps ? api.steps.count(i) : 0;
   }
 
-  function showSteps(k) {
-    var steps = stepsOf(current);
-    stepAt = Math.max(0, Math.min(steps.length, k));
-    Array.prototype.forEach.call(steps, function (li, j) {
-      li.classList.toggle("is-shown", j < stepAt);
-    });
-  }
-
-  // Slide i with its first `step` fragments shown (ALL: every one).
+  // Slide i with its first "step" fragments shown (ALL, or none given: every one).
   function show(i, fromPeer, step) {
     i = Math.max(0, Math.min(n - 1, i));
-    step = step === undefined ? ALL : step;
-    if (i === current && Math.min(step, stepsOf(i).length) === stepAt) return;
+    step = Math.max(0, Math.min(step === undefined ? ALL : step, stepsOf(i)));
+    if (i === current && step === stepAt) return;
     var old = current >= 0 ? slides[current] : null;
     var focusWasInOld = old && old !== slides[i] && old.contains(document.activeElement);
     if (old) old.classList.remove("is-current");
     current = i;
+    stepAt = step;
     var slide = slides[i];
     slide.classList.add("is-current");
-    showSteps(step);
+    if (api.steps) api.steps.show(i, step);
     status.textContent = "Slide " + (i + 1) + " of " + n;
-    prevBtn.disabled = i === 0 && stepAt === 0;
-    nextBtn.disabled = i === n - 1 && stepAt === stepsOf(i).length;
+    prevBtn.disabled = i === 0 && !step;
+    nextBtn.disabled = i === n - 1 && step === stepsOf(i);
     progress.style.transform = "scaleX(" + (i + 1) / n + ")";
     var hash = "#slide-" + (i + 1);
-    if (window.location.hash !== hash) {
+    if (location.hash !== hash) {
       try {
         history.replaceState(history.state, "", hash);
       } catch (err) {
@@ -140,112 +125,27 @@
       }
     }
     if (focusWasInOld) slide.focus({ preventScroll: true });
-    if (!fromPeer) tell(i, stepAt);
-    listeners.forEach(function (fn) { fn(i, stepAt); });
+    if (!fromPeer) tell(i, step);
+    listeners.forEach(function (fn) { fn(i, step); });
   }
 
   // One step on (→) or back (←): a fragment of this slide while there is one, else a slide.
   function go(dir) {
-    var steps = stepsOf(current).length;
-    if (dir > 0 && stepAt < steps) return show(current, false, stepAt + 1);
-    if (dir < 0 && stepAt > 0 && steps) return show(current, false, stepAt - 1);
+    var to = stepAt + dir;
+    if (to >= 0 && to <= stepsOf(current)) return show(current, false, to);
     show(current + dir, false, dir > 0 ? 0 : ALL);
-  }
-
-  // ---------------------------------------------------------- the data behind a figure
-  // A figure's <details class="chart-data"> opens as a modal dialog over the slide (in
-  // the slide it would make the slide scroll): its table is moved into the dialog while
-  // open and back when it closes, so its numbers' ids and cards are the same. A number's
-  // card (and a term's tip), which site.js puts in <body>, is moved into the dialog while
-  // it is open, since a modal dialog makes the rest of the page inert.
-  function dataDialog(stage) {
-    var dialog = null;
-    var title = null;
-    var from = null;      // the <details> whose table is in the dialog
-    var moved = [];       // [node, its parent before] of what was moved in
-    var watch = null;
-
-    function build() {
-      dialog = document.createElement("dialog");
-      dialog.className = "deck-data";
-      dialog.setAttribute("aria-labelledby", "deck-data-title");
-      title = document.createElement("h2");
-      title.id = "deck-data-title";
-      var close = document.createElement("button");
-      close.type = "button";
-      close.className = "deck-data-close";
-      close.textContent = "Close";
-      close.addEventListener("click", function () { dialog.close(); });
-      dialog.appendChild(title);
-      dialog.appendChild(close);
-      dialog.addEventListener("click", function (e) {
-        if (e.target === dialog) {
-          var r = dialog.getBoundingClientRect();    // a click on the backdrop closes it
-          var inside = e.clientX >= r.left && e.clientX <= r.right &&
-            e.clientY >= r.top && e.clientY <= r.bottom;
-          if (!inside) dialog.close();
-        }
-      });
-      dialog.addEventListener("close", putBack);
-      document.body.appendChild(dialog);
-    }
-
-    function adopt(node) {
-      if (node.nodeType !== 1 || !node.matches("#cit-prov-card, .term-tip")) return;
-      if (node.parentNode !== dialog) {
-        moved.push([node, node.parentNode]);
-        dialog.appendChild(node);
-      }
-    }
-
-    function open(details) {
-      if (!dialog) build();
-      from = details;
-      var summary = details.querySelector("summary");
-      title.textContent = summary ? summary.textContent : "The data behind this figure";
-      var closeBtn = dialog.querySelector(".deck-data-close");
-      Array.prototype.slice.call(details.children).forEach(function (c) {
-        if (c !== summary) {
-          moved.push([c, details]);
-          dialog.insertBefore(c, closeBtn);
-        }
-      });
-      Array.prototype.forEach.call(document.body.children, adopt);
-      watch = new MutationObserver(function (records) {
-        records.forEach(function (r) { Array.prototype.forEach.call(r.addedNodes, adopt); });
-      });
-      watch.observe(document.body, { childList: true });
-      dialog.showModal();
-    }
-
-    function putBack() {
-      if (watch) watch.disconnect();
-      watch = null;
-      moved.forEach(function (m) {
-        if (m[1] === from) from.appendChild(m[0]);
-        else document.body.appendChild(m[0]);
-      });
-      moved = [];
-      from = null;
-    }
-
-    stage.addEventListener("click", function (e) {
-      var summary = e.target.closest && e.target.closest("details.chart-data > summary");
-      if (!summary || !stage.contains(summary)) return;
-      e.preventDefault();
-      open(summary.parentNode);
-    });
   }
 
   // ---------------------------------------------------------- F, S, O and ?
   function fullscreen() {
     var done = document.fullscreenElement ? document.exitFullscreen() : root.requestFullscreen();
-    if (done && done.catch) done.catch(function () { /* refused: the page stays as it is */ });
+    // refused: the page stays as it is
+    if (done && done.catch) done.catch(function () {});
   }
 
   function presenterView() {
     if (presenting) return;
-    var url = window.location.href.split("#")[0].split("?")[0] + "?presenter#slide-" + (current + 1);
+    var url = location.href.split("#")[0].split("?")[0] + "?presenter#slide-" + (current + 1);
     var w = window.open(url, "cit-presenter", "popup,width=1200,height=760");
     if (w) peer = w;
   }
@@ -272,16 +172,17 @@
     document.body.appendChild(script);
   }
 
-  window.CIT_DECK = {
+  window.CIT_DECK = api;
+  Object.assign(api, {
     slides: slides,
     presenting: presenting,
     current: function () { return current; },
     step: function () { return stepAt; },
-    stepsOf: function (i) { return stepsOf(i).length; },
+    stepsOf: stepsOf,
     show: show,
     onShow: function (fn) { listeners.push(fn); },
     key: function (name) { VIEW_KEYS[name](); }
-  };
+  });
 
   var VIEW_KEYS = {
     f: fullscreen,
@@ -294,30 +195,16 @@
   nextBtn.addEventListener("click", function () { go(1); });
   bar.querySelector(".deck-keys").addEventListener("click", VIEW_KEYS["?"]);
 
+  var MOVES = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 };
   function moveKey(e, t) {
-    switch (e.key) {
-      case "ArrowRight":
-      case "PageDown":
-        go(1);
-        break;
-      case "ArrowLeft":
-      case "PageUp":
-        go(-1);
-        break;
-      case " ":
-      case "Spacebar":
-        if (t.closest(OWN_SPACE)) return false;
-        go(e.shiftKey ? -1 : 1);
-        break;
-      case "Home":
-        show(0, false, 0);
-        break;
-      case "End":
-        show(n - 1, false, ALL);
-        break;
-      default:
-        return false;
-    }
+    var k = e.key;
+    if (MOVES[k]) go(MOVES[k]);
+    else if (k === " " || k === "Spacebar") {
+      if (t.closest(OWN_SPACE)) return false;
+      go(e.shiftKey ? -1 : 1);
+    } else if (k === "Home") show(0, false, 0);
+    else if (k === "End") show(n - 1, false, ALL);
+    else return false;
     return true;
   }
 
@@ -335,12 +222,20 @@
     e.preventDefault();
   });
 
+  // "The data behind this figure" opens in a dialog over the slide (deck-views.js), not
+  // in the slide, which it would make scroll.
   deck.addEventListener("click", function (e) {
     if (e.defaultPrevented || e.button !== 0) return;
     if (views && views.click(e)) return;
-    if (e.target.closest && e.target.closest(OWN_CLICKS)) return;
+    var summary = e.target.closest("details.chart-data > summary");
+    if (summary) {
+      e.preventDefault();
+      return withViews(function (v) { v.data(summary.parentNode); });
+    }
+    if (e.target.closest(OWN_CLICKS)) return;
     var sel = window.getSelection ? window.getSelection() : null;
-    if (sel && !sel.isCollapsed && String(sel).trim()) return; // the reader is selecting text
+    // the reader is selecting text
+    if (sel && !sel.isCollapsed && String(sel).trim()) return;
     var box = deck.getBoundingClientRect();
     go(e.clientX < box.left + box.width / 3 ? -1 : 1);
   });
@@ -367,7 +262,6 @@
     if (i !== current) show(i);
   });
 
-  dataDialog(deck);
   show(indexFromHash(), true);
 
   if (presenting) withViews(function (v) { v.presenter(); });
