@@ -28,14 +28,19 @@ def without_mark(text: str) -> str:
 
 
 def _strip(inline) -> None:
-    """Take the mark (and the blank after it) out of an item's first inline token."""
-    cut = len(MARK)
-    inline.content = inline.content[cut:].lstrip()
-    first = inline.children[0] if inline.children else None
-    if first is not None and first.type == "text" and first.content.startswith(MARK):
-        first.content = first.content[cut:].lstrip()
-        if not first.content:
-            inline.children.pop(0)
+    """Take the mark (and the blank after it) out of an item's inline token: its content
+    and its first text child (which may follow the opening of a claim's sentence, a
+    token with no text of its own)."""
+    inline.content = without_mark(inline.content)
+    for k, child in enumerate(inline.children or []):
+        if child.type == "text":
+            if child.content.startswith(MARK):
+                child.content = child.content[len(MARK):].lstrip(" \t")
+                if not child.content:
+                    inline.children.pop(k)
+            return
+        if child.content:
+            return
 
 
 def core_fragments(state) -> None:

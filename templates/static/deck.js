@@ -72,8 +72,9 @@
     channel = null;
   }
 
-  function tell(i, step) {
-    var msg = { citDeck: location.pathname, slide: i, step: step };
+  // The other window: this one's slide and step, or (hello) a presenter view asking
+  function tell(i, step, hello) {
+    var msg = { citDeck: location.pathname, slide: i, step: step, hello: hello };
     if (channel) channel.postMessage(msg);
     if (peer && !peer.closed) {
       try {
@@ -85,9 +86,9 @@
   }
 
   function heard(data) {
-    if (data && data.citDeck === location.pathname && typeof data.slide === "number") {
-      show(data.slide, true, typeof data.step === "number" ? data.step : ALL);
-    }
+    if (!data || data.citDeck !== location.pathname) return;
+    if (data.hello) tell(current, stepAt);
+    else if (typeof data.slide === "number") show(data.slide, true, data.step);
   }
   if (channel) channel.onmessage = function (e) { heard(e.data); };
   window.addEventListener("message", function (e) {
@@ -264,5 +265,7 @@
 
   show(indexFromHash(), true);
 
-  if (presenting) withViews(function (v) { v.presenter(); });
+  // a presenter view opened on a slide part-way through its fragments: the audience's
+  // window answers its hello with its slide and step
+  if (presenting) withViews(function (v) { v.presenter(); tell(current, stepAt, true); });
 })();

@@ -257,3 +257,30 @@ def test_the_presenter_window_shows_the_next_step_and_the_wall_clock(make_page, 
     view.wait_for_function("() => document.querySelector('.presenter-panel > .presenter-label').textContent === 'Next slide'")
     assert view.locator(".step.is-next-step").count() == 0
     view.close()
+
+
+def test_a_presenter_window_opened_mid_slide_takes_the_audiences_step(make_page, served):
+    site, url = served
+    name, sid, steps = _fragment_deck(site)
+    page = make_page()
+    k = int(sid.split("-")[1])
+    _open(page, url, name, f"#slide-{k - 1}")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")                       # the slide, one fragment shown
+    page.wait_for_function("id => document.querySelectorAll('#' + id + ' .step.is-shown').length === 1", arg=sid)
+    with page.context.expect_page() as opened:
+        page.keyboard.press("s")
+    view = opened.value
+    view.wait_for_function("id => document.querySelectorAll('#' + id + ' .step.is-shown').length === 1 && "
+                           "document.querySelector('main.deck .slide.is-current').id === id", arg=sid)
+    assert view.locator(".presenter-panel > .presenter-label").first.text_content() == f"Next: step 2 of {steps}"
+    view.close()
+
+
+def test_no_fragment_mark_reaches_the_page(served):
+    site, _ = served
+    for name in deck_names(site):
+        html = _html(site, name)
+        left = re.findall(r'<li class="step">(?:<[^>]+>)*\s*\[\+\]', html)
+        assert not left, f"{name}: a fragment's mark is shown: {left[:2]}"
+        assert "[+]" not in re.sub(r"<[^>]+>", "", html), f"{name}: '[+]' in the page's text"

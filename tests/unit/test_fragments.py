@@ -65,3 +65,14 @@ def test_the_sentence_check_reads_the_item_without_its_mark():
     said = [s.text for s in markdown_sentences(text, PATH)]
     assert "The band sends values only and no positions at all." in said
     assert without_mark("[+] x") == "x" and without_mark("[+]x") == "[+]x"
+
+
+def test_a_marked_item_whose_sentence_cites_a_claim_loses_its_mark(render_registry):
+    """A claim's sentence opens a span before the item's first word: the mark is still
+    found and taken out (in the real decks every marked item but one cites a claim)."""
+    from cit.claims import Claim
+    reg = render_registry                     # a fresh registry for each test
+    reg.claims["x.holds"] = Claim("x.holds", "checked", True, (), (), "how", (3, 3))
+    html, _ = _slide(reg, DECK + "## One\n\n- First.\n- [+] The band sends less :c[x.holds].\n")
+    assert html.count('<li class="step">') == 1 and MARK not in html
+    assert '<li class="step"><span class="claim" data-claim="x.holds">The band sends less' in html
