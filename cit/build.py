@@ -62,9 +62,11 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     with reads.scope() as config_reads:
         site_cfg = siteconfig.load_site(root, reads)
     base = sharing.chosen_base_url(base_url, site_cfg)
-    templates = (root / site_cfg.templates).resolve()
+    templates = siteconfig.folder_of(root, site_cfg, "templates")
+    siteconfig.folder_of(root, site_cfg, "static")
+    _require_folders(root, templates, site_cfg)
     if not templates.is_relative_to(reads.root):      # the engine's, shared by a study
-        reads = Reads(root, templates.parent)
+        reads = siteconfig.reads_for(root, site_cfg)
         with reads.scope() as config_reads:
             site_cfg = siteconfig.load_site(root, reads)
     with progress.stage("vendor", "verifying the upstream files against the lock"):
@@ -121,6 +123,21 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
         write_page_records(root, site.records, files["numbers.json"], writes)
     return BuildResult(reg, files, figures, time.perf_counter() - t0, site.records,
                        site.rendered, list(progress.reused), list(staged.summaries.values()))
+
+
+def _require_folders(root: Path, templates: Path, site_cfg) -> None:
+    """The folders every build reads, named when missing (rather than reported by what
+    their absence breaks further on: docs/faults.md, N11)."""
+    if not templates.is_dir():
+        why = ("the folder of the templates the pages are rendered with (page.html, "
+               "hub.html, deck.html, static/)")
+        if "templates" in site_cfg.where:
+            raise BuildError(site_cfg.where["templates"], f"templates: "
+                             f"{site_cfg.templates} is not a folder; it should hold {why}")
+        raise BuildError("templates", f"missing: {why}")
+    if not (Path(root) / "content").is_dir():
+        raise BuildError("content", "missing: the folder of the site's pages (hub.md, "
+                         "pages/, decks/) and its glossary")
 
 
 def _say_rendered(progress: Progress, site) -> None:

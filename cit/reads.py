@@ -51,12 +51,15 @@ def utf8(data: bytes, where: str) -> str:
 class Reads:
     """The project's files, read and recorded (see the module docstring)."""
 
-    def __init__(self, root: Path, *more: Path):
+    def __init__(self, root: Path, *more: Path, only: tuple[Path, ...] = ()):
         """Files of the project at `root` (and of the folders `more`: a test renders its
-        own content with the project's templates)."""
+        own content with the project's templates). `only`, when given: the folders a
+        read may land in, when that is less than the bases (the engine's templates
+        folder, named from its parent: docs/output.md, "What the build reads")."""
         self.root = Path(root).resolve()
         # each place a path may name (paths may be built on the unresolved root too)
         self._bases = [(Path(os.path.abspath(r)), Path(r).resolve()) for r in (root, *more)]
+        self._fences = [Path(f).resolve() for f in only] or [r for _, r in self._bases]
         self._scopes: list[dict[str, str]] = []       # the scopes open, outermost first
         self._private = 0                             # private scopes open
         self._shared: dict[str, str] = {}             # reads outside private scopes
@@ -88,7 +91,7 @@ class Reads:
         rel = self.rel(path)
         base = self._base(path)
         real = Path(os.path.realpath(base / rel))
-        if not any(real == r or r in real.parents for _, r in self._bases):
+        if not any(real == r or r in real.parents for r in self._fences):
             raise BuildError(rel, f"a link to {real}, outside the project; the build "
                              "reads only the project's own files")
         return rel, real

@@ -93,6 +93,43 @@ class SiteConfig:
         return tuple(sorted({r.split(":")[0].split(".")[0] for r in refs} - {"cit"}))
 
 
+def engine_templates() -> Path:
+    """The engine's own templates folder (beside cit/), which a study may share."""
+    return Path(__file__).resolve().parent.parent / "templates"
+
+
+def folder_of(root: Path, site: SiteConfig, key: str) -> Path | None:
+    """The folder site.yaml's `key` (templates, static) names, resolved: inside the
+    project, or (for templates only) the engine's own templates; anything else, an
+    absolute path included, is a BuildError at its line (the read boundary is the
+    project, whatever site.yaml says: docs/output.md)."""
+    given = site.templates if key == "templates" else site.static
+    if given is None:
+        return None
+    where, base = site.where.get(key, NAME), Path(root).resolve()
+    if Path(given).is_absolute():
+        raise BuildError(where, f"{key}: {given} is an absolute path; name a folder of "
+                         "the project, relative to site.yaml")
+    folder = (base / given).resolve()
+    if folder == base or base in folder.parents:
+        return folder
+    if key == "templates" and folder == engine_templates():
+        return folder
+    raise BuildError(where, f"{key}: {given} leads to {folder}, outside the project; the "
+                     "build reads only the project's own files"
+                     + (" (and the engine's templates)" if key == "templates" else ""))
+
+
+def reads_for(root: Path, site: SiteConfig) -> Reads:
+    """The Reads of a build of `root`: the project, plus the engine's templates folder
+    itself (not its parent) when site.yaml names them."""
+    templates = folder_of(root, site, "templates")
+    base = Path(root).resolve()
+    if templates == base or base in templates.parents:
+        return Reads(root)
+    return Reads(root, templates.parent, only=(base, templates))
+
+
 def load_site(root: Path, reads: Reads | None = None) -> SiteConfig:
     """site.yaml of the project at `root`, read through `reads` (cit/reads.py: so every
     page's record and the data stages' key hold it) and checked;

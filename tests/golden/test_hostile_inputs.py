@@ -1,0 +1,142 @@
+"""The second fault-injection round's defects (issue 32, N1-N20; docs/faults.md): each
+hostile or mistaken input, fed to the whole build, fails with one line naming the file
+and line (or the option), exit status 1 (2 for a bad command line), and leaves the
+previous site untouched (the `case` fixture checks that, tests/golden/conftest.py).
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from cit import yamlio
+
+
+def one_line(r, status: int = 1) -> str:
+    """The build's one error line (checked to be the only line on stderr, with the exit
+    status `status`)."""
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == status, r.stderr
+    assert len(lines) == 1, r.stderr
+    return lines[0]
+
+
+def _site_line(root: Path, startswith: str) -> int:
+    """The line of site.yaml that starts with `startswith`."""
+    lines = (root / "site.yaml").read_text().splitlines()
+    return next(i for i, l in enumerate(lines, 1) if l.strip().startswith(startswith))
+
+
+def _append_site(root: Path, text: str) -> int:
+    """Append `text` (one line) to site.yaml; returns its line."""
+    p = root / "site.yaml"
+    old = p.read_text()
+    p.write_text(old + text + "\n")
+    return old.count("\n") + 1
+
+
+# ---- N1: YAML aliases ("billion laughs"), depth, size ---------------------------------
+
+def _bomb(words: str = "lol") -> list[str]:
+    lines = [f"x0: &a0 [{words}]"]
+    lines += [f"x{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    return lines
+
+
+@pytest.mark.parametrize("rel", ["content/glossary.yaml", "content/chain.yaml",
+                                 "data/study.yaml"])
+def test_a_billion_laughs_is_refused_at_its_first_line(case, rel):
+    """N1: nine lines of aliases hung the build (10^8 visits); now refused at once."""
+    p = case.root / rel
+    old = p.read_text()
+    p.write_text(old + "\n" + "\n".join(_bomb()) + "\n")
+    line = old.count("\n") + 2
+    assert one_line(case.run()) == (f"build failed: {rel}:{line}: a YAML anchor (&a0): "
+                                    "aliases and anchors are refused (docs/faults.md); "
+                                    "write the value out")
+
+
+def test_yaml_nested_too_deep_or_too_large_is_refused_at_its_line(case):
+    p = case.root / "content" / "glossary.yaml"
+    old = p.read_text()
+    p.write_text(old + "deep: " + "[" * 100_000 + "]" * 100_000 + "\n")
+    assert one_line(case.run()).startswith(
+        f"build failed: content/glossary.yaml:{old.count(chr(10)) + 1}: nested more than "
+        f"{yamlio.MAX_DEPTH} collections deep")
+    p.write_text(old + "".join(f"filler{i}: {'w' * 90}\n" for i in range(12_000)))
+    text = p.read_text()
+    line = text.count("\n", 0, yamlio.MAX_BYTES) + 1
+    assert one_line(case.run()) == (
+        f"build failed: content/glossary.yaml:{line}: over {yamlio.MAX_BYTES:,} characters, "
+        "the most a YAML file may hold (docs/faults.md); split it or shorten it")
+
+
+# ---- N4 and the read boundary: site.yaml's paths stay inside the project --------------
+
+def test_templates_outside_the_project_is_refused_at_its_line(case, tmp_path):
+    """N4: `templates:` outside made its parent readable; a link in study/static then
+    published a file outside the project."""
+    outside = tmp_path / "outside"
+    (outside / "templates").mkdir(parents=True)
+    (outside / "secret.txt").write_text("SECRET-OUTSIDE-THE-PROJECT\n")
+    (case.root / "study" / "static" / "secret.txt").symlink_to(outside / "secret.txt")
+    rel = Path("..") / "outside" / "templates"      # case.root is tmp_path/proj
+    line = _append_site(case.root, f"templates: {rel}")
+    assert one_line(case.run()) == (
+        f"build failed: site.yaml:{line}: templates: {rel} leads to "
+        f"{(outside / 'templates').resolve()}, outside the project; the build reads only "
+        "the project's own files (and the engine's templates)")
+
+
+@pytest.mark.parametrize("key,value", [("templates", "/etc"), ("static", "/etc")])
+def test_an_absolute_folder_in_site_yaml_is_refused_at_its_line(case, key, value):
+    p = case.root / "site.yaml"
+    lines = p.read_text().splitlines()
+    if key == "static":
+        line = _site_line(case.root, "static:")
+        lines[line - 1] = f"static: {value}"
+        p.write_text("\n".join(lines) + "\n")
+    else:
+        line = _append_site(case.root, f"templates: {value}")
+    assert one_line(case.run()) == (f"build failed: site.yaml:{line}: {key}: {value} is an "
+                                    "absolute path; name a folder of the project, relative "
+                                    "to site.yaml")
+
+
+def test_static_outside_the_project_is_refused_at_its_line(case):
+    p = case.root / "site.yaml"
+    line = _site_line(case.root, "static:")
+    p.write_text(p.read_text().replace("static: study/static", "static: ../.."))
+    assert one_line(case.run()).startswith(
+        f"build failed: site.yaml:{line}: static: ../.. leads to ")
+
+
+def test_a_link_in_the_engines_templates_that_leads_out_of_them_is_refused(case):
+    """N4 for a study sharing the engine's templates (examples/toyopt): only that folder
+    is read, not the engine checkout around it (its .git/config, its README)."""
+    from cit.siteconfig import SiteConfig, engine_templates, reads_for
+    from cit.errors import BuildError
+    site = SiteConfig("t", None, (), {}, frozenset(),
+                      templates=str(Path("..") / ".." / "templates"))
+    root = engine_templates().parent / "examples" / "toyopt"
+    reads = reads_for(root, site)
+    assert reads.maybe_bytes(engine_templates() / "page.html")
+    with pytest.raises(BuildError, match="outside the project"):
+        reads.maybe_bytes(engine_templates().parent / "README.md")
+
+
+# ---- N11: a missing folder is named, not what its absence breaks ----------------------
+
+def test_a_missing_templates_folder_is_named(case):
+    import shutil
+    shutil.rmtree(case.root / "templates")
+    assert one_line(case.run()) == (
+        "build failed: templates: missing: the folder of the templates the pages are "
+        "rendered with (page.html, hub.html, deck.html, static/)")
+
+
+def test_a_missing_content_folder_is_named(case):
+    import shutil
+    shutil.rmtree(case.root / "content")
+    assert one_line(case.run()) == ("build failed: content: missing: the folder of the "
+                                    "site's pages (hub.md, pages/, decks/) and its glossary")
