@@ -140,3 +140,65 @@ def test_a_missing_content_folder_is_named(case):
     shutil.rmtree(case.root / "content")
     assert one_line(case.run()) == ("build failed: content: missing: the folder of the "
                                     "site's pages (hub.md, pages/, decks/) and its glossary")
+
+
+# ---- N6, N16, N20 (its --diff half): a damaged or huge numbers.json given to --diff ---
+
+def _diff(root: Path, old: Path):
+    from cit import build
+    from tests.conftest import run_in_process
+    return run_in_process(build.main, ["--diff", str(old)], root, None)
+
+
+def _damaged(built_site: Path, shape: str) -> str:
+    import json
+    real = json.loads((built_site / "numbers.json").read_text())
+    return {"ints": '{"numbers": [1, 2]}', "no-text": '{"numbers": [{"id": "x"}]}',
+            "known-id-no-text": json.dumps({"numbers": [{"id": real["numbers"][0]["id"]}]}),
+            "build": json.dumps(real | {"build": 5}),
+            "claims": json.dumps(real | {"claims": 7}),
+            "deep": "[" * 100_000 + "]" * 100_000}[shape]
+
+
+@pytest.mark.parametrize("shape,says", [
+    ("ints", "numbers[0]: not an object"),
+    ("no-text", "numbers[0]: 'text' missing or not a string"),
+    ("known-id-no-text", "numbers[0]: 'text' missing or not a string"),
+    ("build", "not a numbers.json: 'build' is not an object"),
+    ("claims", "not a numbers.json: 'claims' is not a list"),
+    ("deep", "not a readable numbers.json: nested too deeply"),
+])
+def test_diff_of_a_damaged_numbers_json_is_one_line(project_copy, built_site, tmp_path,
+                                                     shape, says):
+    """N6: five shapes gave tracebacks (TypeError, KeyError, RecursionError)."""
+    old = tmp_path / "old.json"
+    old.write_text(_damaged(built_site, shape))
+    assert one_line(_diff(project_copy, old)) == f"diff failed: {old}: {says}"
+
+
+def test_diff_of_a_numbers_json_over_the_size_limit_is_refused_at_once(project_copy,
+                                                                      tmp_path):
+    """N20: a 167 MB numbers.json took 98 s and 769 MB; over the limit it is not read."""
+    from cit import numbersdiff
+    old = tmp_path / "huge.json"
+    with open(old, "wb") as f:         # sparse: the size is what is checked, first
+        f.truncate(numbersdiff.MAX_BYTES + 1)
+    assert one_line(_diff(project_copy, old)) == (
+        f"diff failed: {old}: {numbersdiff.MAX_BYTES + 1:,} bytes, over the "
+        f"{numbersdiff.MAX_BYTES:,} a numbers.json given to --diff may hold")
+
+
+def test_diff_report_ids_are_escaped_code_spans(built_site):
+    """N16: an id with a pipe split its row; one with a backtick ended the code span."""
+    import json
+    from markdown_it import MarkdownIt
+    from cit import numbersdiff
+    before = json.loads((built_site / "numbers.json").read_text())
+    odd = "a`b|c"
+    after = dict(before, numbers=before["numbers"] + [{"id": odd, "text": "6", "kind": "k|x"}])
+    text = numbersdiff.report(numbersdiff.compare(before, after), before, after, "o`ld")
+    html = MarkdownIt("commonmark").enable("table").render(text)
+    row = next(r for r in html.split("<tr>") if "a`b" in r)
+    assert row.count("<td") == 4, row
+    assert "<code>a`b|c</code>" in row and "k|x" in row
+    assert "<code>o`ld</code>" in html
