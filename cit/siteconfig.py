@@ -157,8 +157,10 @@ def parse_site(text: str, name: str = NAME) -> SiteConfig:
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup:
         raise BuildError(where("stages"), f"two stages are named {dup!r}")
-    seqs = {k: items[k].value if k in items else [] for k in ("blocks",)}
+    seqs = {k: items[k].value if k in items else [] for k in ("blocks", "unpickle")}
     blocks = tuple(_entry(v, n, name) for v, n in zip(data.get("blocks", []), seqs["blocks"]))
+    for prefix, n in zip(data.get("unpickle", []), seqs["unpickle"]):
+        _unpickle_prefix(prefix, _line(name, n))
     return SiteConfig(data["title"], data["base_url"], nav, scripts, cards, stages, blocks,
                       tuple(data.get("unpickle", [])), tuple(data.get("tested", [])),
                       {k: where(k) for k in data}, data.get("templates", "templates"),
@@ -197,6 +199,19 @@ def _stages(items: list, node, name: str):
         place = key_places(name, n)
         check_fields(item, STAGE_RULES, place, "stage")
         yield Stage(item["name"], Entry(item["run"], place("run")))
+
+
+def _unpickle_prefix(prefix: str, where: str) -> None:
+    """An `unpickle` entry: a dotted module name of the study's own, never blank, the
+    standard library's or a builtin (docs/faults.md, N5: an empty prefix let the cache
+    unpickler import any module a cache names)."""
+    if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", prefix):
+        raise BuildError(where, f"unpickle: {prefix!r} is not a module name (a dotted "
+                         "name of the study's own package, such as study.sim)")
+    top = prefix.split(".")[0]
+    if top in sys.stdlib_module_names or top in sys.builtin_module_names:
+        raise BuildError(where, f"unpickle: {prefix!r} is the standard library's; the "
+                         "cache may rebuild only the study's own data classes")
 
 
 def _entry(value, node, name: str) -> Entry:

@@ -202,3 +202,41 @@ def test_diff_report_ids_are_escaped_code_spans(built_site):
     assert row.count("<td") == 4, row
     assert "<code>a`b|c</code>" in row and "k|x" in row
     assert "<code>o`ld</code>" in html
+
+
+# ---- N5: unpickle prefixes ---------------------------------------------------------
+
+@pytest.mark.parametrize("entry,says", [
+    ("''", "'' is not a module name"),
+    ("[builtins]", None), ("[os]", None), ("[study.]", "'study.' is not a module name"),
+])
+def test_an_unpickle_prefix_that_is_blank_or_the_standard_librarys_is_refused(case, entry,
+                                                                              says):
+    p = case.root / "site.yaml"
+    line = _site_line(case.root, "unpickle:")
+    value = entry if entry.startswith("[") else f"[{entry}]"
+    p.write_text(p.read_text().replace("unpickle: []", f"unpickle: {value}"))
+    name = value.strip("[]")
+    says = says or f"{name!r} is the standard library's; the cache may rebuild only the " \
+                   "study's own data classes"
+    got = one_line(case.run())
+    assert got.startswith(f"build failed: site.yaml:{line}: unpickle: {says}"), got
+
+
+def test_the_cache_unpickler_never_imports_a_module_outside_its_prefixes(tmp_path,
+                                                                        monkeypatch):
+    """N5: with the prefix '' (or `side` for `sideeffect_mod`) the module was imported,
+    running its code, before the refusal."""
+    import pickle
+    import sys
+    from cit import cache
+    (tmp_path / "sideeffect_mod.py").write_text(
+        f"open({str(tmp_path / 'IMPORTED')!r}, 'w').close()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    data = (pickle.PROTO + bytes([4]) + pickle.SHORT_BINUNICODE + bytes([14])
+            + b"sideeffect_mod" + pickle.SHORT_BINUNICODE + b"\x01X" + pickle.STACK_GLOBAL
+            + pickle.STOP)
+    for allowed in [(), ("",), ("side",)]:
+        with pytest.raises(cache.CacheRefused):
+            cache.restricted_loads(data, allowed)
+    assert not (tmp_path / "IMPORTED").exists() and "sideeffect_mod" not in sys.modules
