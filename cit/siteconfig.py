@@ -163,9 +163,20 @@ def parse_site(text: str, name: str = NAME) -> SiteConfig:
         _unpickle_prefix(prefix, _line(name, n))
     return SiteConfig(data["title"], data["base_url"], nav, scripts, cards, stages, blocks,
                       tuple(data.get("unpickle", [])), tuple(data.get("tested", [])),
-                      {k: where(k) for k in data}, data.get("templates", "templates"),
+                      {k: where(k) for k in data} | _item_places(items, name),
+                      data.get("templates", "templates"),
                       data.get("static"),
                       data.get("share_figure"), tuple(data.get("yaml_name_keys", [])))
+
+
+def _item_places(items: dict, name: str) -> dict[str, str]:
+    """`where` entries of each nav item ("nav /url/") and each layout's scripts
+    ("layouts page"), for the checks made once the pages and static files are known."""
+    places = {f"nav {v.value}": _line(name, v) for item in items["nav"].value
+              for k, v in item.value if k.value == "url"}
+    for k, spec in items["layouts"].value:
+        places[f"layouts {k.value}"] = key_places(name, spec)("scripts")
+    return places
 
 
 def _line(name: str, node) -> str:
@@ -174,7 +185,11 @@ def _line(name: str, node) -> str:
 
 def _nav(items: list, node, name: str):
     for item, n in zip(items, node.value):
-        check_fields(item, NAV_RULES, key_places(name, n), "nav item")
+        place = key_places(name, n)
+        check_fields(item, NAV_RULES, place, "nav item")
+        if item["url"] != "decks" and not re.fullmatch(r"/([a-z0-9-]+/)?", item["url"]):
+            raise BuildError(place("url"), f"nav: {item['url']!r} is not a page's address "
+                             "(/, /name/ for content/pages/name.md, or decks)")
         yield item["url"], item["label"]
 
 
@@ -185,12 +200,20 @@ def _layouts(data: dict, node, name: str):
         if layout not in LAYOUTS:
             raise BuildError(_line(name, lines[layout]), f"layouts: unknown layout "
                              f"{layout!r} (the engine has {', '.join(LAYOUTS)})")
-        check_fields(spec, LAYOUT_RULES, key_places(name, lines[layout]), f"layout {layout}")
+        place = key_places(name, lines[layout])
+        check_fields(spec, LAYOUT_RULES, place, f"layout {layout}")
         scripts[layout] = tuple(spec.get("scripts", ()))
+        odd = next((s for s in scripts[layout] if not re.fullmatch(r"[\w.-]+\.js", s)
+                    or s.startswith(".")), None)
+        if odd is not None:
+            raise BuildError(place("scripts"), f"layouts: {layout}: {odd!r} is not the name "
+                             "of a script in static/ (a file name ending .js)")
         if spec.get("findings_cards"):
             cards.add(layout)
-    for layout in LAYOUTS:
-        scripts.setdefault(layout, ())
+    missing = [layout for layout in LAYOUTS if layout not in scripts]
+    if missing:      # a layout left out loaded none of its scripts, without a word (N9)
+        raise BuildError(_line(name, node), f"layouts: no entry for {', '.join(missing)} "
+                         f"(give each of {', '.join(LAYOUTS)}, `{{scripts: []}}` for none)")
     return scripts, frozenset(cards)
 
 

@@ -240,3 +240,127 @@ def test_the_cache_unpickler_never_imports_a_module_outside_its_prefixes(tmp_pat
         with pytest.raises(cache.CacheRefused):
             cache.restricted_loads(data, allowed)
     assert not (tmp_path / "IMPORTED").exists() and "sideeffect_mod" not in sys.modules
+
+
+# ---- N10, N14, N15: a data: image, a page named pagefind, an odd base_url -------------
+
+PNG = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhf"
+       "DwAChwGA60e6kgAAAABJRU5ErkJggg==")
+
+
+def test_a_data_png_image_which_the_docs_allow_builds(case, tmp_path):
+    """N10: it was refused by the link check as an outside request."""
+    p = case.root / "content" / "pages" / "method.md"
+    p.write_text(p.read_text() + f"\n![A one-pixel image]({PNG})\n")
+    r = case.run(expect_failure=False)
+    assert r.returncode == 0, r.stderr
+    assert f'src="{PNG}"' in (tmp_path / "site" / "method" / "index.html").read_text()
+
+
+def test_a_page_named_pagefind_is_refused(case):
+    """N14: it was published inside the search index's folder."""
+    (case.root / "content" / "pages" / "pagefind.md").write_text(
+        "---\ntitle: A page\ndescription: Words here.\nlayout: page\n---\n\nWords of a page.\n")
+    assert one_line(case.run()) == (
+        "build failed: content/pages/pagefind.md: page file names are lower-case words with "
+        "hyphens (and not decks, static, index or pagefind)")
+
+
+def test_a_base_url_holding_markup_characters_is_refused_at_its_line(case):
+    """N15: robots.txt carried `"><script>` as written."""
+    p = case.root / "site.yaml"
+    line = _site_line(case.root, "base_url:")
+    bad = 'https://x.example/"><script>alert(document.domain)</script>/'
+    p.write_text(p.read_text().replace("base_url: null", f"base_url: '{bad}'"))
+    assert one_line(case.run()) == (f"build failed: site.yaml:{line}: base URL {bad!r} holds "
+                                    "'\"', which a URL never holds as written; "
+                                    "percent-encode it")
+
+
+# ---- N12: SIGTERM while the code loads -------------------------------------------------
+
+def test_sigterm_while_the_modules_import_prints_one_line(case, tmp_path):
+    """N12: the SIGTERM handler came after `import cit.build` (seconds on a loaded
+    machine); a SIGTERM then ended the build silently with -15."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    marker = tmp_path / "importing"
+    pause = (f"import builtins, pathlib, runpy, sys, time\n"
+             f"real = builtins.__import__\n"
+             f"def slow(name, *a, **k):\n"
+             f"    if name == 'cit.build':\n"
+             f"        pathlib.Path({str(marker)!r}).touch(); time.sleep(60)\n"
+             f"    return real(name, *a, **k)\n"
+             f"builtins.__import__ = slow\n"
+             f"sys.argv = ['build.py', '--out', {str(tmp_path / 'site')!r}]\n"
+             f"runpy.run_path('build.py', run_name='__main__')\n")
+    proc = subprocess.Popen([sys.executable, "-c", pause], cwd=case.root,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert (proc.returncode, err) == (130, "build interrupted: nothing written\n")
+
+
+# ---- N9: inputs that were dropped without a word ------------------------------------
+
+@pytest.mark.parametrize("url,says", [
+    ("/nosuch/", "'/nosuch/' is no page of the site (/NAME/ is content/pages/NAME.md)"),
+    ("'javascript:alert(1)'", "'javascript:alert(1)' is not a page's address"),
+    ("'http://evil.example/'", "'http://evil.example/' is not a page's address"),
+])
+def test_a_nav_item_naming_no_page_is_refused_at_its_line(case, url, says):
+    p = case.root / "site.yaml"
+    line = _site_line(case.root, "- {url: /tested/")
+    p.write_text(p.read_text().replace("{url: /tested/, label: Tested}",
+                                       f"{{url: {url}, label: Tested}}"))
+    assert one_line(case.run()).startswith(f"build failed: site.yaml:{line}: nav: {says}")
+
+
+@pytest.mark.parametrize("script,says", [
+    ("nosuch.js", "layouts: page: static/nosuch.js does not exist"),
+    ("../../build.py", "layouts: page: '../../build.py' is not the name of a script in "
+                       "static/ (a file name ending .js)"),
+])
+def test_a_layout_script_missing_or_outside_is_refused_at_its_line(case, script, says):
+    p = case.root / "site.yaml"
+    line = _site_line(case.root, "page: {scripts")
+    p.write_text(p.read_text().replace("page: {scripts: []}", f"page: {{scripts: [{script}]}}"))
+    assert one_line(case.run()) == f"build failed: site.yaml:{line}: {says}"
+
+
+def test_a_layout_left_out_is_refused(case):
+    p = case.root / "site.yaml"
+    line = _site_line(case.root, "hub: {scripts")
+    p.write_text(p.read_text().replace("  deck: {scripts: [deck.js]}\n", ""))
+    assert one_line(case.run()).startswith(
+        f"build failed: site.yaml:{line}: layouts: no entry for deck")
+
+
+def test_an_unknown_key_in_study_yaml_is_refused_at_its_line(case):
+    p = case.root / "data" / "study.yaml"
+    old = p.read_text()
+    p.write_text(old + "b0: 1\n")
+    assert one_line(case.run()).startswith(
+        f"build failed: data/study.yaml:{old.count(chr(10)) + 1}: ")
+
+
+# ---- N20 (its log half) and N13: a log over the size limit -------------------------
+
+def test_a_log_over_the_size_limit_is_refused_before_it_is_read(case):
+    """N20: a 100 MB log took 301 s and 2 GB before its error; over the limit it is
+    refused at once, named as every log error names it (N13: without vendored/)."""
+    from study.runs import MAX_LOG_BYTES
+    path, rel = case.log()
+    text = path.read_text()
+    lines = text.splitlines(True)
+    filler = lines[1] * (MAX_LOG_BYTES // len(lines[1]) + 1)
+    case.repin(rel, (lines[0] + filler + "".join(lines[1:])).encode())
+    size = path.stat().st_size
+    assert one_line(case.run()) == (f"build failed: {rel}: {size:,} bytes, over the "
+                                    f"{MAX_LOG_BYTES:,} a run log may hold (docs/faults.md)")
