@@ -46,19 +46,69 @@ class Entry:
     ref: str
     where: str
 
-    def resolve(self):
-        """The function itself; BuildError at its site.yaml line when it cannot be had."""
+    def resolve(self, root: Path | None = None):
+        """The function itself; BuildError at its site.yaml line when it cannot be had,
+        or (given the project's `root`) when it is not the project's code or the
+        engine's, or does not take one argument (docs/faults.md, N8)."""
         module, _, name = self.ref.partition(":")
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as e:
             if e.name and module.startswith(e.name):
                 raise BuildError(self.where, f"`{self.ref}`: no module {e.name}") from None
-            raise
+            raise BuildError(self.where, f"`{self.ref}`: {module} imports {e.name}, which "
+                             "is not installed") from None
         fn = getattr(mod, name, None)
         if not callable(fn):
             raise BuildError(self.where, f"`{self.ref}`: {module} has no function {name}")
+        if root is not None:
+            self._check_callable(mod, fn, Path(root).resolve())
         return fn
+
+    def _check_callable(self, mod, fn, root: Path) -> None:
+        import inspect
+        engine = Path(__file__).resolve().parent
+        file = Path(getattr(mod, "__file__", None) or "/").resolve()
+        top = mod.__name__.split(".")[0]
+        # the project's own package (found by name too: a test's copy of the project
+        # runs, in-process, the package already imported from the checkout)
+        own = (root / top).is_dir() or (root / f"{top}.py").is_file()
+        if not (root in file.parents or engine in file.parents or own):
+            raise BuildError(self.where, f"`{self.ref}`: {mod.__name__} is not the "
+                             "project's code nor the engine's; a stage or block provider "
+                             "is a function of the study's own package")
+        try:
+            inspect.signature(fn).bind(None)
+        except (TypeError, ValueError):
+            raise BuildError(self.where, f"`{self.ref}` does not take one argument (a "
+                             "cit.stages.StageContext or cit.blocks.BlockInputs)") from None
+
+    def call(self, arg, root: Path, what: str):
+        """`resolve(root)`(arg); an exception it raises is one line at this entry's
+        site.yaml line, naming the exception and the line of the study's code it came
+        from (a BuildError is passed on as it is)."""
+        fn = self.resolve(root)
+        try:
+            return fn(arg)
+        except BuildError:
+            raise
+        except Exception as e:
+            raise BuildError(self.where, _failure(e, what, arg)) from None
+
+
+def _failure(e: Exception, what: str, arg) -> str:
+    """What a stage's or provider's exception says, in one line."""
+    import traceback
+    frames = traceback.extract_tb(e.__traceback__)
+    at = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    registry = getattr(arg, "registry", None)
+    key = e.args[0] if isinstance(e, KeyError) and e.args else None
+    if isinstance(key, str) and registry is not None and key not in registry.numbers \
+            and key not in registry.claims:
+        return (f"{what} looked up {key!r}, which no earlier stage registered (the stages "
+                f"run in site.yaml's order){at}")
+    text = " ".join(str(e).split())
+    return f"{what} failed: {type(e).__name__}: {text[:300]}{at}"
 
 
 @dataclass(frozen=True)

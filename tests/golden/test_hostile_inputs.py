@@ -364,3 +364,61 @@ def test_a_log_over_the_size_limit_is_refused_before_it_is_read(case):
     size = path.stat().st_size
     assert one_line(case.run()) == (f"build failed: {rel}: {size:,} bytes, over the "
                                     f"{MAX_LOG_BYTES:,} a run log may hold (docs/faults.md)")
+
+
+# ---- N8: site.yaml entries that resolve but cannot be called ------------------------
+
+def _swap_stage(root: Path, old: str, new: str) -> int:
+    p = root / "site.yaml"
+    line = _site_line(root, f"run: {old}")
+    p.write_text(p.read_text().replace(f"run: {old}", f"run: {new}"))
+    return line
+
+
+@pytest.mark.parametrize("ref,says", [
+    ("os:system", "`os:system`: os is not the project's code nor the engine's"),
+    ("builtins:exit", "`builtins:exit`: builtins is not the project's code nor the engine's"),
+    ("cit.stages:run_stages", "`cit.stages:run_stages` does not take one argument"),
+])
+def test_a_stage_that_is_not_the_studys_one_argument_function_is_refused(case, ref, says):
+    line = _swap_stage(case.root, "study.stages:experiment", ref)
+    assert one_line(case.run()).startswith(f"build failed: site.yaml:{line}: {says}")
+
+
+def test_a_block_provider_that_is_not_the_studys_is_refused(case):
+    p = case.root / "site.yaml"
+    line = _site_line(case.root, "- study.blocks.curves:curve_blocks")
+    p.write_text(p.read_text().replace("- study.blocks.curves:curve_blocks", "- os:getcwd"))
+    assert one_line(case.run()).startswith(
+        f"build failed: site.yaml:{line}: `os:getcwd`: os is not the project's code")
+
+
+def test_stages_in_the_wrong_order_name_the_number_not_yet_registered(case):
+    p = case.root / "site.yaml"
+    text = p.read_text()
+    a = "  - name: experiment\n    run: study.stages:experiment\n"
+    b = "  - name: simulator\n    run: study.stages:simulator\n"
+    p.write_text(text.replace(a + b, b + a))
+    line = _site_line(case.root, "run: study.stages:simulator")
+    got = one_line(case.run())
+    assert re.match(rf"build failed: site.yaml:{line}: stage simulator looked up '[\w.]+', "
+                    r"which no earlier stage registered \(the stages run in site.yaml's "
+                    r"order\) \(at .+:\d+\)$", got), got
+
+
+@pytest.mark.parametrize("body,says", [
+    ("def run(ctx):\n    raise ValueError('a bug')\n",
+     r"stage experiment failed: ValueError: a bug \(at .*study/broken.py:2\)"),
+    ("import nosuchpkg\n\ndef run(ctx):\n    pass\n",
+     r"`study.broken:run`: study.broken imports nosuchpkg, which is not installed"),
+])
+def test_a_stage_that_raises_or_imports_what_is_missing_is_one_line(case, tmp_path, body,
+                                                                    says):
+    from tests.conftest import run_build_process, tree_digest
+    (case.root / "study" / "broken.py").write_text(body)
+    line = _swap_stage(case.root, "study.stages:experiment", "study.broken:run")
+    out = tmp_path / "site"
+    before = tree_digest(out)
+    r = run_build_process(out, root=case.root, env={"CIT_VENDOR_MIRROR": ""}, cold=False)
+    assert re.fullmatch(rf"build failed: site.yaml:{line}: {says}", one_line(r)), r.stderr
+    assert tree_digest(out) == before
