@@ -339,7 +339,7 @@ def _build_and_write(a, root: Path, out: Path, use_cache: bool, progress,
                      state: dict) -> BuildResult:
     """The stages, then the site put in place in one swap (cit/output.py), with Ctrl-C
     and SIGTERM held during the swap; `state["committed"]` says it happened."""
-    inputs = build_inputs(root, a.vendor_from)
+    inputs = build_inputs(root, a.vendor_from) + other_project_inputs(out, root)
     if not a.check:
         target = output.check_target(out, root, inputs)   # refuse a bad --out before the work
         restored = output.recover(target)        # a previous site a killed swap left aside
@@ -370,6 +370,25 @@ def build_inputs(root: Path, vendor_from) -> list[Path]:
     found = [root / n for n in dict.fromkeys(names) if os.path.lexists(root / n)]
     mirror = vendor.mirror_dir(vendor_from, root)
     return found + ([mirror] if mirror else []) + [Path(__file__).resolve().parent]
+
+
+def other_project_inputs(out: Path, root: Path) -> list[Path]:
+    """The input folders of any other project (a folder with a site.yaml) that holds
+    `out`: a study's site may not be written into another's inputs (docs/faults.md,
+    N19). Its site.yaml is parsed, not loaded (nothing of it is imported)."""
+    here, found = Path(root).resolve(), []
+    for folder in Path(os.path.abspath(out)).resolve().parents:
+        if folder == here or not (folder / siteconfig.NAME).is_file():
+            continue
+        names = ["build.py", "site.yaml", "cit", "content", "data", "templates", "vendored",
+                 ".cache"]
+        try:
+            site = siteconfig.parse_site((folder / siteconfig.NAME).read_text("utf-8"))
+            names += [*site.packages(), site.templates] + ([site.static] if site.static else [])
+        except (BuildError, OSError, UnicodeDecodeError):
+            pass          # its own build reports its site.yaml; its usual folders stand
+        found += [folder / n for n in dict.fromkeys(names) if os.path.lexists(folder / n)]
+    return found
 
 
 def _kinds(reg: Registry) -> dict[str, int]:

@@ -422,3 +422,20 @@ def test_a_stage_that_raises_or_imports_what_is_missing_is_one_line(case, tmp_pa
     r = run_build_process(out, root=case.root, env={"CIT_VENDOR_MIRROR": ""}, cold=False)
     assert re.fullmatch(rf"build failed: site.yaml:{line}: {says}", one_line(r)), r.stderr
     assert tree_digest(out) == before
+
+
+# ---- N19: a second study's site written into the first study's inputs ---------------
+
+def test_a_second_study_may_not_write_its_site_into_another_studys_inputs(case, tmp_path):
+    import subprocess
+    import sys
+    from cit.new import scaffold
+    from tests.conftest import ROOT, tree_digest
+    toy = scaffold(tmp_path / "toy")
+    target = case.root / "content" / "pages" / "toyx"
+    before = tree_digest(case.root / "content")
+    r = subprocess.run([sys.executable, str(ROOT / "build.py"), "--root", str(toy), "--out",
+                        str(target)], cwd=case.root, capture_output=True, text=True)
+    assert one_line(r).startswith(f"build failed: --out {target}: is inside ")
+    assert "which the build reads" in r.stderr
+    assert not target.exists() and tree_digest(case.root / "content") == before
