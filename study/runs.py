@@ -162,6 +162,28 @@ class DoneRecord(_Strict):
 # 301 s and 2 GB before its error (docs/faults.md, N20). Refused before it is read.
 MAX_LOG_BYTES = 32 * 1024 * 1024
 
+@dataclass(frozen=True, slots=True)
+class Eval:
+    """An eval record as a run keeps it: EvalRecord's values, validated, in a slotted
+    object (a pydantic model held six times its line's bytes; a long log is mostly
+    evals: docs/faults.md, N20)."""
+    step: int
+    val_loss: float
+    train_loss: float
+    lr: float
+    payload_bytes: int
+    wire_bytes: int
+    seconds: float
+    clip_rate: float | None = None
+    clip_rate_interval: float | None = None
+    type: str = "eval"
+
+    @classmethod
+    def of(cls, rec: EvalRecord) -> "Eval":
+        return cls(rec.step, rec.val_loss, rec.train_loss, rec.lr, rec.payload_bytes,
+                   rec.wire_bytes, rec.seconds, rec.clip_rate, rec.clip_rate_interval)
+
+
 RECORD_TYPES = {"config": ConfigRecord, "eval": EvalRecord, "diag": DiagRecord,
                 "done": DoneRecord}
 
@@ -174,7 +196,7 @@ class Run:
     rel: str
     config: ConfigRecord
     variant: variants_mod.Variant
-    evals: list[EvalRecord] = field(default_factory=list)
+    evals: list[Eval] = field(default_factory=list)
     diags: list[DiagRecord] = field(default_factory=list)
     done: DoneRecord | None = None
     eval_lines: list[int] = field(default_factory=list)
@@ -250,7 +272,9 @@ class _DuplicateKey(ValueError):
 
 
 def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
-    obj = dict(pairs)
+    # keys interned: every record repeats the same few dozen, and a long log held them
+    # once per record (docs/faults.md, N20)
+    obj = {sys.intern(k): v for k, v in pairs}
     if len(obj) != len(pairs):
         seen: set[str] = set()
         twice = next(k for k, _ in pairs if k in seen or seen.add(k))
@@ -333,7 +357,7 @@ def _take(run, rec, i: int, path: Path, rel: str, catalogue, last_step: dict):
                          f"(previous {rec.type} step {prev})")
     last_step[rec.type] = rec.step
     if isinstance(rec, EvalRecord):
-        run.evals.append(rec)
+        run.evals.append(Eval.of(rec))
         run.eval_lines.append(i)
     else:
         run.diags.append(rec)
