@@ -106,6 +106,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                                   bundle_root=_bundle_root(root), reads=reads, site=site_cfg,
                                   palette_css=inputs.palette.css())
         _say_rendered(progress, site)
+        render.check_nav(site_cfg, set(site.pages))
     # Pagefind indexes the pages in its own process while this one checks them
     with ThreadPoolExecutor(max_workers=1) as pool:
         index = pool.submit(lambda: search.search_files(
@@ -377,7 +378,7 @@ def other_project_inputs(out: Path, root: Path) -> list[Path]:
     `out`: a study's site may not be written into another's inputs (docs/faults.md,
     N19). Its site.yaml is parsed, not loaded (nothing of it is imported)."""
     here, found = Path(root).resolve(), []
-    for folder in Path(os.path.abspath(out)).resolve().parents:
+    for folder in Path(os.path.realpath(os.path.abspath(out))).parents:   # never raises
         if folder == here or not (folder / siteconfig.NAME).is_file():
             continue
         names = ["build.py", "site.yaml", "cit", "content", "data", "templates", "vendored",
