@@ -27,6 +27,7 @@ from markdown_it.token import Token
 from .claimrefs import (claim_token, core_claims, render_claim_mark, render_claim_open,
                         where_of)
 from .errors import BuildError
+from .fragments import core_fragments
 from .frontmatter import Chunk
 from .glossary import Term
 from .markup import number_element
@@ -448,6 +449,7 @@ def make_markdown() -> MarkdownIt:
     md.core.ruler.push("cit_claims", core_claims)
     md.core.ruler.push("cit_links", _core_links)
     md.core.ruler.push("cit_sections", _core_sections)
+    md.core.ruler.push("cit_fragments", core_fragments)   # cit/fragments.py
     md.add_render_rule("cit_num", _render_num)
     md.add_render_rule("cit_term", _render_term)
     md.add_render_rule("cit_bad", _render_bad)
@@ -470,12 +472,13 @@ class Rendered:
 
 def render_chunk(md: MarkdownIt, chunk: Chunk, ctx: PageContext, path: str, *,
                  sections: bool = False, findings_cards: bool = False,
-                 title_heading: str | None = None) -> Rendered:
+                 title_heading: str | None = None, slide: bool = False) -> Rendered:
     """Render one chunk (a page body or a slide) into `ctx`'s page; a first heading whose
-    text is `title_heading` is rendered as an h1 (`has_h1`)."""
+    text is `title_heading` is rendered as an h1 (`has_h1`); `slide`: a deck's slide,
+    where a list item may be a fragment (cit/fragments.py)."""
     env = {"ctx": ctx, "path": path, "line0": chunk.first_line - 1,
            "sections": sections, "findings_cards": findings_cards,
-           "title_heading": title_heading}
+           "title_heading": title_heading, "slide": slide}
     out = md.render(chunk.text, env)
     return Rendered(out, env.get("first_heading"), env.get("first_heading_text"),
                     env.get("has_h1", False), env.get("outline", []))

@@ -362,7 +362,7 @@ def _render_body(state: SiteState, page: Page) -> None:
             chunk, notes = split_notes(chunk, page.doc.path)
             # the first slide titled as the deck is the page's h1 (no hidden copy)
             r = render_chunk(md, chunk, ctx, page.doc.path,
-                             title_heading=page.title if k == 1 else None)
+                             title_heading=page.title if k == 1 else None, slide=True)
             page.has_h1 = page.has_h1 or (k == 1 and r.has_h1)
             if r.first_heading is None:
                 raise BuildError(f"{page.doc.path}:{chunk.first_line}",
