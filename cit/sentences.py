@@ -163,7 +163,7 @@ def yaml_sentences(text: str, file: str, name_keys=()) -> list[Sentence]:
                 and isinstance(node.value, str) and len(node.value.split()) >= MIN_WORDS:
             first = node.start_mark.line + 1 + (1 if node.style in (">", "|") else 0)
             out.extend(split_inline(node.value, file, first))
-    walk(yamlio.compose(text))
+    walk(yamlio.compose(text, file))
     return out
 
 

@@ -19,10 +19,14 @@ ROOT = Path(__file__).resolve().parents[1]
 def _copy(tmp_path: Path) -> Path:
     dst = tmp_path / "study"
     shutil.copytree(ROOT, dst, ignore=shutil.ignore_patterns("__pycache__", ".cache", "expected"))
-    site = dst / "site.yaml"
     templates = (ROOT / (_templates(ROOT))).resolve()
-    site.write_text(site.read_text().replace(f"templates: {_templates(ROOT)}",
-                                             f"templates: {templates}"))
+    if not templates.is_relative_to(ROOT.resolve()):
+        # the engine's templates, named relative to the checkout: the copy gets its own
+        # (site.yaml may name no folder outside its project but the engine's)
+        shutil.copytree(templates, dst / "templates", ignore=shutil.ignore_patterns("__pycache__"))
+        site = dst / "site.yaml"
+        site.write_text(site.read_text().replace(f"templates: {_templates(ROOT)}",
+                                                 "templates: templates"))
     return dst
 
 
