@@ -296,3 +296,100 @@ def test_the_study_packages_site_yaml_names_are_the_code_watched():
     assert serve.relevant(ROOT, str(ROOT / "study" / "tables.py"), code) == "study/tables.py"
     assert serve.relevant(ROOT, str(ROOT / "study" / "notes.txt"), code) is None
     assert serve.relevant(ROOT, str(ROOT / "study" / "tables.py")) is None
+
+
+# ---- issue 32: every Host header, a whole-request deadline, a cap on connections ----
+
+def _raw(port, request: bytes) -> str:
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.sendall(request)
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    return data.split(b"\r\n", 1)[0].decode()
+
+
+@pytest.mark.parametrize("first,second", [("127.0.0.1:{port}", "evil.example"),
+                                          ("evil.example", "127.0.0.1:{port}"),
+                                          ("127.0.0.1:{port}", "127.0.0.1:{port}")])
+def test_a_request_with_two_host_headers_is_refused_whichever_comes_first(running, first,
+                                                                         second):
+    """N18: the review's `Host: 127.0.0.1:PORT` then `Host: evil.example` was answered."""
+    port, _ = running
+    request = (f"GET / HTTP/1.1\r\nHost: {first}\r\nHost: {second}\r\n"
+               "Connection: close\r\n\r\n").format(port=port).encode()
+    assert _raw(port, request).split(" ")[1] == "421"
+
+
+def test_a_client_trickling_header_lines_is_dropped_at_the_request_deadline(running):
+    """N17: each read used to wait CLIENT_TIMEOUT afresh, so a header line every few
+    seconds held the connection for as long as it went on. Here (CLIENT_TIMEOUT half a
+    second) a line about every 0.3 s, 90 of them (fewer than the standard parser's
+    limit of 100 headers, which would end it anyway): the server ends the connection
+    before the client stops."""
+    port, _ = running
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port)
+        s.settimeout(0.3)
+        closed = False
+        for _ in range(90):
+            try:
+                s.sendall(b"X-a: b\r\n")
+                if s.recv(100) == b"":
+                    closed = True
+                    break
+            except TimeoutError:
+                continue
+            except OSError:         # reset: the server closed and this side wrote on
+                closed = True
+                break
+    assert closed
+
+
+def test_connections_beyond_the_cap_are_answered_busy_without_a_thread(running,
+                                                                      monkeypatch):
+    """N17: 300 trickling clients held 313 threads. With the cap (here 5), five slow
+    clients take every slot; the next connection is answered 503 at once, and once the
+    slow ones are gone a request is served again."""
+    port, server = running
+    monkeypatch.setattr(serve, "CLIENT_TIMEOUT", 30)
+    server.slots = threading.BoundedSemaphore(5)
+    slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(5)]
+    for s in slow:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: 1")
+    deadline = time.monotonic() + 60        # until the server has taken all five
+    while server.slots._value and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _get(port, f"127.0.0.1:{port}") == "HTTP/1.0 503 Service Unavailable"
+    for s in slow:
+        s.close()
+    while server.slots._value < 5 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _get(port, f"127.0.0.1:{port}") == "HTTP/1.0 200 OK"
+
+
+def test_a_folder_missing_at_the_start_is_watched_once_it_is_back(tmp_path):
+    """N3: only the folders present at the start were watched, so a content/ restored
+    afterwards never rebuilt. Now its return is a change, a save inside it is one, and
+    so is its going away again."""
+    changes = serve.Changes(tmp_path)
+    observer = serve.watch(tmp_path, changes)
+    try:
+        away = tmp_path.parent / f"{tmp_path.name}-content-away"
+        (away / "pages").mkdir(parents=True)
+        (away / "pages" / "p.md").write_text("first\n")
+        away.rename(tmp_path / "content")
+        assert "content" in changes.take(timeout=30)
+        (tmp_path / "content" / "pages" / "p.md").write_text("restored words\n")
+        assert _taken_until(changes, "content/pages/p.md")
+        (tmp_path / "content").rename(away)
+        assert _taken_until(changes, "content")
+        (away / "pages" / "p.md").write_text("edited where it went\n")
+        assert changes.take(timeout=1) == set()
+    finally:
+        observer.stop()
+
+
+def _taken_until(changes, rel, tries=5) -> bool:
+    """Whether `rel` is among the changes handed out within a few quiet spells."""
+    return any(rel in changes.take(timeout=30) for _ in range(tries))
