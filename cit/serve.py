@@ -19,6 +19,7 @@ in place (same arguments), because imported modules are not reloaded safely.
 
 from __future__ import annotations
 
+import concurrent.futures
 import errno
 import http.server
 import io
@@ -41,6 +42,7 @@ WAIT_PATH = "/__cit/wait"
 RELOAD_TAG = '<script src="/__cit/reload.js" data-token="{token}"></script>'
 POLL_SECONDS = 25
 DEBOUNCE_SECONDS = 0.05
+INDEX_PREFIX = "pagefind/"      # the search index's files (cit/search.py: PAGEFIND_DIR)
 # besides the code folders (the engine's cit/ and the study's packages, code_folders)
 WATCHED_DIRS = ("content", "templates", "data", "vendored/plotly")
 WATCHED_FILES = ("vendored/lock.yaml", "build.py", "site.yaml")
@@ -101,6 +103,12 @@ class ServeState:
             self.builds += 1
             self.token = f"{os.getpid()}-{time.monotonic_ns()}-{self.builds}"
             self.cond.notify_all()
+
+    def refresh(self, files: dict[str, bytes]) -> None:
+        """Files that complete the build published last (its search index): served
+        from now on, the token unchanged (the page need not reload)."""
+        with self.cond:
+            self.files = self.files | files
 
     def wait(self, since: str, timeout: float) -> tuple[str, str | None]:
         with self.cond:
@@ -471,18 +479,43 @@ def watch(root: Path, changes: Changes):
 
 def _build(rebuild, changed, state: ServeState, code=("cit",)) -> None:
     """One build: publish its files, or keep the last good ones and publish the error
-    (`code`: the code folders, code_folders, for naming where a bug is)."""
+    (`code`: the code folders, code_folders, for naming where a bug is). A rebuild
+    after a save publishes the pages first, with the last search index, and the new
+    index after the reload (`_index_after`); the first build publishes them together."""
     t0 = time.perf_counter()
+    later = None if changed is None else (lambda finish: _index_after(finish, state, code))
     try:
-        files = rebuild(changed)
+        files = rebuild(changed, later=later) if later else rebuild(changed)
     except Exception as e:  # noqa: BLE001 (any failure is shown, and the server lives on)
         message = describe_error(e, code)
         print(f"build failed: {message}", file=sys.stderr, flush=True)
         state.publish(None, message)
         return
-    state.publish(files, None)
+    with state.cond:
+        index = {k: v for k, v in state.files.items() if k.startswith(INDEX_PREFIX)}
+    state.publish(index | files if later else files, None)
     what = "built" if changed is None else f"rebuilt after {', '.join(sorted(changed))}"
     print(f"{what}: {len(files)} files in {time.perf_counter() - t0:.2f} s", flush=True)
+
+
+def _index_after(finish, state: ServeState, code=("cit",)):
+    """Run `finish` (the search index of the build just published) in a thread and put
+    its files in place without moving the token (no reload: the page's words are
+    already there); a future the next rebuild waits for. A failure is shown as a
+    failed build's error."""
+    def run() -> None:
+        try:
+            found = finish()
+        except Exception as e:  # noqa: BLE001 (shown, and the server lives on)
+            message = describe_error(e, code)
+            print(f"build failed: {message}", file=sys.stderr, flush=True)
+            state.publish(None, message)
+            return
+        state.refresh(found)
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    future = pool.submit(run)
+    pool.shutdown(wait=False)
+    return future
 
 
 def code_error(root: Path) -> str | None:

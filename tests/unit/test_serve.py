@@ -79,7 +79,7 @@ def test_a_failed_rebuild_keeps_the_last_good_site_and_reports_file_and_line():
     state = serve.ServeState()
     calls = []
 
-    def rebuild(changed):
+    def rebuild(changed, later=None):
         calls.append(changed)
         if changed:
             raise BuildError("content/pages/optics.md:7", "unknown number id 'x'")
@@ -393,3 +393,54 @@ def test_a_folder_missing_at_the_start_is_watched_once_it_is_back(tmp_path):
 def _taken_until(changes, rel, tries=5) -> bool:
     """Whether `rel` is among the changes handed out within a few quiet spells."""
     return any(rel in changes.take(timeout=30) for _ in range(tries))
+
+
+# ---- issue 29: the search index follows the reload ------------------------------------
+
+def test_a_save_publishes_the_page_before_its_search_index():
+    """The reload waits for the pages only: the rebuild hands its search index over as a
+    function (`later`); the page with the new words is served, with the last index,
+    while that function still runs, and when it ends its index is served under the
+    same token (no second reload)."""
+    state = serve.ServeState()
+    release = threading.Event()
+
+    def rebuild(changed, later=None):
+        pages = {"index.html": f"<html><body>{changed or 'first'}</body></html>".encode()}
+        index = {"pagefind/pagefind.js": f"index of {changed or 'first'}".encode()}
+        if later is None:
+            return pages | index
+        later(lambda: (release.wait(60), index)[1])
+        return pages
+    serve._build(rebuild, None, state)
+    assert state.files["pagefind/pagefind.js"] == b"index of first"
+    serve._build(rebuild, {"saved"}, state)
+    token = state.token
+    assert b"saved" in state.files["index.html"]
+    assert state.files["pagefind/pagefind.js"] == b"index of first"
+    release.set()
+    deadline = time.monotonic() + 60
+    while state.files["pagefind/pagefind.js"] != b"index of {'saved'}" and \
+            time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert state.files["pagefind/pagefind.js"] == b"index of {'saved'}"
+    assert state.token == token
+
+
+def test_the_preview_rebuilder_gives_the_same_files_with_the_index_later(project_copy):
+    """cit.build.serve_rebuilder with `later`: the files it returns lack only the search
+    index, and the function it hands over returns that index, the very files a build
+    that waited for it holds."""
+    from cit import build
+    rebuild = build.serve_rebuilder(project_copy, None)
+    whole = rebuild(None)
+    page = project_copy / "content" / "pages" / "notebook.md"
+    page.write_text(page.read_text() + "\nA sentence added for the preview.\n")
+    handed = []
+    files = rebuild({"content/pages/notebook.md"}, later=lambda finish: handed.append(finish))
+    assert not any(k.startswith(serve.INDEX_PREFIX) for k in files)
+    index = handed[0]()
+    again = build.serve_rebuilder(project_copy, None)(None)
+    assert files | index == again
+    assert set(index) == {k for k in again if k.startswith(serve.INDEX_PREFIX)}
+    assert "pagefind/pagefind.js" in index and "pagefind/pagefind.js" in whole
