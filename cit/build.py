@@ -49,14 +49,16 @@ class BuildResult:
 def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                previous: dict | None = None, progress: Progress | None = None,
                store: bool = True, base_url: str | None = None,
-               index_later=None) -> BuildResult:
+               index_later=None, compiled=None) -> BuildResult:
     """Run every stage in memory; nothing is written but verified vendored files and the
     caches. `previous`: the last good build's page records (--serve keeps them); None:
     read from .cache/ when caches are used. Cold (use_cache False): every page rendered
     and checked. `store` False (--check): nothing written. `base_url`: --base-url.
     `index_later` (--serve): called with a function that returns the search index's
     files once Pagefind has made them (and then stores the page records); the files
-    returned lack them. Without it the index is part of the files returned."""
+    returned lack them. Without it the index is part of the files returned.
+    `compiled` (--serve): the templates' compiled code kept between builds
+    (render.TemplateMemory)."""
     t0 = time.perf_counter()
     progress = progress or silent()
     reads = Reads(root)
@@ -108,7 +110,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                                   build_info, code=code if use_cache else None,
                                   previous=previous, memo=memo,
                                   bundle_root=_bundle_root(root), reads=reads, site=site_cfg,
-                                  palette_css=inputs.palette.css())
+                                  palette_css=inputs.palette.css(), compiled=compiled)
         _say_rendered(progress, site)
     with _indexing(site, reg, memo) as index:
         with progress.stage("checks", "checking claims, naked numbers and links"):
@@ -306,6 +308,7 @@ def serve_rebuilder(root: Path, vendor_from, use_cache: bool = True):
     index's files, run after the reload; the next rebuild waits for it first (its
     cache writes end before the next build reads the cache)."""
     kept: dict = {}
+    compiled = render.TemplateMemory()
 
     def rebuild(changed, later=None):
         pending = kept.pop("finish", None)
@@ -317,7 +320,7 @@ def serve_rebuilder(root: Path, vendor_from, use_cache: bool = True):
                 kept["finish"] = later(finish)
         result = run_stages(root, vendor_from, use_cache=use_cache,
                             previous=kept.get("records") if use_cache else {},
-                            index_later=hand_on)
+                            index_later=hand_on, compiled=compiled)
         kept["records"] = result.records
         return result.files
     return rebuild

@@ -444,3 +444,25 @@ def test_the_preview_rebuilder_gives_the_same_files_with_the_index_later(project
     assert files | index == again
     assert set(index) == {k for k in again if k.startswith(serve.INDEX_PREFIX)}
     assert "pagefind/pagefind.js" in index and "pagefind/pagefind.js" in whole
+
+
+def test_the_preview_keeps_compiled_templates_and_compiles_an_edited_one_again():
+    """render.TemplateMemory (the templates' code kept between a server's builds): an
+    unchanged template is not compiled again; an edited one is, and renders its new
+    text (Jinja checks the code kept against the template's text)."""
+    import jinja2
+    from cit.render import TemplateMemory
+    memory, source = TemplateMemory(), {"page.html": "<p>{{ x }} first</p>"}
+    compiled = []
+
+    def render() -> str:
+        env = jinja2.Environment(loader=jinja2.FunctionLoader(
+            lambda name: (source[name], None, lambda: False)), bytecode_cache=memory)
+        real = env.compile
+        env.compile = lambda *a, **k: (compiled.append(a[1] if len(a) > 1 else None),
+                                       real(*a, **k))[1]
+        return env.get_template("page.html").render(x="a")
+    assert render() == "<p>a first</p>" and len(compiled) == 1
+    assert render() == "<p>a first</p>" and len(compiled) == 1
+    source["page.html"] = "<p>{{ x }} edited</p>"
+    assert render() == "<p>a edited</p>" and len(compiled) == 2
