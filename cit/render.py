@@ -562,10 +562,13 @@ class TemplateMemory(jinja2.BytecodeCache):
 
 def _template_loader(templates_dir: Path, reads: Reads) -> jinja2.BaseLoader:
     """Jinja's templates, read through `reads` (never a link out of the project; UTF-8
-    errors name the template's line)."""
+    errors name the template's line). Each is read and compiled once per build: its
+    environment lives for one build, so what it loaded stays up to date (an `uptodate`
+    of False made Jinja read and compile base.html again for every page: 26 compiles in
+    a cold build of 13 pages)."""
     def load(name: str):
         text = reads.maybe_text(Path(templates_dir, *jinja2.loaders.split_template_path(name)))
-        return None if text is None else (text, None, lambda: False)
+        return None if text is None else (text, None, lambda: True)
     return jinja2.FunctionLoader(load)
 
 
