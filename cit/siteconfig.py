@@ -29,7 +29,7 @@ TEXTS = FieldRule(list, required=False, item_kind=str)
 SITE_RULES = {"title": TEXT, "base_url": FieldRule(str, nullable=True),
               "nav": FieldRule(list, nonblank=True), "layouts": FieldRule(dict),
               "stages": FieldRule(list), "blocks": TEXTS, "unpickle": TEXTS,
-              "tested": TEXTS, "templates": FieldRule(str, required=False, nonblank=True),
+              "tested": TEXTS, "pinned": TEXTS, "templates": FieldRule(str, required=False, nonblank=True),
               "static": FieldRule(str, required=False, nonblank=True),
               "share_figure": FieldRule(str, required=False, pattern=r"[A-Za-z][\w-]*"),
               "yaml_name_keys": TEXTS}
@@ -85,6 +85,7 @@ class SiteConfig:
     share_figure: str | None = None     # a hub figure's id: the pages' share image
     # keys of the study's content YAML whose values are names, not prose (cit/sentences.py)
     yaml_name_keys: tuple[str, ...] = ()
+    pinned: tuple[str, ...] = ()    # the mirror's files the lock pins (cit/vendor.py)
 
     def packages(self) -> tuple[str, ...]:
         """The study's code: the top-level package of each stage and block provider
@@ -126,7 +127,8 @@ def parse_site(text: str, name: str = NAME) -> SiteConfig:
                       tuple(data.get("unpickle", [])), tuple(data.get("tested", [])),
                       {k: where(k) for k in data}, data.get("templates", "templates"),
                       data.get("static"),
-                      data.get("share_figure"), tuple(data.get("yaml_name_keys", [])))
+                      data.get("share_figure"), tuple(data.get("yaml_name_keys", [])),
+                      tuple(data.get("pinned", [])))
 
 
 def _line(name: str, node) -> str:
