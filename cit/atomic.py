@@ -82,16 +82,46 @@ def fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-def fsync_tree(folder: Path) -> None:
-    """Flush every file and folder under `folder` to disk (before it is swapped in)."""
-    for dirpath, _, names in os.walk(folder):
-        for name in names:
-            fd = os.open(os.path.join(dirpath, name), os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+def flush_written(folder: Path, written) -> None:
+    """Make durable what a build wrote under `folder` (a new tree, before it is swapped
+    in): the bytes of the files in `written` and every folder's entries. A file
+    hard-linked from the previous output needs no sync of its bytes: they were made
+    durable when that output was. One syncfs(2) of the file system where Linux offers it
+    (one journal commit: 1 to 4 ms against 10 to 170 ms for a sync per written file and
+    folder, docs/output.md "Writing"), else one fsync per written file and folder. An
+    OSError (a disk that failed to take the bytes) is raised."""
+    if _syncfs(folder):
+        return
+    for path in written:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    for dirpath, _, _ in os.walk(folder):
         fsync_folder(Path(dirpath))
+
+
+def _syncfs(folder: Path) -> bool:
+    """syncfs(2) of the file system holding `folder` through the C library; False where
+    it is not offered, OSError when the system reports a write that failed."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).syncfs
+    except (AttributeError, OSError):
+        return False
+    fn.argtypes = [ctypes.c_int]
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        if fn(fd) == 0:
+            return True
+        err = ctypes.get_errno()
+    finally:
+        os.close(fd)
+    if err == errno.ENOSYS:
+        return False
+    raise OSError(err, os.strerror(err), str(folder))
 
 
 def _renameat2(src: Path, dst: Path, flags: int) -> bool:

@@ -17,6 +17,7 @@ from collections import Counter
 import sys
 import threading
 import time
+import concurrent.futures
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,18 +49,25 @@ class BuildResult:
 
 def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                previous: dict | None = None, progress: Progress | None = None,
-               store: bool = True, base_url: str | None = None) -> BuildResult:
+               store: bool = True, base_url: str | None = None,
+               index_later=None, compiled=None) -> BuildResult:
     """Run every stage in memory; nothing is written but verified vendored files and the
     caches. `previous`: the last good build's page records (--serve keeps them); None:
     read from .cache/ when caches are used. Cold (use_cache False): every page rendered
-    and checked. `store` False (--check): nothing written. `base_url`: --base-url."""
+    and checked. `store` False (--check): nothing written. `base_url`: --base-url.
+    `index_later` (--serve): called with a function that returns the search index's
+    files once Pagefind has made them (and then stores the page records); the files
+    returned lack them. Without it the index is part of the files returned.
+    `compiled` (--serve): the templates' compiled code kept between builds
+    (render.TemplateMemory)."""
     t0 = time.perf_counter()
     progress = progress or silent()
     reads = Reads(root)
     store_vendored = store
     use_cache = use_cache and cache.usable(root)
     store = store and use_cache     # False: read the caches, write none (--check)
-    writes = cache.Writes(root, store)      # after one failed write, no more (a full disk)
+    # after one failed write, no more (a full disk); --serve writes after the reload
+    writes = cache.Writes(root, store, defer=index_later is not None)
     with reads.scope() as config_reads:
         site_cfg = siteconfig.load_site(root, reads)
     base = sharing.chosen_base_url(base_url, site_cfg)
@@ -105,13 +113,10 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                                   build_info, code=code if use_cache else None,
                                   previous=previous, memo=memo,
                                   bundle_root=_bundle_root(root), reads=reads, site=site_cfg,
-                                  palette_css=inputs.palette.css())
+                                  palette_css=inputs.palette.css(), compiled=compiled)
         _say_rendered(progress, site)
         render.check_nav(site_cfg, set(site.pages))
-    # Pagefind indexes the pages in its own process while this one checks them
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        index = pool.submit(lambda: search.search_files(
-            search.search_records(site.files, reg.numbers), memo))
+    with _indexing(site, reg, memo) as index:
         with progress.stage("checks", "checking claims, naked numbers and links"):
             progress.done(check_site(reg, site, previous, root, allowlist,
                                      sharing.base_path(base)))
@@ -120,12 +125,49 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                   file=sys.stderr)
         files = site.files | {"numbers.json": numbers_json(root, reg, site, figures, stamp,
                                                            data_reads, use_cache, writes)}
-        files |= index.result()
-    if store:
-        write_page_records(root, site.records, files["numbers.json"], writes)
-    return BuildResult(reg, files, figures, time.perf_counter() - t0, site.records,
-                       site.rendered, list(progress.reused), list(staged.summaries.values()),
-                       vendor.unpinned(root, vendored))
+
+    result = BuildResult(reg, files, figures, 0.0, site.records, site.rendered,
+                         list(progress.reused), list(staged.summaries.values()),
+                         vendor.unpinned(root, vendored))
+    return _completed(result, index, writes, root if store else None, index_later, t0)
+
+
+def _completed(result: BuildResult, index, writes, records_root: Path | None,
+               index_later, t0: float) -> BuildResult:
+    """The build with its search index (`index`, a future) and the caches stored; or,
+    with `index_later` (--serve), the build at once, and `index_later` given the
+    function that waits for the index and stores the caches (the page records in
+    `records_root`, when given; the writes held)."""
+    def finish() -> dict[str, bytes]:
+        found = index.result()
+        if records_root is not None:
+            write_page_records(records_root, result.records, result.files["numbers.json"],
+                               writes)
+        writes.flush()
+        return found
+    if index_later is not None:
+        index_later(finish)
+    else:
+        result.files = result.files | finish()
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+@contextlib.contextmanager
+def _indexing(site, reg: Registry, memo):
+    """Pagefind indexes the pages in its own process while this one checks them (the
+    block's value: the future of the index's files); a failure in the block waits for
+    Pagefind to end before it is raised."""
+    pool = ThreadPoolExecutor(max_workers=1)
+    index = pool.submit(lambda: search.search_files(
+        search.search_records(site.files, reg.numbers), memo))
+    pool.shutdown(wait=False)
+    try:
+        yield index
+    except BaseException:
+        index.cancel()
+        concurrent.futures.wait([index])
+        raise
 
 
 def _require_folders(root: Path, templates: Path, site_cfg) -> None:
@@ -304,12 +346,24 @@ def serve_rebuilder(root: Path, vendor_from, use_cache: bool = True):
     """The rebuild function `--serve` calls with the changed paths: a build in this
     process with the data-stage cache, its files and page records kept in memory, so
     only the pages whose inputs changed are rendered again (with `use_cache` False,
-    --no-cache: every save rebuilds cold)."""
+    --no-cache: every save rebuilds cold). With `later` (serve._build's), the pages are
+    returned before the search index: `later(finish)` gets a function returning the
+    index's files, run after the reload; the next rebuild waits for it first (its
+    cache writes end before the next build reads the cache)."""
     kept: dict = {}
+    compiled = render.TemplateMemory()
 
-    def rebuild(changed):
+    def rebuild(changed, later=None):
+        pending = kept.pop("finish", None)
+        if pending is not None:
+            concurrent.futures.wait([pending])
+        hand_on = None
+        if later is not None:
+            def hand_on(finish):
+                kept["finish"] = later(finish)
         result = run_stages(root, vendor_from, use_cache=use_cache,
-                            previous=kept.get("records") if use_cache else {})
+                            previous=kept.get("records") if use_cache else {},
+                            index_later=hand_on, compiled=compiled)
         kept["records"] = result.records
         return result.files
     return rebuild

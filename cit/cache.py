@@ -153,15 +153,22 @@ class Writes:
     whatever they would have held (docs/output.md, "Caches"). `enabled` False (--check)
     writes none."""
 
-    def __init__(self, root: Path, enabled: bool = True):
+    def __init__(self, root: Path, enabled: bool = True, defer: bool = False):
         self.root, self.enabled = Path(root), enabled
         self.failed: OSError | None = None
+        # --serve: held until `flush`, after the reload (what this build reads back of
+        # them it computes again; the next build starts after the flush)
+        self.held: list | None = [] if defer else None
 
     def store(self, path: Path, data: bytes, stale=()) -> bool:
         """Write `data` at `path` after deleting the `stale` files; False when nothing
-        was written (a failure leaves no temporary file)."""
+        was written (a failure leaves no temporary file). Held until `flush` when the
+        writes are deferred."""
         if not self.enabled or self.failed is not None:
             return False
+        if self.held is not None:
+            self.held.append((path, data, tuple(stale)))
+            return True
         try:
             path.parent.mkdir(exist_ok=True)
             for old in list(stale):
@@ -179,6 +186,12 @@ class Writes:
                   "missing", file=sys.stderr)
             return False
         return True
+
+    def flush(self) -> None:
+        """Write what was held, in order; from now on each store writes at once."""
+        held, self.held = self.held or [], None
+        for path, data, stale in held:
+            self.store(path, data, [p for p in stale if p.exists()])
 
 
 def usable(root: Path) -> bool:

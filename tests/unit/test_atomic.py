@@ -74,3 +74,33 @@ def test_placing_a_folder_never_replaces_one_made_meanwhile(tmp_path):
     with pytest.raises(FileExistsError):
         atomic.place(a, b)
     assert a.is_dir() and b.is_dir()
+
+
+def test_without_syncfs_each_written_file_and_every_folder_is_synced(tmp_path, monkeypatch):
+    """Where syncfs(2) is not offered, flush_written syncs the files it is given and
+    every folder of the tree (their new entries, the links among them), and no other
+    file."""
+    tree = tmp_path / "new"
+    (tree / "a" / "b").mkdir(parents=True)
+    for rel in ("w.html", "a/linked.html", "a/b/w.css"):
+        (tree / rel).write_bytes(b"x")
+    monkeypatch.setattr(atomic, "_syncfs", lambda folder: False)
+    opened, real_open = {}, os.open
+    synced = []
+
+    def track_open(path, flags, *args):
+        fd = real_open(path, flags, *args)
+        opened[fd] = os.path.relpath(path, tree)
+        return fd
+    monkeypatch.setattr(atomic.os, "open", track_open)
+    monkeypatch.setattr(atomic.os, "fsync", lambda fd: synced.append(opened[fd]))
+    atomic.flush_written(tree, [tree / "w.html", tree / "a/b/w.css"])
+    assert sorted(synced) == sorted(["w.html", "a/b/w.css", ".", "a", "a/b"])
+
+
+def test_syncfs_is_one_call_for_the_whole_tree(tmp_path, monkeypatch):
+    """On Linux, one syncfs(2) replaces the per-file syncs (no fsync at all)."""
+    assert atomic._syncfs(tmp_path), "Linux offers syncfs(2): CI runs on Linux"
+    monkeypatch.setattr(atomic.os, "fsync", lambda fd: pytest.fail("fsync called"))
+    (tmp_path / "f").write_bytes(b"x")
+    atomic.flush_written(tmp_path, [tmp_path / "f"])

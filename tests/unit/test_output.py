@@ -97,3 +97,22 @@ def test_a_previous_file_that_is_not_the_builds_is_written_not_linked(tmp_path):
         assert p.stat().st_mode & 0o777 == mode
     assert all(_inode(out / n) != i for n, i in old.items())
     assert outside.read_bytes() == b"ln" and outside.stat().st_nlink == 1
+
+
+def test_a_rebuild_makes_durable_only_the_files_it_wrote(tmp_path, monkeypatch):
+    """docs/output.md, "Writing": before the swap the build syncs what it wrote, never
+    the files it hard-linked from the previous output (their bytes were made durable
+    with that output): the files handed to the sync are exactly those written."""
+    from cit import atomic
+    out = tmp_path / "site"
+    files = {"numbers.json": MARK, "same.html": b"kept", "edited.html": b"old",
+             "static/a.css": b"css"}
+    output.write_site(files, out)
+    synced = []
+    real = atomic.flush_written
+    monkeypatch.setattr(atomic, "flush_written", lambda folder, written: (
+        synced.append(sorted(p.relative_to(folder).as_posix() for p in written)),
+        real(folder, written))[1])
+    output.write_site(files | {"edited.html": b"new!"}, out)
+    assert synced == [["edited.html"]]
+    assert (out / "edited.html").read_bytes() == b"new!"

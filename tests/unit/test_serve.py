@@ -79,7 +79,7 @@ def test_a_failed_rebuild_keeps_the_last_good_site_and_reports_file_and_line():
     state = serve.ServeState()
     calls = []
 
-    def rebuild(changed):
+    def rebuild(changed, later=None):
         calls.append(changed)
         if changed:
             raise BuildError("content/pages/optics.md:7", "unknown number id 'x'")
@@ -296,3 +296,173 @@ def test_the_study_packages_site_yaml_names_are_the_code_watched():
     assert serve.relevant(ROOT, str(ROOT / "study" / "tables.py"), code) == "study/tables.py"
     assert serve.relevant(ROOT, str(ROOT / "study" / "notes.txt"), code) is None
     assert serve.relevant(ROOT, str(ROOT / "study" / "tables.py")) is None
+
+
+# ---- issue 32: every Host header, a whole-request deadline, a cap on connections ----
+
+def _raw(port, request: bytes) -> str:
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.sendall(request)
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    return data.split(b"\r\n", 1)[0].decode()
+
+
+@pytest.mark.parametrize("first,second", [("127.0.0.1:{port}", "evil.example"),
+                                          ("evil.example", "127.0.0.1:{port}"),
+                                          ("127.0.0.1:{port}", "127.0.0.1:{port}")])
+def test_a_request_with_two_host_headers_is_refused_whichever_comes_first(running, first,
+                                                                         second):
+    """N18: the review's `Host: 127.0.0.1:PORT` then `Host: evil.example` was answered."""
+    port, _ = running
+    request = (f"GET / HTTP/1.1\r\nHost: {first}\r\nHost: {second}\r\n"
+               "Connection: close\r\n\r\n").format(port=port).encode()
+    assert _raw(port, request).split(" ")[1] == "421"
+
+
+def test_a_client_trickling_header_lines_is_dropped_at_the_request_deadline(running):
+    """N17: each read used to wait CLIENT_TIMEOUT afresh, so a header line every few
+    seconds held the connection for as long as it went on. Here (CLIENT_TIMEOUT half a
+    second) a line about every 0.3 s, 90 of them (fewer than the standard parser's
+    limit of 100 headers, which would end it anyway): the server ends the connection
+    before the client stops."""
+    port, _ = running
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port)
+        s.settimeout(0.3)
+        closed = False
+        for _ in range(90):
+            try:
+                s.sendall(b"X-a: b\r\n")
+                if s.recv(100) == b"":
+                    closed = True
+                    break
+            except TimeoutError:
+                continue
+            except OSError:         # reset: the server closed and this side wrote on
+                closed = True
+                break
+    assert closed
+
+
+def test_connections_beyond_the_cap_are_answered_busy_without_a_thread(running,
+                                                                      monkeypatch):
+    """N17: 300 trickling clients held 313 threads. With the cap (here 5), five slow
+    clients take every slot; the next connection is answered 503 at once, and once the
+    slow ones are gone a request is served again."""
+    port, server = running
+    monkeypatch.setattr(serve, "CLIENT_TIMEOUT", 30)
+    server.slots = threading.BoundedSemaphore(5)
+    slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(5)]
+    for s in slow:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: 1")
+    deadline = time.monotonic() + 60        # until the server has taken all five
+    while server.slots._value and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _get(port, f"127.0.0.1:{port}") == "HTTP/1.0 503 Service Unavailable"
+    for s in slow:
+        s.close()
+    while server.slots._value < 5 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _get(port, f"127.0.0.1:{port}") == "HTTP/1.0 200 OK"
+
+
+def test_a_folder_missing_at_the_start_is_watched_once_it_is_back(tmp_path):
+    """N3: only the folders present at the start were watched, so a content/ restored
+    afterwards never rebuilt. Now its return is a change, a save inside it is one, and
+    so is its going away again."""
+    changes = serve.Changes(tmp_path)
+    observer = serve.watch(tmp_path, changes)
+    try:
+        away = tmp_path.parent / f"{tmp_path.name}-content-away"
+        (away / "pages").mkdir(parents=True)
+        (away / "pages" / "p.md").write_text("first\n")
+        away.rename(tmp_path / "content")
+        assert "content" in changes.take(timeout=30)
+        (tmp_path / "content" / "pages" / "p.md").write_text("restored words\n")
+        assert _taken_until(changes, "content/pages/p.md")
+        (tmp_path / "content").rename(away)
+        assert _taken_until(changes, "content")
+        (away / "pages" / "p.md").write_text("edited where it went\n")
+        assert changes.take(timeout=1) == set()
+    finally:
+        observer.stop()
+
+
+def _taken_until(changes, rel, tries=5) -> bool:
+    """Whether `rel` is among the changes handed out within a few quiet spells."""
+    return any(rel in changes.take(timeout=30) for _ in range(tries))
+
+
+# ---- issue 29: the search index follows the reload ------------------------------------
+
+def test_a_save_publishes_the_page_before_its_search_index():
+    """The reload waits for the pages only: the rebuild hands its search index over as a
+    function (`later`); the page with the new words is served, with the last index,
+    while that function still runs, and when it ends its index is served under the
+    same token (no second reload)."""
+    state = serve.ServeState()
+    release = threading.Event()
+
+    def rebuild(changed, later=None):
+        pages = {"index.html": f"<html><body>{changed or 'first'}</body></html>".encode()}
+        index = {"pagefind/pagefind.js": f"index of {changed or 'first'}".encode()}
+        if later is None:
+            return pages | index
+        later(lambda: (release.wait(60), index)[1])
+        return pages
+    serve._build(rebuild, None, state)
+    assert state.files["pagefind/pagefind.js"] == b"index of first"
+    serve._build(rebuild, {"saved"}, state)
+    token = state.token
+    assert b"saved" in state.files["index.html"]
+    assert state.files["pagefind/pagefind.js"] == b"index of first"
+    release.set()
+    deadline = time.monotonic() + 60
+    while state.files["pagefind/pagefind.js"] != b"index of {'saved'}" and \
+            time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert state.files["pagefind/pagefind.js"] == b"index of {'saved'}"
+    assert state.token == token
+
+
+def test_the_preview_rebuilder_gives_the_same_files_with_the_index_later(project_copy):
+    """cit.build.serve_rebuilder with `later`: the files it returns lack only the search
+    index, and the function it hands over returns that index, the very files a build
+    that waited for it holds."""
+    from cit import build
+    rebuild = build.serve_rebuilder(project_copy, None)
+    whole = rebuild(None)
+    page = project_copy / "content" / "pages" / "notebook.md"
+    page.write_text(page.read_text() + "\nA sentence added for the preview.\n")
+    handed = []
+    files = rebuild({"content/pages/notebook.md"}, later=lambda finish: handed.append(finish))
+    assert not any(k.startswith(serve.INDEX_PREFIX) for k in files)
+    index = handed[0]()
+    again = build.serve_rebuilder(project_copy, None)(None)
+    assert files | index == again
+    assert set(index) == {k for k in again if k.startswith(serve.INDEX_PREFIX)}
+    assert "pagefind/pagefind.js" in index and "pagefind/pagefind.js" in whole
+
+
+def test_the_preview_keeps_compiled_templates_and_compiles_an_edited_one_again():
+    """render.TemplateMemory (the templates' code kept between a server's builds): an
+    unchanged template is not compiled again; an edited one is, and renders its new
+    text (Jinja checks the code kept against the template's text)."""
+    import jinja2
+    from cit.render import TemplateMemory
+    memory, source = TemplateMemory(), {"page.html": "<p>{{ x }} first</p>"}
+    compiled = []
+
+    def render() -> str:
+        env = jinja2.Environment(loader=jinja2.FunctionLoader(
+            lambda name: (source[name], None, lambda: False)), bytecode_cache=memory)
+        real = env.compile
+        env.compile = lambda *a, **k: (compiled.append(a[1] if len(a) > 1 else None),
+                                       real(*a, **k))[1]
+        return env.get_template("page.html").render(x="a")
+    assert render() == "<p>a first</p>" and len(compiled) == 1
+    assert render() == "<p>a first</p>" and len(compiled) == 1
+    source["page.html"] = "<p>{{ x }} edited</p>"
+    assert render() == "<p>a edited</p>" and len(compiled) == 2
