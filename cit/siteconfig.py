@@ -32,7 +32,7 @@ SITE_RULES = {"title": TEXT, "base_url": FieldRule(str, nullable=True),
               "tested": TEXTS, "templates": FieldRule(str, required=False, nonblank=True),
               "static": FieldRule(str, required=False, nonblank=True),
               "share_figure": FieldRule(str, required=False, pattern=r"[A-Za-z][\w-]*"),
-              "yaml_name_keys": TEXTS}
+              "yaml_name_keys": TEXTS, "sentences": FieldRule(dict, required=False)}
 NAV_RULES = {"url": TEXT, "label": TEXT}
 LAYOUT_RULES = {"scripts": TEXTS, "findings_cards": FieldRule(bool, required=False)}
 LAYOUTS = ("hub", "page", "deck")
@@ -85,6 +85,8 @@ class SiteConfig:
     share_figure: str | None = None     # a hub figure's id: the pages' share image
     # keys of the study's content YAML whose values are names, not prose (cit/sentences.py)
     yaml_name_keys: tuple[str, ...] = ()
+    # the sentence check's vocabulary: entities, data nouns, reasons (cit/sentencerules.py)
+    sentences: dict = field(default_factory=dict)
 
     def packages(self) -> tuple[str, ...]:
         """The study's code: the top-level package of each stage and block provider
@@ -126,7 +128,8 @@ def parse_site(text: str, name: str = NAME) -> SiteConfig:
                       tuple(data.get("unpickle", [])), tuple(data.get("tested", [])),
                       {k: where(k) for k in data}, data.get("templates", "templates"),
                       data.get("static"),
-                      data.get("share_figure"), tuple(data.get("yaml_name_keys", [])))
+                      data.get("share_figure"), tuple(data.get("yaml_name_keys", [])),
+                      data.get("sentences") or {})
 
 
 def _line(name: str, node) -> str:
