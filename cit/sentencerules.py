@@ -57,6 +57,7 @@ SENTENCE_RULES = {"catalogue": FieldRule(dict, required=False),
                   "reasons": FieldRule(dict, nonblank=True),
                   "probes": FieldRule(str, required=False, nonblank=True)}
 PROBE_RULES = {"text": FieldRule(str, nonblank=True), "compares": FieldRule(bool),
+               "idiom": FieldRule(str, required=False, nonblank=True),
                "holds": FieldRule(bool, required=False, nullable=True)}
 CATALOGUE_RULES = {"file": FieldRule(str, nonblank=True), "list": FieldRule(str, nonblank=True),
                    "fields": FieldRule(list, nonblank=True, item_kind=str)}
@@ -107,11 +108,9 @@ class Patterns:
     reasons: dict
 
     def entities(self, text: str) -> list[str]:
-        """The distinct entities a sentence names, in order (names lower-cased)."""
-        found = [m.group(0).lower() for m in self.name_re.finditer(text)] if self.name_re else []
-        if self.letter_re:
-            found += [m.group(0) for m in self.letter_re.finditer(text)]
-        return list(dict.fromkeys(" ".join(f.split()) for f in found))
+        """The distinct entities a sentence names, in the order it names them (names
+        lower-cased)."""
+        return list(dict.fromkeys(" ".join(e.split()) for _, _, e in self._spans(text)))
 
     def about(self, text: str) -> list[str]:
         """What makes a sentence a candidate by its subject: its entities when it names

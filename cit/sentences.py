@@ -137,7 +137,11 @@ def split_inline(raw: str, file: str, line: int) -> list[Sentence]:
         reasons = tuple(r.group(1).strip() for r in REASON_RE.finditer(piece))
         bare = REASON_RE.sub(r"\2", CLAIM_RE.sub(r"\2", piece))
         text = re.sub(r"\s+([.!?;,:])", r"\1", plain(bare))
-        if text and (claims or reasons or len(text.split()) >= MIN_WORDS):
+        if out and (claims or reasons) and not re.search(r"\w", text):
+            last = out[-1]            # a mark right after another: the same sentence's
+            out[-1] = Sentence(last.file, last.line, last.text, last.claims + claims,
+                               last.reasons + reasons)
+        elif text and (claims or reasons or len(text.split()) >= MIN_WORDS):
             lead = len(piece) - len(piece.lstrip())
             out.append(Sentence(file, line + raw.count("\n", 0, start + lead), text, claims,
                                 reasons))
