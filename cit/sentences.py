@@ -2,17 +2,18 @@
 
 Every sentence a reader can see is read from where it is written: the content
 Markdown (pages, decks and their front matter), the glossary, the study's other
-content YAML, the
-templates, and the page texts written in code (captions, notes, figure descriptions:
-string literals of the modules that write pages). A sentence that compares, orders,
-bounds, counts over a set or gives a cause (`COMPARING_RE`) must carry a checked claim
-(`:c[id]` at its end), or be listed in the exemption file with the reason it is not a
-comparison of the data (a definition, a statement of method). Anything else fails the
-build naming the file and line of the sentence.
+content YAML, the templates, and the page texts written in code (captions, notes,
+figure descriptions: string literals of the modules that write pages). A comparison
+candidate (`signals`: a sentence naming two of the study's entities, or one and a
+quantity, cit/sentencerules.py; or holding one of `COMPARING_WORDS`) must carry a
+checked claim (`:c[id]` at its end) or a reason (`:x[key]` in the same place, a
+`# :x[key]` comment in code) from the keys the study declares; a reason is refused
+where its sentence quantifies over the data or orders two entities. Anything else fails
+the build naming the file and line of the sentence.
 
-The check reads sources, not the rendered pages, so its figures (sentences found,
-checked, exempt) are known before the pages are rendered and are the same in a cold
-build and a cached one. It does not look claims up: rendering does (cit/claims.py).
+The check reads sources, not the rendered pages, so its figures (candidates found,
+checked, exempt by reason) are known before the pages are rendered and are the same in
+a cold build and a cached one. It does not look claims up: rendering does (cit/claims.py).
 """
 
 from __future__ import annotations
