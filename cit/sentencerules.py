@@ -12,7 +12,7 @@ list and decides.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import yamlio
@@ -33,6 +33,10 @@ QUANTITY_RE = re.compile(
 # one-letter names that are also English words: a variant "A" is not the article in
 # "A ring of workers" (a capital letter followed by a lower-case word)
 WORD_LETTERS = frozenset({"A", "I"})
+ARTICLE_RE = re.compile(r"\s+[a-z]")
+# a word, as names and letters are matched: hyphens and the prime belong to it
+TOKEN_RE = re.compile(r"[\w′\-]+")
+BOUND_RE = re.compile(r"[\w′\-]")
 # words that quantify over a set: with one of the study's data nouns a few words on
 # they make a statement about all of its data, which a reason cannot exempt
 QUANTIFIERS = ("every", "each", "only", "no", "none", "all")
@@ -75,16 +79,14 @@ class Vocabulary:
     # the detector's self-test (docs/claims.md): (file:line, sentence, compares)
     probes: tuple[tuple[str, str, bool], ...] = ()
 
-    def _name_re(self) -> re.Pattern | None:
-        names = sorted(set(self.names), key=len, reverse=True)
-        return re.compile(r"(?<![\w\-′])(?:" + "|".join(re.escape(n) for n in names)
-                          + r")(?![\w\-′])", re.I) if names else None
-
-    def _letter_re(self) -> re.Pattern | None:
-        parts = [re.escape(x) + (r"(?!\s+[a-z])" if x in WORD_LETTERS else "")
-                 for x in sorted(set(self.letters), key=len, reverse=True)]
-        return re.compile(r"(?<![\w\-′])(?:" + "|".join(parts) + r")(?![\w\-′])") \
-            if parts else None
+    def _firsts(self) -> dict[str, tuple[str, ...]]:
+        """Each name, lower-cased, under its first word, longest first."""
+        out: dict[str, list[str]] = {}
+        for n in sorted({" ".join(n.lower().split()) for n in self.names}, key=len, reverse=True):
+            m = TOKEN_RE.match(n)
+            if m:
+                out.setdefault(m.group(0), []).append(n)
+        return {k: tuple(v) for k, v in out.items()}
 
     def _quantified_re(self) -> re.Pattern | None:
         if not self.data_nouns:
@@ -95,17 +97,20 @@ class Vocabulary:
                           % (QUANTIFIER_WINDOW - 1, nouns), re.I)
 
     def patterns(self) -> "Patterns":
-        return Patterns(self._name_re(), self._letter_re(), self._quantified_re(),
+        return Patterns(self._firsts(), frozenset(self.letters), self._quantified_re(),
                         dict(self.reasons))
 
 
 @dataclass(frozen=True)
 class Patterns:
-    """The compiled vocabulary (made once per check)."""
-    name_re: re.Pattern | None
-    letter_re: re.Pattern | None
+    """The compiled vocabulary (made once per check): the names by their first word,
+    the letters, the quantifier pattern, the reasons; `seen` keeps each text's entities
+    for the check's other questions about the same sentence."""
+    firsts: dict
+    letters: frozenset
     quantified_re: re.Pattern | None
     reasons: dict
+    seen: dict = field(default_factory=dict, compare=False, repr=False)
 
     def entities(self, text: str) -> list[str]:
         """The distinct entities a sentence names, in the order it names them (names
@@ -122,12 +127,30 @@ class Patterns:
         return ents + [q.group(0).lower()] if ents and q else []
 
     def _spans(self, text: str) -> list[tuple[int, int, str]]:
-        spans = []
-        for rx, low in ((self.name_re, True), (self.letter_re, False)):
-            if rx:
-                spans += [(m.start(), m.end(), m.group(0).lower() if low else m.group(0))
-                          for m in rx.finditer(text)]
-        return sorted(spans)
+        """(start, end, entity) of each name or letter, leftmost, longest first: a name
+        matches whole words, case aside; a letter exactly, and "A"/"I" not before a
+        lower-case word (the article, the pronoun)."""
+        got = self.seen.get(text)
+        if got is not None:
+            return got
+        low, spans, until = text.lower(), [], 0
+        for m in TOKEN_RE.finditer(text):
+            start, end = m.span()
+            if start < until:
+                continue
+            for name in self.firsts.get(low[start:end], ()):
+                stop = start + len(name)
+                if low.startswith(name, start) and not BOUND_RE.match(low, stop):
+                    spans.append((start, stop, name))
+                    until = stop
+                    break
+            else:
+                word = m.group(0)
+                if word in self.letters and not (word in WORD_LETTERS
+                                                 and ARTICLE_RE.match(text, end)):
+                    spans.append((start, end, word))
+        self.seen[text] = spans
+        return spans
 
     def unexemptable(self, text: str) -> str | None:
         """Why a reason cannot exempt this sentence, or None: it quantifies over the

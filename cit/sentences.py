@@ -94,6 +94,10 @@ class Sentence:
     text: str
     claims: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
+    # what the detector found (`signals`) and why no reason may exempt it
+    # (Patterns.unexemptable), when worked out as the sentence was read; None: not yet
+    found: tuple[str, ...] | None = None
+    why: str | None = None
 
     @property
     def where(self) -> str:
@@ -352,11 +356,20 @@ def _sources(root: Path, reads: Reads):
             yield reads.rel(p), reads.text(p), reader
 
 
-def _rows(sentences) -> list[list]:
-    return [[s.file, s.line, s.text, list(s.claims), list(s.reasons)] for s in sentences]
+def _rows(sentences, pats: Patterns | None = None) -> list[list]:
+    """Sentences as the memo keeps them, with what the detector (`pats`) finds in each."""
+    return [[s.file, s.line, s.text, list(s.claims), list(s.reasons),
+             None if pats is None else signals(s, pats),
+             pats.unexemptable(s.text) if pats is not None and s.reasons else None]
+            for s in sentences]
 
 
-def _code_rows(root: Path, reads: Reads, packages=()) -> list[list]:
+def _sentence(row) -> Sentence:
+    f, ln, t, c, r, found, why = row
+    return Sentence(f, ln, t, tuple(c), tuple(r), None if found is None else tuple(found), why)
+
+
+def _code_rows(root: Path, reads: Reads, packages=(), pats=None) -> list[list]:
     """The sentences of the modules whose string literals reach pages (those marked
     PAGE_TEXT), in the engine and the study's `packages` (cit.siteconfig:
     SiteConfig.packages)."""
@@ -365,34 +378,38 @@ def _code_rows(root: Path, reads: Reads, packages=()) -> list[list]:
         for p in reads.glob(root / folder, "**/*.py"):
             text = reads.text(p)
             if PAGE_TEXT_RE.search(text):
-                rows += _rows(code_sentences(text, reads.rel(p)))
+                rows += _rows(code_sentences(text, reads.rel(p)), pats)
     return rows
 
 
 def collect(root: Path, reads: Reads, memo=None, code: str = "",
-            packages=(), name_keys=()) -> list[Sentence]:
-    """Every sentence the site shows, from where it is written. `memo` (the build's
-    JSON memo, cit/cache.py) keeps each content file's sentences under the hash of its
-    text and of the build's code (`code`: cit/incremental.py code_key), and the code's
-    sentences under the code key alone (it hashes every module the check would read),
-    so a page edit reads that page again, and no module. `name_keys`: the study's YAML
-    keys that hold names, not prose (yaml_sentences), part of each file's key."""
+            packages=(), name_keys=(), vocabulary: Vocabulary | None = None) -> list[Sentence]:
+    """Every sentence the site shows, from where it is written, with what the detector
+    finds in it when `vocabulary` is given. `memo` (the build's JSON memo,
+    cit/cache.py) keeps each content file's sentences under the hash of its text, of
+    the build's code (`code`: cit/incremental.py code_key) and of the vocabulary, and the
+    code's sentences under the code and vocabulary alone (the code key hashes every
+    module the check would read), so a page edit reads and judges that page again, and
+    no module. `name_keys`: the study's YAML keys that hold names, not prose
+    (yaml_sentences), part of each file's key."""
     root = Path(root)
     out: list[Sentence] = []
     names = sorted(name_keys)
+    pats = vocabulary.patterns() if vocabulary is not None else None
+    vkey = hashlib.sha256(repr(vocabulary).encode()).hexdigest()
     for name, text, reader in _sources(root, reads):
         def compute(text=text, name=name, reader=reader):
             if reader is yaml_sentences:
-                return _rows(yaml_sentences(text, name, names))
-            return _rows(reader(text, name))
-        key = hashlib.sha256(f"{code}\0{' '.join(names)}\0{name}\0{text}".encode()).hexdigest()
+                return _rows(yaml_sentences(text, name, names), pats)
+            return _rows(reader(text, name), pats)
+        key = hashlib.sha256(f"{code}\0{vkey}\0{' '.join(names)}\0{name}\0{text}".encode()).hexdigest()
         rows = memo("sentences-" + re.sub(r"[^A-Za-z0-9]+", "-", name), key, compute) \
             if memo else compute()
-        out += [Sentence(f, ln, t, tuple(c), tuple(r)) for f, ln, t, c, r in rows]
-    key = hashlib.sha256(f"{code}\0{' '.join(packages)}".encode()).hexdigest()
-    rows = (memo("sentences-of-the-code", key, lambda: _code_rows(root, reads, packages))
-            if memo and code else _code_rows(root, reads, packages))
-    return out + [Sentence(f, ln, t, tuple(c), tuple(r)) for f, ln, t, c, r in rows]
+        out += [_sentence(r) for r in rows]
+    key = hashlib.sha256(f"{code}\0{vkey}\0{' '.join(packages)}".encode()).hexdigest()
+    rows = (memo("sentences-of-the-code", key, lambda: _code_rows(root, reads, packages, pats))
+            if memo and code else _code_rows(root, reads, packages, pats))
+    return out + [_sentence(r) for r in rows]
 
 
 def _undefined_words(s: Sentence, claims) -> list[str]:
@@ -435,7 +452,8 @@ def _code_reasons(sentences, cands: set[int]) -> tuple[dict[int, str], list[str]
 
 def judge(sentences, pats: Patterns, claims=None) -> tuple[int, dict, list[str]]:
     """(checked, reason key -> exempt count, problems) over the sentences read."""
-    flagged = {i: signals(s, pats) for i, s in enumerate(sentences) if not s.claims}
+    flagged = {i: list(s.found) if s.found is not None else signals(s, pats)
+               for i, s in enumerate(sentences) if not s.claims}
     flagged = {i: w for i, w in flagged.items() if w}
     in_code, problems = _code_reasons(sentences, set(flagged))
     checked, counts = 0, dict.fromkeys(pats.reasons, 0)
@@ -473,7 +491,7 @@ def _reason_problems(s: Sentence, reasons, flagged, pats: Patterns, code: bool) 
     if not flagged and not code:
         return [f"{s.where}: :x[{key}] on a sentence that is no comparison candidate; "
                 f"drop the reason: {s.text!r}"]
-    why = pats.unexemptable(s.text)
+    why = s.why if s.found is not None else pats.unexemptable(s.text)
     if why:
         return [f"{s.where}: :x[{key}] cannot exempt this sentence: {why}; it needs a "
                 f"checked claim: {s.text!r}"]
@@ -493,8 +511,8 @@ def check(root: Path, reads: Reads | None = None, memo=None, claims=None,
     cit.sentencerules)."""
     root = Path(root)
     reads = reads or Reads(root)
-    sentences = collect(root, reads, memo, code, packages, name_keys)
     vocabulary = vocabulary or Vocabulary()
+    sentences = collect(root, reads, memo, code, packages, name_keys, vocabulary)
     pats = vocabulary.patterns()
     checked, counts, problems = judge(sentences, pats, claims)
     probes, missed = run_probes(vocabulary.probes, pats)
