@@ -29,7 +29,7 @@ TEXTS = FieldRule(list, required=False, item_kind=str)
 SITE_RULES = {"title": TEXT, "base_url": FieldRule(str, nullable=True),
               "nav": FieldRule(list, nonblank=True), "layouts": FieldRule(dict),
               "stages": FieldRule(list), "blocks": TEXTS, "unpickle": TEXTS,
-              "tested": TEXTS, "templates": FieldRule(str, required=False, nonblank=True),
+              "tested": TEXTS, "pinned": TEXTS, "templates": FieldRule(str, required=False, nonblank=True),
               "static": FieldRule(str, required=False, nonblank=True),
               "share_figure": FieldRule(str, required=False, pattern=r"[A-Za-z][\w-]*"),
               "yaml_name_keys": TEXTS, "sentences": FieldRule(dict, required=False)}
@@ -87,6 +87,7 @@ class SiteConfig:
     yaml_name_keys: tuple[str, ...] = ()
     # the sentence check's vocabulary: entities, data nouns, reasons (cit/sentencerules.py)
     sentences: dict = field(default_factory=dict)
+    pinned: tuple[str, ...] = ()    # the mirror's files the lock pins (cit/vendor.py)
 
     def packages(self) -> tuple[str, ...]:
         """The study's code: the top-level package of each stage and block provider
@@ -129,7 +130,7 @@ def parse_site(text: str, name: str = NAME) -> SiteConfig:
                       {k: where(k) for k in data}, data.get("templates", "templates"),
                       data.get("static"),
                       data.get("share_figure"), tuple(data.get("yaml_name_keys", [])),
-                      data.get("sentences") or {})
+                      data.get("sentences") or {}, tuple(data.get("pinned", [])))
 
 
 def _line(name: str, node) -> str:
