@@ -22,7 +22,7 @@ BUDGETS = "data/budgets.yaml"
 # The build's own timings, every study's (each required); a study's further figures
 # (a stage of its own timed, as this one's simulator) carry their rows' labels in the
 # record, under `figure_labels` (_timings; docs/testing.md, "No timed tests").
-TIMINGS = (("cold_build_s", "Cold build (no cache, every stage and check), median"),
+TIMINGS = (("cold_build_s", "Cold build (no cache, every stage and check), median"),  # :x[caption]
            ("noop_rebuild_s", "No-op rebuild (caches verified and reused), median"),
            ("content_rebuild_s", "Rebuild after editing one page's Markdown, median"),
            ("mkdocs_build_s", "mkdocs build of the same Markdown after the same edit, median"),
@@ -135,7 +135,7 @@ def register(reg: Registry, root: Path, reads: Reads | None = None) -> None:
     if "save_to_reload_s" not in serve:
         raise BuildError(BENCH, "serve.save_to_reload_s missing; run python "
                          "benchmarks/bench_serve.py")
-    label = "Save to reloaded page under --serve, in Chromium, median (bench_serve.py)"
+    label = "Save to reloaded page under --serve, in Chromium, median (bench_serve.py)"  # :x[label]
     reg.add("bench.save_to_reload_s", serve["save_to_reload_s"],
             SECONDS.text(serve["save_to_reload_s"], 3), unit=SECONDS.label, kind="measured",
             sources=src_b, locator=f"{BENCH}, serve.save_to_reload_s",
@@ -143,7 +143,7 @@ def register(reg: Registry, root: Path, reads: Reads | None = None) -> None:
     rows.append([label, Ref("bench.save_to_reload_s"),
                  _measured_at(reg, "bench.serve.measured_at", [serve.get("measured_at")],
                               "serve.measured_at")])
-    reg.add_table("bench", "Build speed as the benchmark scripts measured it, at the commit "
+    reg.add_table("bench", "Build speed as the benchmark scripts measured it, at the commit "  # :x[caption]
                   "each row names (medians on the machine named above)",
                   ["Measurement", "Seconds or ratio", "Measured at commit"], rows,
                   source=BENCH)
@@ -235,7 +235,7 @@ def _register_scaling(reg: Registry, scaling) -> None:
                     locator=f"{BENCH}, scaling.sizes.{key}.{field}", computation=what)
             cells.append(Ref(f"{base}.{field}"))
         rows.append(cells)
-    reg.add_table("bench-scale", "The data stages at multiples of the study's size "
+    reg.add_table("bench-scale", "The data stages at multiples of the study's size "  # :x[caption]
                   "(synthetic run logs, medians on the machine named above)",
                   ["Size (× the study)"] + [c[1] for c in SCALE_COLUMNS], rows,
                   source=f"{BENCH}, scaling")
@@ -245,7 +245,7 @@ def _register_scaling(reg: Registry, scaling) -> None:
 LIGHTHOUSE_COLUMNS = (
     ("performance", "Performance", "Lighthouse's performance score", "score", None),
     ("accessibility", "Accessibility", "Lighthouse's accessibility score", "score", None),
-    ("best_practices", "Best practices", "Lighthouse's best-practices score", "score", None),
+    ("best_practices", "Best practices", "Lighthouse's best-practices score", "score", None),  # :x[label]
     ("seo", "SEO", "Lighthouse's search-engine score", "score", None),
     ("lcp_ms", "LCP (ms)", "Largest Contentful Paint, milliseconds", "ms", None),
     ("tbt_ms", "TBT (ms)", "Total Blocking Time, milliseconds", "ms", None),

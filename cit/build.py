@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import (benchfigures, buildrecord, cache, claims, incremental, links, naked, output, search,
-               sentences, render, sharing, siteconfig, stages, vendor)
+               sentencerules, sentences, render, sharing, siteconfig, stages, vendor)
 from .progress import Progress, counted, silent, summary_lines
 from .blocks import BlockInputs, block_table, compute_now
 from .errors import BuildError
@@ -89,8 +89,10 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                                use_cache, store, progress, writes)
     reg = staged.registry
     memo = cache.json_memo(root, store, writes) if use_cache else compute_now
+    vocabulary = sentencerules.load_vocabulary(
+        root, site_cfg.sentences, lambda key: site_cfg.where.get("sentences", "site.yaml"), reads)
     found = sentences.check(root, reads, memo, reg.claims, code, site_cfg.packages(),
-                            site_cfg.yaml_name_keys)
+                            site_cfg.yaml_name_keys, vocabulary)
     figures = buildrecord.build_figures(root, len(vendored), staged.figures, reg.claims,
                                         len(reg), found,
                                         Counter(n.kind for n in reg.numbers.values()), reads,

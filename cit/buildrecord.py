@@ -49,7 +49,8 @@ def measured_at(root: Path) -> dict:
 # the figures every build records; the data stages add theirs (cit/stages.py)
 ENGINE_FIGURES = ("upstream_files", "claims_verified", "claims_total", "glossary_terms",
                   "allowlist_size", "sentences_found", "sentences_checked",
-                  "sentences_exempt", "sentence_exemptions", "naked_numbers",
+                  "sentences_exempt", "sentence_probes", "sentence_probes_flagged",
+                  "sentence_probes_plain", "sentence_probes_plain_flagged", "naked_numbers",
                   "measured_benchmarks", "measured_study", "site_numbers")
 
 
@@ -73,7 +74,7 @@ def build_figures(root: Path, upstream_files: int, stage_figures: Mapping[str, t
                            "files in vendored/lock.yaml whose bytes matched"),
     }
     for key, fig in stage_figures.items():
-        if key in ENGINE_FIGURES or key.startswith("kind_count."):
+        if key in ENGINE_FIGURES or key.startswith(("kind_count.", "sentence_reason.")):
             raise BuildError("site.yaml stages", f"a stage's figure is named {key!r}, "
                              "which is one of the build's own")
         figures[key] = fig
@@ -90,15 +91,23 @@ def build_figures(root: Path, upstream_files: int, stage_figures: Mapping[str, t
         "Entries in the allow-list of structural numerals", "entries of data/allowlist.yaml")
     # not the count of every sentence read: any edit would change it, and with it every
     # page that shows the registry (docs/claims.md)
-    figures["sentences_found"] = (sentences.found, "Comparing sentences found",
-                                  "sentences that compare, order, bound, count over a set or "
-                                  "give a cause, or carry a claim")
-    figures["sentences_checked"] = (sentences.checked, "Comparing sentences carrying a checked claim",
+    figures["sentences_found"] = (sentences.found, "Comparison candidates found",
+                                  "sentences naming two of the study's entities, or one and "
+                                  "a quantity, or holding a comparing word; or carrying a claim")
+    figures["sentences_checked"] = (sentences.checked, "Comparison candidates carrying a checked claim",
                                     "sentences ending in a claim reference")
-    figures["sentences_exempt"] = (sentences.exempt, "Comparing sentences exempt, with a reason",
-                                   "comparing sentences listed in data/sentences.yaml")
-    figures["sentence_exemptions"] = (sentences.entries, "Entries in the sentence exemption file",
-                                      "entries of data/sentences.yaml")
+    figures["sentences_exempt"] = (sentences.exempt, "Comparison candidates exempt, with a reason",
+                                   "candidates ending in a reason mark")
+    probe_words = (("sentence_probes", "Probe sentences that compare, in words the site does not use"),
+                   ("sentence_probes_flagged", "Comparing probe sentences the detector flags"),
+                   ("sentence_probes_plain", "Probe sentences that compare nothing"),
+                   ("sentence_probes_plain_flagged", "Plain probe sentences the detector flags"))
+    for (key, label), value in zip(probe_words, sentences.probes):
+        figures[key] = (value, label, "the sentence check's detector run on the probe file "
+                                      "site.yaml names (sentences: probes)")
+    for key, line, count in sentences.by_reason:
+        figures[f"sentence_reason.{key}"] = (count, f"Exempt as “{key}”: {line}",
+                                             f"candidates whose reason mark names {key}")
     # The build fails unless the check finds nothing, so a published 0 is true.
     figures["naked_numbers"] = (0, "Naked numbers found on the site",
                                 "digits outside number elements found by this build's check")
@@ -116,7 +125,7 @@ def build_figures(root: Path, upstream_files: int, stage_figures: Mapping[str, t
     names = sorted(set(kinds) | {"derived"})
     added = len(figures) + 1 + len(names)
     figures["site_numbers"] = (registry_size + added, "Numbers on the site with provenance",
-                               "entries of the number registry, every one shown on the site")
+                               "entries of the number registry, every one shown on the site")  # :x[method]
     kinds["derived"] = kinds.get("derived", 0) + added
     for kind in names:
         figures[f"kind_count.{kind}"] = (kinds[kind], f"Numbers of kind {kind}",

@@ -7,6 +7,8 @@ included): see docs/architecture.md, "Errors".
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 import yaml
@@ -26,6 +28,9 @@ FRONT_MATTER_RULES = {"title": FieldRule(str, nonblank=True),
                       "order": FieldRule(int, required=False, nullable=True)}
 
 
+REASON_MARK_RE = re.compile(r"\s*:x\[[^\]\n]*\]")
+
+
 @dataclass(frozen=True)
 class FrontMatter:
     """What a content file declares about itself; nothing else is allowed. `order`
@@ -34,6 +39,9 @@ class FrontMatter:
     description: str
     layout: str
     order: int | None = None
+    # the title and description as written, with any reason mark :x[key] the sentence
+    # check reads (docs/claims.md); the fields above have them taken out
+    written: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -84,7 +92,9 @@ def _front_matter(data: dict, fm_text: str, path: str) -> FrontMatter:
     def where(key):
         return key_places(path, yamlio.compose(fm_text, path, 2), first_line=2, default=2)(key)
     check_fields(data, FRONT_MATTER_RULES, where, "front matter")
-    meta = FrontMatter(**data)
+    written = tuple((k, data[k]) for k in ("title", "description"))
+    shown = {k: REASON_MARK_RE.sub("", v) for k, v in written}
+    meta = FrontMatter(**dict(data, **shown), written=written)
     if meta.layout == "deck" and meta.order is None:
         raise BuildError(where("layout"), "front matter: a deck needs `order` (its place "
                          "in the series)")

@@ -145,6 +145,7 @@ class PageContext:
 _NUM_OPEN = ":n["
 _TERM_OPEN = ":t["
 _CLAIM_OPEN = ":c["
+_REASON_OPEN = ":x["
 
 
 def _inline_rule(state, silent: bool) -> bool:
@@ -154,6 +155,8 @@ def _inline_rule(state, silent: bool) -> bool:
     head = src[pos:pos + 3]
     if head == _CLAIM_OPEN:
         return claim_token(state, silent)
+    if head == _REASON_OPEN:
+        return _reason_token(state, silent)
     if head in (_NUM_OPEN, _TERM_OPEN):
         end = src.find("]", pos + 3)
         inner = src[pos + 3:end] if end >= 0 else ""
@@ -189,6 +192,25 @@ def _inline_rule(state, silent: bool) -> bool:
         state.pos = pos + 2
         return True
     return False
+
+
+def _reason_token(state, silent: bool) -> bool:
+    """`:x[key]`: an exempt sentence's reason (docs/claims.md), for the sentence check
+    only; the reader sees nothing, not even the space before it."""
+    src, pos = state.src, state.pos
+    end = src.find("]", pos + 3)
+    if end < 0 or "\n" in src[pos + 3:end] or not src[pos + 3:end].strip():
+        if silent:
+            return False
+        tok = state.push("cit_bad", "", 0)
+        tok.meta = {"pos": pos, "msg": f"malformed reason starting {src[pos:pos + 40]!r} "
+                                       "(expected :x[key])"}
+        state.pos = pos + 3
+        return True
+    if not silent:
+        state.pending = state.pending.rstrip(" \t")
+    state.pos = end + 1
+    return True
 
 
 # URL schemes a content link may not use (docs/output.md, "What a content link may

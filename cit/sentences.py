@@ -2,24 +2,27 @@
 
 Every sentence a reader can see is read from where it is written: the content
 Markdown (pages, decks and their front matter), the glossary, the study's other
-content YAML, the
-templates, and the page texts written in code (captions, notes, figure descriptions:
-string literals of the modules that write pages). A sentence that compares, orders,
-bounds, counts over a set or gives a cause (`COMPARING_RE`) must carry a checked claim
-(`:c[id]` at its end), or be listed in the exemption file with the reason it is not a
-comparison of the data (a definition, a statement of method). Anything else fails the
-build naming the file and line of the sentence.
+content YAML, the templates, and the page texts written in code (captions, notes,
+figure descriptions: string literals of the modules that write pages). A comparison
+candidate (`signals`: a sentence naming two of the study's entities, or one and a
+quantity, cit/sentencerules.py; or holding one of `COMPARING_WORDS`) must carry a
+checked claim (`:c[id]` at its end) or a reason (`:x[key]` in the same place, a
+`# :x[key]` comment in code) from the keys the study declares; a reason is refused
+where its sentence quantifies over the data or orders two entities. Anything else fails
+the build naming the file and line of the sentence.
 
-The check reads sources, not the rendered pages, so its figures (sentences found,
-checked, exempt) are known before the pages are rendered and are the same in a cold
-build and a cached one. It does not look claims up: rendering does (cit/claims.py).
+The check reads sources, not the rendered pages, so its figures (candidates found,
+checked, exempt by reason) are known before the pages are rendered and are the same in
+a cold build and a cached one. It does not look claims up: rendering does (cit/claims.py).
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import io
 import re
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,12 +33,11 @@ from . import yamlio
 from .claimrefs import SENTENCE_END_RE
 from .claims import parse_reference
 from .errors import BuildError
-from .fieldcheck import FieldRule, check_fields
 from .fragments import without_mark
 from .frontmatter import parse_content_file
 from .reads import Reads
+from .sentencerules import Patterns, Vocabulary
 
-EXEMPTIONS_PATH = "data/sentences.yaml"
 # Words that make a sentence a comparison, an ordering, a bound, a count over a set or
 # a cause. Hyphenated compounds (all-reduce, all-gather) are names, not quantifiers.
 COMPARING_WORDS = (
@@ -54,7 +56,12 @@ COMPARING_RE = re.compile(r"(?<![\w\-′])(?:" + "|".join(w.replace(" ", r"\s+")
                           r"|(?:^|[,;:]\s*)so(?=\s)", re.I)     # "…, so …": a consequence
 # :c[id] ends the sentence it guards (cit/claimrefs.py); the punctuation after it is its
 CLAIM_RE = re.compile(r":c\[([^\]\n]*)\]([.!?;,:]*)")
-SPLIT_RE = re.compile(CLAIM_RE.pattern + "|" + SENTENCE_END_RE.pattern)
+# :x[key] ends an exempt sentence the same way, naming its reason (site.yaml `sentences:
+# reasons`); the Markdown renders it as nothing (cit/markdown.py), a chain text drops it
+REASON_RE = re.compile(r":x\[([^\]\n]*)\]([.!?;,:]*)")
+SPLIT_RE = re.compile(CLAIM_RE.pattern + "|" + REASON_RE.pattern + "|" + SENTENCE_END_RE.pattern)
+# in code a reason is a comment on the line the check names: `# :x[caption]`
+CODE_REASON_RE = re.compile(r":x\[([^\]\n]*)\]")
 MARKUP_RE = re.compile(
     r":n\[[^\]\n]*\]"                          # a number: shown as "#" here
     r"|:t\[([^\]|\n]*)(?:\|([^\]\n]*))?\]"     # a term: its words, else its key
@@ -70,6 +77,13 @@ VAGUE_WORDS = ("far", "well", "much", "many times", "most", "mostly", "little", 
 VAGUE_RE = re.compile(r"(?<![\w\-′])(?<!its )(?:" + "|".join(w.replace(" ", r"\s+") for w in VAGUE_WORDS)
                       + r")(?![\w\-′])", re.I)
 MIN_WORDS = 2
+# "below"/"above" after one of these says where on the page, not an order
+PLACE_WORDS = frozenset({"table", "tables", "figure", "figures", "chart", "charts", "list",
+                         "lists", "section", "sections", "ledger", "slide", "slides", "page",
+                         "pages", "card", "cards", "settings", "plot", "plots", "diagram",
+                         "text", "controls", "row", "rows", "column", "columns", "explorer",
+                         "paragraph", "see", "shown", "listed", "described", "given", "as",
+                         "sweep", "links", "link", "cells"})
 
 
 @dataclass(frozen=True)
@@ -80,13 +94,28 @@ class Sentence:
     line: int
     text: str
     claims: tuple[str, ...] = ()
+    reasons: tuple[str, ...] = ()
+    # what the detector found (`signals`) and why no reason may exempt it
+    # (Patterns.unexemptable), when worked out as the sentence was read; None: not yet
+    found: tuple[str, ...] | None = None
+    why: str | None = None
 
     @property
     def where(self) -> str:
         return f"{self.file}:{self.line}"
 
     def comparing(self) -> list[str]:
-        return [" ".join(m.group(0).lower().split()) for m in COMPARING_RE.finditer(self.text)]
+        """The comparing words it holds; "below" and "above" that say where something is
+        on the page ("the table below", "shown above") are not among them."""
+        out = []
+        for m in COMPARING_RE.finditer(self.text):
+            word = " ".join(m.group(0).lower().split())
+            if word in ("below", "above"):
+                before = re.findall(r"[\w′]+", self.text[:m.start()])
+                if before and before[-1].lower() in PLACE_WORDS:
+                    continue
+            out.append(word)
+        return out
 
 
 def plain(raw: str) -> str:
@@ -111,10 +140,17 @@ def split_inline(raw: str, file: str, line: int) -> list[Sentence]:
         piece = raw[start:end]
         claims = tuple((parse_reference(c.group(1)) or (c.group(1), False))[0]
                        for c in CLAIM_RE.finditer(piece))
-        text = re.sub(r"\s+([.!?;,:])", r"\1", plain(CLAIM_RE.sub(r"\2", piece)))
-        if text and (claims or len(text.split()) >= MIN_WORDS):
+        reasons = tuple(r.group(1).strip() for r in REASON_RE.finditer(piece))
+        bare = REASON_RE.sub(r"\2", CLAIM_RE.sub(r"\2", piece))
+        text = re.sub(r"\s+([.!?;,:])", r"\1", plain(bare))
+        if out and (claims or reasons) and not re.search(r"\w", text):
+            last = out[-1]            # a mark right after another: the same sentence's
+            out[-1] = Sentence(last.file, last.line, last.text, last.claims + claims,
+                               last.reasons + reasons)
+        elif text and (claims or reasons or len(text.split()) >= MIN_WORDS):
             lead = len(piece) - len(piece.lstrip())
-            out.append(Sentence(file, line + raw.count("\n", 0, start + lead), text, claims))
+            out.append(Sentence(file, line + raw.count("\n", 0, start + lead), text, claims,
+                                reasons))
         start = end
     return out
 
@@ -127,7 +163,7 @@ def markdown_sentences(text: str, file: str) -> list[Sentence]:
     out = []
     for key in ("title", "description"):
         at = next((i + 1 for i, ln in enumerate(lines) if ln.startswith(f"{key}:")), 1)
-        out += split_inline(getattr(doc.meta, key), file, at)
+        out += split_inline(dict(doc.meta.written).get(key, getattr(doc.meta, key)), file, at)
     for tok in _block_parser().parse(doc.body.text):
         if tok.type == "inline" and tok.map and not tok.content.lstrip().startswith("@["):
             out += split_inline(without_mark(tok.content), file, doc.body.first_line + tok.map[0])
@@ -172,6 +208,7 @@ SCRIPT_RE = re.compile(r"<(script|style)\b.*?</\1>", re.S | re.I)
 INLINE_TAGS = {"a", "abbr", "b", "code", "data", "em", "i", "small", "span", "strong",
                "sub", "sup", "time", "kbd", "q", "dfn", "bdi"}
 BREAK = "\x1f"
+REASON_COMMENT_RE = re.compile(r"\{#\s*(:x\[[^\]\n]*\])\s*#\}")
 
 
 def html_pieces(text: str) -> list[tuple[int, str]]:
@@ -184,6 +221,9 @@ def html_pieces(text: str) -> list[tuple[int, str]]:
         keep = "\n" * s.count("\n")
         if s.startswith("{{"):
             return "#" + keep
+        mark = REASON_COMMENT_RE.fullmatch(s)
+        if mark:                       # {# :x[key] #}: a reason where the sentence ends
+            return " " + mark.group(1) + keep
         if s.startswith("{"):
             return keep
         return keep if m.group(2).lower() in INLINE_TAGS else BREAK + keep
@@ -248,10 +288,22 @@ def _prose_literals(node):
             yield from _prose_literals(child)
 
 
+def _comment_marks(text: str) -> dict[int, tuple[str, ...]]:
+    """line -> the reason keys of the `# :x[key]` comments on that line of a module."""
+    out: dict[int, tuple[str, ...]] = {}
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.COMMENT:
+            keys = tuple(m.group(1).strip() for m in CODE_REASON_RE.finditer(tok.string))
+            if keys:
+                out[tok.start[0]] = keys
+    return out
+
+
 def code_sentences(text: str, file: str) -> list[Sentence]:
     """The page texts a module writes: its string literals that read as prose (three
     words or more once tags are taken out), outside the places `_prose_literals`
-    leaves out."""
+    leaves out. A `# :x[key]` comment gives the reasons of the sentences on its line;
+    one on a line where no sentence starts fails, naming the line."""
     out = []
     for node in _prose_literals(ast.parse(text, file)):
         s = _string_of(node)
@@ -259,44 +311,29 @@ def code_sentences(text: str, file: str) -> list[Sentence]:
             continue
         for off, part in html_pieces(s):
             out += split_inline(part, file, node.lineno + off)
-    return out
-
-
-@dataclass(frozen=True)
-class Exemption:
-    file: str
-    starts: str
-    reason: str
-    line: int
-
-
-EXEMPTION_RULES = {"file": FieldRule(str), "starts": FieldRule(str), "reason": FieldRule(str)}
-MIN_STARTS = 6
-
-
-def load_exemptions(root: Path, reads: Reads | None = None) -> list[Exemption]:
-    """The exemption file of the project at `root`: `entries`, each a `file`, the
-    sentence's first words as the check shows them (`starts`) and the `reason` it
-    compares nothing of the data."""
-    out, name = [], EXEMPTIONS_PATH
-    reads = reads or Reads(root)
-    for line, raw in yamlio.entries(reads.text(Path(root) / name), name):
-        check_fields(raw, EXEMPTION_RULES, lambda key: f"{name}:{line}", "exemption")
-        if len(raw["starts"]) < MIN_STARTS or not raw["reason"].strip():
-            raise BuildError(f"{name}:{line}", f"an exemption needs `starts` of at least "
-                             f"{MIN_STARTS} characters and a reason")
-        out.append(Exemption(raw["file"], " ".join(raw["starts"].split()), raw["reason"], line))
-    return out
+    marks = _comment_marks(text)
+    stray = sorted(set(marks) - {x.line for x in out})
+    if stray:
+        raise BuildError(f"{file}:{stray[0]}", "a reason comment (# :x[...]) on a line where "
+                         "no sentence of the page text starts: put it on the line the "
+                         "sentence check names (docs/claims.md)")
+    return [Sentence(x.file, x.line, x.text, x.claims, marks.get(x.line, ())) for x in out]
 
 
 @dataclass(frozen=True)
 class SentenceReport:
-    """What the check found: every sentence read, the comparing ones with a claim
-    (`checked`) and the exempt ones; `entries`: the exemption file's size."""
+    """What the check found: every sentence read, the candidates with a claim
+    (`checked`) and the exempt ones by reason (`by_reason`: key, the line saying what it
+    covers, count; every declared key)."""
     read: int
     checked: int
-    exempt: int
-    entries: int
+    by_reason: tuple[tuple[str, str, int], ...] = ()
+    # the detector's self-test: comparing probes, those flagged; plain ones, those flagged
+    probes: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+    @property
+    def exempt(self) -> int:
+        return sum(n for _, _, n in self.by_reason)
 
     @property
     def found(self) -> int:
@@ -320,11 +357,20 @@ def _sources(root: Path, reads: Reads):
             yield reads.rel(p), reads.text(p), reader
 
 
-def _rows(sentences) -> list[list]:
-    return [[s.file, s.line, s.text, list(s.claims)] for s in sentences]
+def _rows(sentences, pats: Patterns | None = None) -> list[list]:
+    """Sentences as the memo keeps them, with what the detector (`pats`) finds in each."""
+    return [[s.file, s.line, s.text, list(s.claims), list(s.reasons),
+             None if pats is None else signals(s, pats),
+             pats.unexemptable(s.text) if pats is not None and s.reasons else None]
+            for s in sentences]
 
 
-def _code_rows(root: Path, reads: Reads, packages=()) -> list[list]:
+def _sentence(row) -> Sentence:
+    f, ln, t, c, r, found, why = row
+    return Sentence(f, ln, t, tuple(c), tuple(r), None if found is None else tuple(found), why)
+
+
+def _code_rows(root: Path, reads: Reads, packages=(), pats=None) -> list[list]:
     """The sentences of the modules whose string literals reach pages (those marked
     PAGE_TEXT), in the engine and the study's `packages` (cit.siteconfig:
     SiteConfig.packages)."""
@@ -333,34 +379,38 @@ def _code_rows(root: Path, reads: Reads, packages=()) -> list[list]:
         for p in reads.glob(root / folder, "**/*.py"):
             text = reads.text(p)
             if PAGE_TEXT_RE.search(text):
-                rows += _rows(code_sentences(text, reads.rel(p)))
+                rows += _rows(code_sentences(text, reads.rel(p)), pats)
     return rows
 
 
 def collect(root: Path, reads: Reads, memo=None, code: str = "",
-            packages=(), name_keys=()) -> list[Sentence]:
-    """Every sentence the site shows, from where it is written. `memo` (the build's
-    JSON memo, cit/cache.py) keeps each content file's sentences under the hash of its
-    text and of the build's code (`code`: cit/incremental.py code_key), and the code's
-    sentences under the code key alone (it hashes every module the check would read),
-    so a page edit reads that page again, and no module. `name_keys`: the study's YAML
-    keys that hold names, not prose (yaml_sentences), part of each file's key."""
+            packages=(), name_keys=(), vocabulary: Vocabulary | None = None) -> list[Sentence]:
+    """Every sentence the site shows, from where it is written, with what the detector
+    finds in it when `vocabulary` is given. `memo` (the build's JSON memo,
+    cit/cache.py) keeps each content file's sentences under the hash of its text, of
+    the build's code (`code`: cit/incremental.py code_key) and of the vocabulary, and the
+    code's sentences under the code and vocabulary alone (the code key hashes every
+    module the check would read), so a page edit reads and judges that page again, and
+    no module. `name_keys`: the study's YAML keys that hold names, not prose
+    (yaml_sentences), part of each file's key."""
     root = Path(root)
     out: list[Sentence] = []
     names = sorted(name_keys)
+    pats = vocabulary.patterns() if vocabulary is not None else None
+    vkey = hashlib.sha256(repr(vocabulary).encode()).hexdigest()
     for name, text, reader in _sources(root, reads):
         def compute(text=text, name=name, reader=reader):
             if reader is yaml_sentences:
-                return _rows(yaml_sentences(text, name, names))
-            return _rows(reader(text, name))
-        key = hashlib.sha256(f"{code}\0{' '.join(names)}\0{name}\0{text}".encode()).hexdigest()
+                return _rows(yaml_sentences(text, name, names), pats)
+            return _rows(reader(text, name), pats)
+        key = hashlib.sha256(f"{code}\0{vkey}\0{' '.join(names)}\0{name}\0{text}".encode()).hexdigest()
         rows = memo("sentences-" + re.sub(r"[^A-Za-z0-9]+", "-", name), key, compute) \
             if memo else compute()
-        out += [Sentence(f, ln, t, tuple(c)) for f, ln, t, c in rows]
-    key = hashlib.sha256(f"{code}\0{' '.join(packages)}".encode()).hexdigest()
-    rows = (memo("sentences-of-the-code", key, lambda: _code_rows(root, reads, packages))
-            if memo and code else _code_rows(root, reads, packages))
-    return out + [Sentence(f, ln, t, tuple(c)) for f, ln, t, c in rows]
+        out += [_sentence(r) for r in rows]
+    key = hashlib.sha256(f"{code}\0{vkey}\0{' '.join(packages)}".encode()).hexdigest()
+    rows = (memo("sentences-of-the-code", key, lambda: _code_rows(root, reads, packages, pats))
+            if memo and code else _code_rows(root, reads, packages, pats))
+    return out + [_sentence(r) for r in rows]
 
 
 def _undefined_words(s: Sentence, claims) -> list[str]:
@@ -372,23 +422,45 @@ def _undefined_words(s: Sentence, claims) -> list[str]:
     return [w for w in words if not any(c.defines(w) for c in cited)]
 
 
-def check(root: Path, reads: Reads | None = None, memo=None, claims=None,
-          code: str = "", packages=(), name_keys=()) -> SentenceReport:
-    """The comparing-sentence check over `root`'s sources; BuildError listing every
-    comparing sentence with neither a claim nor an exemption (file:line, the words that
-    make it one, the sentence), every loose word of a claim-carrying sentence that its
-    claims do not define (`claims`: the registry's, id -> Claim), and every exemption
-    that matches no sentence, or one that carries a claim or compares nothing.
-    `reads`: the build's (cit/reads.py), a fresh one when None; `memo`, `code`: as for
-    `collect`, and `packages`, `name_keys` (the study's, cit.siteconfig)."""
-    root = Path(root)
-    reads = reads or Reads(root)
-    sentences = collect(root, reads, memo, code, packages, name_keys)
-    exemptions = load_exemptions(root, reads)
-    used: set[int] = set()
-    problems, checked, exempt = [], 0, 0
-    for s in sentences:
-        match = next((e for e in exemptions if e.file == s.file and s.text.startswith(e.starts)), None)
+def signals(s: Sentence, pats: Patterns) -> list[str]:
+    """What makes a sentence a comparison candidate: the entities (and quantity) it is
+    about (Patterns.about), then the comparing words it holds; [] when neither."""
+    return list(dict.fromkeys(pats.about(s.text) + s.comparing()))
+
+
+def _code_reasons(sentences, cands: set[int]) -> tuple[dict[int, str], list[str]]:
+    """The reason of each candidate sentence written in code (index -> key): a line's
+    comment marks go to its candidates in order, or its one mark to all of them."""
+    got, problems, lines = {}, [], {}
+    for i, s in enumerate(sentences):
+        if s.reasons and s.file.endswith(".py"):
+            lines.setdefault((s.file, s.line), []).append(i)
+    for (file, line), idx in lines.items():
+        keys = sentences[idx[0]].reasons
+        want = [i for i in idx if i in cands]
+        if len(keys) == 1:
+            got.update((i, keys[0]) for i in want)
+        elif len(keys) == len(want):
+            got.update(zip(want, keys))
+        else:
+            problems.append(f"{file}:{line}: {len(keys)} reason marks for {len(want)} "
+                            "candidate sentences on this line (one mark for all, or one each)")
+        if not want:
+            problems.append(f"{file}:{line}: a reason on a line whose sentences compare "
+                            "nothing; drop it")
+    return got, problems
+
+
+def judge(sentences, pats: Patterns, claims=None) -> tuple[int, dict, list[str]]:
+    """(checked, reason key -> exempt count, problems) over the sentences read."""
+    flagged = {i: list(s.found) if s.found is not None else signals(s, pats)
+               for i, s in enumerate(sentences) if not s.claims}
+    flagged = {i: w for i, w in flagged.items() if w}
+    in_code, problems = _code_reasons(sentences, set(flagged))
+    checked, counts = 0, dict.fromkeys(pats.reasons, 0)
+    for i, s in enumerate(sentences):
+        code = s.file.endswith(".py")
+        reasons = (in_code.get(i),) if code and i in in_code else () if code else s.reasons
         if s.claims:
             checked += 1
             loose = _undefined_words(s, claims or {})
@@ -396,27 +468,75 @@ def check(root: Path, reads: Reads | None = None, memo=None, claims=None,
                 problems.append(f"{s.where}: {', '.join(repr(w) for w in loose)} in a sentence "
                                 f"citing {', '.join(s.claims)}, whose test does not say what "
                                 f"the word means (Claim.words): {s.text!r}")
-            if match:
-                problems.append(f"{EXEMPTIONS_PATH}:{match.line}: exempts {s.where}, which "
-                                f"carries a claim; drop the exemption")
-                used.add(match.line)
-            continue
-        words = s.comparing()
-        if match:
-            used.add(match.line)
-            exempt += 1
-            if not words:
-                problems.append(f"{EXEMPTIONS_PATH}:{match.line}: exempts {s.where}, which "
-                                f"compares nothing; drop the exemption")
-            continue
-        if words:
-            problems.append(f"{s.where}: a sentence that compares ({', '.join(dict.fromkeys(words))}) "
-                            f"carries no claim: {s.text!r}")
-    problems += [f"{EXEMPTIONS_PATH}:{e.line}: exemption matches no sentence of {e.file} "
-                 f"starting {e.starts!r}" for e in exemptions if e.line not in used]
+            if s.reasons:
+                problems.append(f"{s.where}: a sentence carries both a claim and a reason "
+                                f"(:x[{s.reasons[0]}]); drop the reason: {s.text!r}")
+        elif reasons:
+            wrong = _reason_problems(s, reasons, flagged.get(i), pats, code)
+            problems += wrong
+            if not wrong:
+                counts[reasons[0]] += 1
+        elif i in flagged:
+            problems.append(f"{s.where}: a comparison candidate "
+                            f"({', '.join(flagged[i])}) carries no claim: {s.text!r}")
+    return checked, counts, problems
+
+
+def _reason_problems(s: Sentence, reasons, flagged, pats: Patterns, code: bool) -> list[str]:
+    if len(reasons) > 1:
+        return [f"{s.where}: a sentence carries {len(reasons)} reasons; give it one"]
+    key = reasons[0]
+    if key not in pats.reasons:
+        return [f"{s.where}: unknown reason :x[{key}] (site.yaml sentences: reasons has "
+                f"{', '.join(pats.reasons) or 'none'})"]
+    if not flagged and not code:
+        return [f"{s.where}: :x[{key}] on a sentence that is no comparison candidate; "
+                f"drop the reason: {s.text!r}"]
+    why = s.why if s.found is not None else pats.unexemptable(s.text)
+    if why:
+        return [f"{s.where}: :x[{key}] cannot exempt this sentence: {why}; it needs a "
+                f"checked claim: {s.text!r}"]
+    return []
+
+
+def check(root: Path, reads: Reads | None = None, memo=None, claims=None,
+          code: str = "", packages=(), name_keys=(),
+          vocabulary: Vocabulary | None = None) -> SentenceReport:
+    """The comparing-sentence check over `root`'s sources; BuildError listing every
+    comparison candidate (`signals`) with neither a claim nor a reason, every reason
+    that is unknown, on a sentence that is no candidate or on one a reason cannot
+    exempt (Patterns.unexemptable), and every loose word of a claim-carrying sentence
+    that its claims do not define (`claims`: the registry's, id -> Claim).
+    `reads`: the build's (cit/reads.py), a fresh one when None; `memo`, `code`: as for
+    `collect`, and `packages`, `name_keys`, `vocabulary` (the study's: cit.siteconfig,
+    cit.sentencerules)."""
+    root = Path(root)
+    reads = reads or Reads(root)
+    vocabulary = vocabulary or Vocabulary()
+    sentences = collect(root, reads, memo, code, packages, name_keys, vocabulary)
+    pats = vocabulary.patterns()
+    checked, counts, problems = judge(sentences, pats, claims)
+    probes, missed = run_probes(vocabulary.probes, pats)
+    problems += missed
     if problems:
-        raise BuildError("sentence check", f"{len(problems)} problem(s); mark each comparing "
-                         "sentence :c[id], reword it, or exempt it in "
-                         f"{EXEMPTIONS_PATH} with its reason (docs/claims.md):\n  "
-                         + "\n  ".join(problems))
-    return SentenceReport(len(sentences), checked, exempt, len(exemptions))
+        raise BuildError("sentence check", f"{len(problems)} problem(s); mark each comparison "
+                         "candidate :c[id], reword it, or give its reason :x[key] "
+                         "(docs/claims.md):\n  " + "\n  ".join(problems))
+    return SentenceReport(len(sentences), checked,
+                          tuple((k, pats.reasons[k], n) for k, n in counts.items()), probes)
+
+
+def run_probes(probes, pats: Patterns) -> tuple[tuple[int, int, int, int], list[str]]:
+    """The detector run on the study's probe sentences (site.yaml `sentences: probes`):
+    (comparing probes, of them flagged, plain probes, of them flagged), and a problem
+    for each probe the detector gets wrong, at its line."""
+    counts, problems = [0, 0, 0, 0], []
+    for where, text, compares in probes:
+        flagged = bool(signals(Sentence(where, 0, text), pats))
+        counts[0 if compares else 2] += 1
+        counts[1 if compares else 3] += flagged
+        if flagged != compares:
+            problems.append(f"{where}: the detector {'misses' if compares else 'flags'} this "
+                            f"probe, which {'compares' if compares else 'compares nothing'}: "
+                            f"{text!r}")
+    return tuple(counts), problems

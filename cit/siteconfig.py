@@ -32,7 +32,7 @@ SITE_RULES = {"title": TEXT, "base_url": FieldRule(str, nullable=True),
               "tested": TEXTS, "pinned": TEXTS, "templates": FieldRule(str, required=False, nonblank=True),
               "static": FieldRule(str, required=False, nonblank=True),
               "share_figure": FieldRule(str, required=False, pattern=r"[A-Za-z][\w-]*"),
-              "yaml_name_keys": TEXTS}
+              "yaml_name_keys": TEXTS, "sentences": FieldRule(dict, required=False)}
 NAV_RULES = {"url": TEXT, "label": TEXT}
 LAYOUT_RULES = {"scripts": TEXTS, "findings_cards": FieldRule(bool, required=False)}
 LAYOUTS = ("hub", "page", "deck")
@@ -135,6 +135,8 @@ class SiteConfig:
     share_figure: str | None = None     # a hub figure's id: the pages' share image
     # keys of the study's content YAML whose values are names, not prose (cit/sentences.py)
     yaml_name_keys: tuple[str, ...] = ()
+    # the sentence check's vocabulary: entities, data nouns, reasons (cit/sentencerules.py)
+    sentences: dict = field(default_factory=dict)
     pinned: tuple[str, ...] = ()    # the mirror's files the lock pins (cit/vendor.py)
 
     def packages(self) -> tuple[str, ...]:
@@ -218,7 +220,7 @@ def parse_site(text: str, name: str = NAME) -> SiteConfig:
                       data.get("templates", "templates"),
                       data.get("static"),
                       data.get("share_figure"), tuple(data.get("yaml_name_keys", [])),
-                      tuple(data.get("pinned", [])))
+                      data.get("sentences") or {}, tuple(data.get("pinned", [])))
 
 
 def _item_places(items: dict, name: str) -> dict[str, str]:

@@ -106,6 +106,8 @@ def load_experiment(vendored: dict[str, VendoredFile], root: Path, study: dict, 
     from . import experiment_claims
     experiment_claims.register_experiment_claims(
         reg, src, groups, folders[study["learning_rate_runs"][0]].runs)
+    experiment_claims.register_log_claims(reg, src, head, groups, sessions, study["sweep_log"])
+    experiment_claims.register_headline_claims(reg, src, groups, catalogue)
     return Experiment(head, folders, groups, checked, sessions)
 
 
@@ -189,9 +191,9 @@ def _register_fixed_sent(add, repaired):
 def _register_optics(add, by, groups):
     """The optics runs: counts, loss and clip-rate ranges, the calibration step."""
     optics, first, repaired = _optics_groups(groups)
-    for name, gs, what in (("first", first, "first-design optics runs (full scale fixed, "
+    for name, gs, what in (("first", first, "first-design optics runs (full scale fixed, "  # :x[label]
                                             "feedback of the exact band)"),
-                           ("repaired", repaired, "repaired optics runs (feedback of the band sent)")):
+                           ("repaired", repaired, "repaired optics runs (feedback of the band sent)")):  # :x[label]
         files = tuple(f for g in gs for f in g.files)
         add(f"optics.{name}.count", len(gs), str(len(gs)), "runs", files, f"number of {what}")
         for key, pick, fm, unit, words in (
@@ -389,7 +391,7 @@ def _register_tables(reg: Registry, docs, groups, study, catalogue: variants.Cat
                     Ref(f"payload.{g.slug}"), Ref(f"wire.{g.slug}"), Ref(f"wire_ratio.{g.slug}")]
                    for g in groups], source=f"{md1.file} §1 and the config records")
     _register_headline_table(reg, groups, catalogue, md1.file)
-    reg.add_table("loss", "Loss against communication: every cell checked against the upstream results.md",
+    reg.add_table("loss", "Loss against communication: every cell checked against the upstream results.md",  # :x[caption]
                   loss.columns, _table_rows(loss), source=f"{md1.file} §1")
     reg.add_table("energy", "Share of energy kept by each selector at the same number of "
                   "kept coefficients", energy.columns, _table_rows(energy),
@@ -399,7 +401,7 @@ def _register_tables(reg: Registry, docs, groups, study, catalogue: variants.Cat
     repaired = [r for r in rows if "feedback of the band sent" in r[0]]
     reg.add_table("optics-first", "First-design optics runs: final loss and clip rates",
                   optics.columns, first, source=f"{md1.file} §3")
-    reg.add_table("optics-repaired", "Repaired optics runs (feedback of the band sent)",
+    reg.add_table("optics-repaired", "Repaired optics runs (feedback of the band sent)",  # :x[label]
                   optics.columns, repaired, source=f"{md1.file} §3")
     sh = docs["shakespeare"]
     t = sh.tables[0]
@@ -433,7 +435,7 @@ def _register_headline_table(reg: Registry, groups, catalogue: variants.Catalogu
     rows = [[headline_label(g.first), Ref(f"seeds.{g.slug}"), Ref(f"final_loss.{g.slug}"),
              Ref(f"wire_mb.{g.slug}"), Ref(f"wire_ratio.{g.slug}")]
             for g in (by_slug[slug] for slug, _ in catalogue.headline_rows)]
-    reg.add_table("headline", "Final validation loss of the headline variants, with the "
+    reg.add_table("headline", "Final validation loss of the headline variants, with the "  # :x[caption]
                   "megabytes each worker puts on the wire a step and how many times fewer "
                   "that is than AdamW's",
                   ["Variant", "Seeds", "Final validation loss (mean ± sd)",
@@ -448,7 +450,7 @@ def _shakes_label(run: Run) -> str:
         return "Exact band, no optics (reference)"
     return ", ".join([
         "Optics",
-        f"full scale re-set every {c.fs_every} steps" if c.fs_every else "full scale fixed",
+        f"full scale re-set every {c.fs_every} steps" if c.fs_every else "full scale fixed",  # :x[label]
         "feedback of the band sent" if c.feedback == "sent" else "feedback of the exact band",
         "no readout noise" if c.enob is None else f"ENOB {fmt_general(c.enob)}",
     ])
@@ -475,7 +477,7 @@ def _register_ledger(reg, src, folders, sessions, log_rel):
             rows.append([rel.split("/")[-1], Ref(f"{base}.name"), Ref(f"{base}.seed"),
                          "completed" if r.complete else "incomplete",
                          Ref(f"{base}.device"), Ref(f"{base}.seconds")])
-    reg.add_table("ledger", "Every run log: status, device and wall time",
+    reg.add_table("ledger", "The run logs: status, device and wall time",
                   ["Folder", "Run", "Seed", "Status", "Device", "Wall time (s)"], rows)
     f = src((log_rel,))
     srows = []

@@ -755,3 +755,121 @@ def _setup(c: _Ctx) -> None:
                   (("groups with several seeds", "; ".join(multi)),
                    ("seeds each", fmt_int(top)))),
           c.groups, "config seeds per group")
+
+
+# ---- what the notebook says of the logs (docs/claims.md): its statements about every
+# run log and about the sweep log are claims, not reasons
+
+def register_log_claims(reg: Registry, src, head, groups, sessions, log_rel: str) -> None:
+    """The notebook's statements about the run logs of the headline folder (`head`) and
+    the sweep log (`sessions`, study/sweeplog.py; `log_rel` its upstream path)."""
+    book = claim_book(reg)
+    logs = head.all_runs
+    names = [r.name for r in logs]
+    no_evals = [r.name for r in logs if not r.evals]
+    with_diags = sum(bool(r.diags) for r in logs)
+    book.add("exp.one_log_per_run",
+             "every log of the headline folder opens with its run's configuration record "
+             "(the reader refuses any other first record) and names a run no other log names, "
+             "and every one holds evaluation records; diagnostic records are in some logs "
+             "only; a complete log's final record is its last (the reader refuses a record "
+             "after it)",
+             Verdict(len(set(names)) == len(names) and not no_evals and 0 < with_diags,
+                     (("logs", fmt_int(len(logs))), ("distinct run names", fmt_int(len(set(names)))),
+                      ("logs with no evaluation record", fmt_int(len(no_evals))),
+                      ("logs with diagnostic records", fmt_int(with_diags)),
+                      ("logs with a final record", fmt_int(sum(r.done is not None for r in logs))))),
+             sources=src(tuple(r.rel for r in logs)),
+             computation="config.name over the folder's logs; eval and diag records per log")
+    in_groups = [r for g in groups for r in g.runs]
+    book.add("exp.incomplete_left_out",
+             "every run of every group (the figures, tables and summaries) has its final "
+             "record, no log without one is in a group, and the ledger lists every log",
+             Verdict(all(r.done is not None for r in in_groups)
+                     and not {r.name for r in head.incomplete} & {r.name for r in in_groups}
+                     and len(in_groups) == len(head.runs)
+                     and len(head.runs) + len(head.incomplete) == len(logs),
+                     (("logs", fmt_int(len(logs))), ("runs in groups", fmt_int(len(in_groups))),
+                      ("incomplete logs", fmt_int(len(head.incomplete))))),
+             sources=src(tuple(r.rel for r in logs)),
+             computation="done record of each run in tables.groups_of(folder); folder logs")
+    _crash_loop_claim(book, src((log_rel,)), sessions)
+    lr = {k: reg.numbers[f"exp.lr_{k}"].value for k in ("demo", "adamw")}
+    printed = [s.rates for s in sessions]
+    book.add("exp.sweep_log_rates_each_start",
+             "every start of the sweep script prints the learning rates it chose once, and "
+             "each time they are the rates the headline folder's lr_choice.json records, for DeMo and for AdamW",
+             Verdict(all(len(r) == 1 and r[0] == lr for r in printed),
+                     (("starts", fmt_int(len(sessions))),
+                      ("rate lines per start", ", ".join(fmt_int(len(r)) for r in printed)))),
+             sources=src((log_rel,)),
+             computation="the 'learning rates chosen' line of each start (study/sweeplog.py) "
+                         "against exp.lr_demo and exp.lr_adamw")
+
+
+def _crash_loop_claim(book, sources, sessions) -> None:
+    first = sessions[0]
+    crashed = list(dict.fromkeys(r for r, _, _ in first.crashes))
+    a, b = (crashed + [None, None])[:2]
+    tries_a = [t for r, t, _ in first.crashes if r == a]
+    tries_b = [(t, line) for r, t, line in first.crashes if r == b]
+    errors = set(first.errors)
+    calib = all("finish_calibration" in f and "__init__" == f[-1] for f in first.frames)
+    holds = (bool(a) and "optics" in a and len(tries_a) >= 2 and a in first.gave_up
+             and len(errors) == 1 and "power of 2" in next(iter(errors), "") and calib
+             and bool(b) and "optics" in b and [t for t, _ in tries_b] == [1]
+             and first.last_line == tries_b[0][1] and len(sessions) > 1
+             and all(not s.crashes for s in sessions[1:]))
+    book.add("exp.sweep_log_crash_loop",
+             "in the first start of the sweep script, the first run to crash is an optics "
+             "run; every crash's traceback runs through finish_calibration into the optics "
+             "emulator's constructor and ends in the same chunk-side power-of-two error; the "
+             "sweep resumed that run at least twice, then gave up on it; the next run to "
+             "crash is another optics run, and the log's next line after its first resume "
+             "starts a new start of the script; no later start crashes",
+             Verdict(holds, (("first run to crash", a or "none"), ("its resumes", fmt_int(len(tries_a))),
+                             ("distinct errors", fmt_int(len(errors))),
+                             ("next run to crash", b or "none"),
+                             ("its resumes before the next start", fmt_int(len(tries_b))))),
+             sources=sources, words=(("several times", "at least twice"),),
+             computation="parsed starts of the sweep log (study/sweeplog.py): resume and "
+                         "giving-up lines, each traceback's frames and exception line")
+    resumes = [ok for s in sessions for ok in s.resume_after_error]
+    book.add("exp.sweep_log_retries_follow_crashes",
+             "every resume line of the sweep log directly follows the exception line that "
+             "ends a traceback",
+             Verdict(bool(resumes) and all(resumes),
+                     (("resume lines", fmt_int(len(resumes))),
+                      ("right after a traceback", fmt_int(sum(resumes))))),
+             sources=sources,
+             computation="for each 'exited with …; resuming' line, whether the line before "
+                         "it is a traceback's exception line (study/sweeplog.py)")
+
+
+def register_headline_claims(reg: Registry, src, groups, catalogue) -> None:
+    """What the hub says of the rows its headline table shows (`catalogue`: the variant
+    catalogue, whose `tables.headline` lists them)."""
+    c = _Ctx(reg, src, groups)
+    shown = [slug for slug, _ in catalogue.headline_rows
+             if slug in c.by and c.by[slug] in c.repaired]
+    best = min(c.repaired, key=_loss)
+    c.add("exp.headline_shows_best_repaired",
+          "of the repaired optics runs the hub's headline table shows two, and one of them "
+          "is the repaired run with the lowest final validation loss",
+          Verdict(len(shown) == 2 and best.slug in shown,
+                  (("repaired runs shown", ", ".join(shown)),
+                   ("lowest final loss", f"{best.slug}, {_l(_loss(best))}")),
+                  tuple(len(g.runs) for g in c.repaired)),
+          c.repaired, "min final val_loss over the repaired groups; the variant catalogue's "
+                      "tables.headline")
+    bands = [r for g in c.bands if g.first.cfg.variant == "band" for r in g.runs]
+    dense = c.by["A"].runs
+    worst = max(r.config.payload_bytes_per_step for r in bands)
+    least = min(r.config.payload_bytes_per_step for r in dense)
+    c.add("exp.band_payload_below_adamw",
+          "every exact fixed-band run sends a smaller payload per worker per step than "
+          "every AdamW run",
+          Verdict(worst < least, (("largest band payload", fmt_int(worst)),
+                                  ("smallest AdamW payload", fmt_int(least)))),
+          [g for g in c.bands if g.first.cfg.variant == "band"] + [c.by["A"]],
+          "max payload_bytes_per_step over the exact band runs < min over the AdamW runs")

@@ -9,6 +9,7 @@ of a Python traceback; anything else is an error naming the line.
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field
 
@@ -20,6 +21,7 @@ DONE = re.compile(r"^done (\S+) in (\d+) s$")
 RESUME = re.compile(r"^run (\S+) exited with (\d+); resuming \(attempt (\d+)\)$")
 GIVE_UP = re.compile(r"^giving up on (\S+)$")
 TRACEBACK_START = "Traceback (most recent call last):"
+FRAME = re.compile(r'^  File "[^"]*", line \d+, in (\S+)$')
 EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception)): (.*)$")
 
 
@@ -34,27 +36,36 @@ class Session:
     crashes: list[tuple[str, int, int]] = field(default_factory=list)   # run, attempt, line
     gave_up: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # exception lines of tracebacks
+    # the functions each traceback passes through, outermost first (one per error)
+    frames: list[tuple[str, ...]] = field(default_factory=list)
+    # for each resume line: whether the line before it ends a traceback (a crash)
+    resume_after_error: list[bool] = field(default_factory=list)
+    rates: list[dict] = field(default_factory=list)  # each "learning rates chosen" line's
 
 
 def parse_sweep_log(text: str, name: str) -> list[Session]:
     sessions: list[Session] = []
-    in_traceback = False
+    in_traceback, frames, after_error = False, [], False
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     for i, line in enumerate(lines, start=1):
         where = f"{name}:{i}"
         if line == TRACEBACK_START:
-            in_traceback = True
+            in_traceback, frames = True, []
             continue
         if in_traceback:
             m = EXCEPTION.match(line)
             if m:
-                in_traceback = False
+                in_traceback, after_error = False, True
                 if not sessions:
                     raise BuildError(where, "traceback before any stage line")
                 sessions[-1].errors.append(line)
+                sessions[-1].frames.append(tuple(frames))
+            elif (f := FRAME.match(line)):
+                frames.append(f.group(1))
             continue
+        follows_error, after_error = after_error, False
         m = STAGE.match(line)
         if m:
             folder, n, todo = m.group(2), int(m.group(1)), int(m.group(3))
@@ -63,12 +74,17 @@ def parse_sweep_log(text: str, name: str) -> list[Session]:
             if not sessions or folder.endswith("-lr"):
                 sessions.append(Session(len(sessions) + 1, i))
             sessions[-1].stages.append((folder, n, todo))
-        elif CHOSEN.match(line):
-            pass
+        elif (m := CHOSEN.match(line)):
+            try:
+                rates = ast.literal_eval(m.group(1))
+            except (ValueError, SyntaxError):
+                raise BuildError(where, "learning rates chosen: not a mapping of rates") from None
+            sessions[-1].rates.append(rates)
         elif (m := DONE.match(line)):
             sessions[-1].finished.append((m.group(1), int(m.group(2)), i))
         elif (m := RESUME.match(line)):
             sessions[-1].crashes.append((m.group(1), int(m.group(3)), i))
+            sessions[-1].resume_after_error.append(follows_error)
         elif (m := GIVE_UP.match(line)):
             sessions[-1].gave_up.append(m.group(1))
         else:

@@ -169,7 +169,7 @@ def loss_table(folder: Folder, groups: list[Group], target: float) -> ResultsTab
         mean, sd = stats([r.final_val_loss for r in g.runs])
         payload, dense = g.first.payload_bytes_per_step, g.first.dense_bytes_per_step
         steps, k, n = steps_to_target(g.runs, target)
-        steps_text = fmt(steps, 0) if steps is not None else f"not reached ({k}/{n})"
+        steps_text = fmt(steps, 0) if steps is not None else f"not reached ({k}/{n})"  # :x[label]
         to_target = None if steps is None else MB.of(steps * payload)
         rows.append([
             g.label,
@@ -182,7 +182,7 @@ def loss_table(folder: Folder, groups: list[Group], target: float) -> ResultsTab
             Quantity(f"vs_dense.{s}", dense / payload, fmt_ratio(dense / payload), "x", f[:1],
               "dense_bytes_per_step ÷ payload_bytes_per_step"),
             Quantity(f"steps_to_target.{s}", steps, steps_text, "steps", f,
-              "mean over seeds of the first eval step with val_loss ≤ the target, "
+              "mean over seeds of the first eval step with val_loss ≤ the target, "  # :x[method]
               "if every seed reaches it; else how many did"),
             Quantity(f"payload_to_target.{s}", to_target, MB.text(to_target, scaled=True),
               MB.label, f, f"steps to target × payload per step {MB.how}"),
@@ -227,7 +227,7 @@ def energy_table(folder: Folder) -> tuple[ResultsTable, int, str]:
                     v = None if v is None else float(v)
                     row.append(Quantity(f"energy.{key}.{src}.{grp}.{sel}", v, fmt(v, 3), "share",
                                  files[(variant, mode, chunk)],
-                                 f"mean of every diag energy[{src}][{grp}][{sel}] with step > "
+                                 f"mean of every diag energy[{src}][{grp}][{sel}] with step > "  # :x[method]
                                  f"{warmup} over the pooled runs"))
                 rows.append(row)
     return ResultsTable("§2", cols, rows, label_cols=3), warmup, first.rel
@@ -293,7 +293,7 @@ def tinystories_doc(folder: Folder, rel_md: str) -> ResultsDoc:
          Quantity("exp.value_bytes", value_bytes, fmt_plain(value_bytes), "bytes", f1,
            "dense_bytes_per_step ÷ n_params"),
          Quantity("exp.index_type", index_bytes * 8, f"int{fmt_plain(index_bytes * 8)}", "bits",
-           (topk.rel,), "8 × (int64 payload ÷ kept values − bytes per value), top-k run")],
+           (topk.rel,), "8 × (int64 payload ÷ kept values − bytes per value), top-k run")],  # :x[method]
         [Quantity("exp.target", target, fmt(target, 3), "nats/token", tfiles,
            "mean final val loss of the completed AdamW runs")],
         [Quantity("exp.index_type_note", index_bytes * 8, f"int{fmt_plain(index_bytes * 8)}", "bits",
@@ -305,7 +305,7 @@ def tinystories_doc(folder: Folder, rel_md: str) -> ResultsDoc:
            fmt_ratio(topk.payload_bytes_int64_per_step / topk.payload_bytes_per_step), "x",
            (topk.rel,), "int64 payload ÷ compact payload, top-k")],
         [Quantity("exp.diag_worker", 0, "0", "", (warm_file,),
-           "index of the worker the diag records describe: one diag per logged step, "
+           "index of the worker the diag records describe: one diag per logged step, "  # :x[method]
            "so a single worker, the first (index 0 of range(workers))"),
          Quantity("exp.energy_after_step", warmup, str(warmup), "step", (warm_file,),
            "warmup of the first completed run: diag records after it are averaged")],

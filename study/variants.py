@@ -35,7 +35,9 @@ VARIANT_RULES = {
     "row_label": OPTIONAL, "headline_label": OPTIONAL, "chart_label": OPTIONAL,
     "chart_detail": OPTIONAL, "figure_label": OPTIONAL,
     "energy": FieldRule(bool, required=False), "colour": FieldRule(str, pattern=HEX),
-    "shades": FieldRule(dict), "text": FieldRule(dict, required=False)}
+    "shades": FieldRule(dict), "text": FieldRule(dict, required=False),
+    # the other names prose gives it; the sentence check reads them (site.yaml sentences)
+    "aliases": FieldRule(list, required=False, item_kind=str)}
 # what a variant that takes runs must say (a hypothetical one says none of it)
 RUN_KEYS = ("slug", "row_label", "headline_label", "chart_label", "figure_label")
 LABELS = RUN_KEYS + ("chart_detail",)
@@ -64,7 +66,7 @@ def _settings(c) -> str:
     if c.enob is None and c.planes is None:
         return ", perfect optics (no quantisation or noise: C with power-of-2 chunks)"
     return (f", ENOB {fmt_general(c.enob)}, {c.planes} planes"
-            + (f", full scale re-set every {c.fs_every} steps" if c.fs_every
+            + (f", full scale re-set every {c.fs_every} steps" if c.fs_every  # :x[label]
                else ", full scale fixed")
             + (", feedback of the band sent" if c.feedback == "sent"
                else ", feedback of the exact band"))

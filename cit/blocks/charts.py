@@ -318,7 +318,7 @@ def preview_html(ctx, spec: ChartSpec, series: list[Series], markers=(),
     ax = svgplot.Axis(spec.x.title, log=spec.x.log)
     ay = svgplot.Axis(spec.y.title, log=spec.y.log)
     desc = ("Each line is labelled at its right end" + (", with its final value" if any(
-        ln.end is not None for ln in lines) else "") + "; the values are in the table of "
+        ln.end is not None for ln in lines) else "") + "; the values are in the table of "  # :x[caption]
             "data below the chart.")
     out = []
     for variant, width, height in spec.preview:

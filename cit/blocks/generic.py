@@ -74,7 +74,7 @@ def table_html(ctx, t: Table, *, table_id: str | None = None) -> str:
 
 def _pages_links(ctx, urls) -> str:
     if not urls:
-        return "only here"
+        return "only here"  # :x[label]
     return ", ".join(f'<a href="{e(ctx.link(u))}">{e(ctx.site.label(u))}</a>' for u in urls)
 
 
@@ -106,7 +106,7 @@ def number_index(ctx) -> str:
         "r": {i: [reg.numbers[i].raw(), [at[u] for u in ctx.site.appears.get(i, [])]] for i in ids}}
     # said once for all the groups; each group's empty .index-wait is where numindex.js
     # reports a provenance file that did not load
-    out = ['<p class="index-note">A group’s rows are built from the page’s provenance file '
+    out = ['<p class="index-note">A group’s rows are built from the page’s provenance file '  # :x[method]
            "when it is opened; without JavaScript, <code>numbers.json</code> at the site’s "
            "root lists every number with its provenance.</p>\n",
            '<div class="number-index" id="number-index">']
@@ -164,7 +164,7 @@ def glossary(ctx) -> str:
     terms = sorted(ctx.glossary.items(), key=lambda kv: (kv[1].term.casefold(), kv[0]))
     # the page's outline is its list of terms (the page has one section; cit/render.py)
     ctx.slugs.add("glossary-outline-title")
-    out = ['<nav class="page-outline" aria-labelledby="glossary-outline-title"><details>'
+    out = ['<nav class="page-outline" aria-labelledby="glossary-outline-title"><details>'  # :x[label]
            '<summary id="glossary-outline-title">All terms</summary><ol class="term-outline">',
            *(f'<li><a href="#term-{e(k)}">{e(t.term)}</a></li>' for k, t in terms),
            '</ol></details></nav>\n<dl class="glossary">']

@@ -38,6 +38,8 @@ PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9_][A-Za-z0-9_.\-′]*)(\|unit)?\}")
 DIGIT_RE = re.compile(r"\d")
 # a checked claim at the end of a sentence, as in content Markdown (docs/claims.md)
 CLAIM_TOKEN_RE = re.compile(r"\s*:c\[([^\]\n]*)\]([.!?;,:]*)")
+# an exempt sentence's reason (docs/claims.md): read by the sentence check, shown as nothing
+REASON_TOKEN_RE = re.compile(r"\s*:x\[[^\]\n]*\]")
 
 # Layout constants, in SVG user units. The diagram scales with its container; these
 # only fix proportions, so the output is the same on every build.
@@ -121,7 +123,7 @@ def _check_text(ck: _Checker, loc, text: str, *, placeholders: bool):
     """Page text in the chain carries no digits; numbers come only from the registry."""
     rest = PLACEHOLDER_RE.sub("", text) if placeholders else text
     if placeholders:
-        rest = CLAIM_TOKEN_RE.sub("", rest)
+        rest = REASON_TOKEN_RE.sub("", CLAIM_TOKEN_RE.sub("", rest))
     elif CLAIM_TOKEN_RE.search(text):
         ck.fail(loc, f"{loc[-1]}: claim references are not allowed here (the SVG shows "
                      f"no marks): {text!r}")
@@ -142,6 +144,16 @@ def load_chain(path: Path | str, reads: Reads | None = None) -> Chain:
     return _load_checked(path, reads)[0]
 
 
+def _without_reasons(node):
+    """The chain's values with every reason mark `:x[key]` taken out: the sentence check
+    reads them from the file (docs/claims.md); the reader never sees them."""
+    if isinstance(node, dict):
+        return {k: _without_reasons(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_without_reasons(v) for v in node]
+    return REASON_TOKEN_RE.sub("", node) if isinstance(node, str) else node
+
+
 def _load_checked(path: Path | str, reads: Reads | None = None) -> tuple[Chain, _Checker]:
     """The validated chain and the checker that still knows each node's line."""
     path = Path(path)
@@ -158,6 +170,7 @@ def _load_checked(path: Path | str, reads: Reads | None = None) -> tuple[Chain, 
         raise BuildError(f"{_display(path)}:{line}", f"not valid YAML: {e}") from None
     if not isinstance(raw, dict):
         raise BuildError(f"{_display(path)}:1", "the chain file must be a mapping")
+    raw = _without_reasons(raw)
     ck = _Checker(path, root, raw)
     chain = parse_chain(raw, lambda loc: f"{_display(path)}:{_node_line(root, loc)}",
                         lambda loc: _owner(raw, loc))
@@ -355,6 +368,7 @@ def _fill(text: str, registry, num: Callable[[str], str], where: str, claim=None
     checked claim, looked up by `claim(id, marked, where)` (cit/claims.py)."""
     from cit.claimrefs import SENTENCE_END_RE
     from cit.claims import mark_html, open_html, parse_reference
+    text = REASON_TOKEN_RE.sub("", text)
     out, last = [], 0
     for m in CLAIM_TOKEN_RE.finditer(text):
         parsed = parse_reference(m.group(1))
@@ -540,7 +554,7 @@ def render_chain(registry, chain_yaml_path, num: Callable[[str], str],
         pcls = _path_class(chain, paths)
         only = ""
         if pcls != "path-both":
-            only = (' <span class="chain-only">only on '
+            only = (' <span class="chain-only">only on '  # :x[label]
                     + " and ".join(_esc(names[p]) for p in paths) + '</span>')
         tag_html = f' <span class="chain-tag-pill tag-{tag}">{tag}</span>' if tag else ""
         body = _fill(detail, registry, num, where(loc + ("detail",)), claim)

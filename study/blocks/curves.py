@@ -29,7 +29,7 @@ SPECS = {
         ChartAxis("Training step", "int"), ChartAxis("Validation loss", "dec3"),
         preview=(("wide", 720, 360), ("narrow", 420, 380))),
     "optics-curves": ChartSpec(
-        "optics-curves", "Validation loss against training step: the diverged first design, "
+        "optics-curves", "Validation loss against training step: the diverged first design, "  # :x[caption]
         "the repaired runs and the exact band",
         ChartAxis("Training step", "int"), ChartAxis("Validation loss (log scale)", "dec3", log=True)),
     "band-energy": ChartSpec(
@@ -104,7 +104,7 @@ def curve_blocks(inputs) -> dict[str, BlockSpec]:
         "chart:optics-curves": series_block(
             inputs, SPECS["optics-curves"],
             lambda s: s.extra.get("role") == "optics" and not s.id.startswith("band_energy."),
-            'series with role "optics" (other than band_energy.*)'),
+            'series with role "optics" (other than band_energy.*)'),  # :x[method]
         "chart:band-energy": series_block(
             inputs, SPECS["band-energy"], lambda s: s.id.startswith("band_energy."),
             'series "band_energy.*"'),

@@ -144,12 +144,12 @@ def final_loss(ctx, v: Shown) -> str:
         rows.append((label, [mean, sd if several else "one seed"]))
     svg = _draw(v, "final-loss", sp.bar_chart, bars, sp.Axis("Final validation loss (nats per token)"),
                 title="Final validation loss per configuration",
-                desc="Horizontal bars, one per configuration, each as long as its mean final "
+                desc="Horizontal bars, one per configuration, each as long as its mean final "  # :x[caption]
                      "validation loss, with a whisker of one standard deviation either side "
                      "where it has several seeds; the values are under “The data behind this "
                      "figure”.",
                 uid=uid, width=420)
-    caption = ("Final validation loss, mean over seeds; whiskers span one standard deviation "
+    caption = ("Final validation loss, mean over seeds; whiskers span one standard deviation "  # :x[caption]
                "where there is more than one seed. Each fixed shape trained has a bar; of the "
                "optics runs, one repaired run has one, named on its bar, and the optics page "
                "shows the others.")
@@ -180,11 +180,11 @@ def energy_kept(ctx, v: Shown) -> str:
     svg = _draw(v, "energy-kept", sp.bar_chart, bars,
                 sp.Axis("Share of the momentum's energy kept"),
                 title="Share of the momentum's energy each selector keeps",
-                desc="Horizontal bars grouped by chunk shape, one per selector, each as long "
+                desc="Horizontal bars grouped by chunk shape, one per selector, each as long "  # :x[caption]
                      "as the share of the momentum's energy it keeps; the values are "
                      "under “The data behind this figure”.",
                 uid=uid)
-    caption = ("Share of the momentum's energy each selector would keep at the same number of "
+    caption = ("Share of the momentum's energy each selector would keep at the same number of "  # :x[caption]
                "coefficients, all parameters, from the low band runs' diagnostics. On 1-D chunks "
                "a zig-zag band is the low band itself and has no bar of its own.")
     table = data_table(ctx, uid, "Share of the momentum's energy kept", ("Selector", "Share kept"), rows)
@@ -225,13 +225,13 @@ def optics_enob(ctx, v: Shown) -> str:
     svg = _draw(v, "optics-enob", sp.line_chart, lines, sp.Axis("ENOB of the readout"),
                 sp.Axis("Final validation loss (log scale)", log=True),
                 title="Final loss of the optics runs against the readout's ENOB",
-                desc="Two lines over the readout's ENOB, the first design's and the repaired "
+                desc="Two lines over the readout's ENOB, the first design's and the repaired "  # :x[caption]
                      "runs' final loss on a log scale, and a dotted line at the exact band's; "
                      "the values are under “The data behind this figure”.",
                 uid=uid, height=280)
-    caption = ("Final validation loss of the emulated-optics runs with eight bit planes, one seed "
-               "each, against ENOB, beside the exact band's mean (dotted). The optics code cuts "
-               "the LayerNorm vectors into other chunks than the exact band does, so the dotted "
+    caption = ("Final validation loss of the emulated-optics runs with eight bit planes, one seed "  # :x[source]
+               "each, against ENOB, beside the exact band's mean (dotted). The optics code and "
+               "the exact band's cut the LayerNorm vectors into different chunks, so the dotted "
                "line is not a pure optics reference (the optics page gives the evidence).")
     rows = [(f"ENOB {x}", [a, b]) for (x, a), (_, b) in zip(first, fixed)]
     table = data_table(ctx, uid, "Final validation loss of the optics runs by ENOB",
@@ -261,7 +261,7 @@ def sweep(ctx, v: Shown) -> str:
                      "down to its time at the bottom of the evaluation grid's interval of steps; "
                      "dotted vertical lines mark the break-even bandwidths.",
                 uid=uid, markers=marks, height=320)
-    caption = ("Simulated time to the target loss against WAN bandwidth (hypothetical variants "
+    caption = ("Simulated time to the target loss against WAN bandwidth (hypothetical variants "  # :x[caption]
                "in darker shades), on the evaluation grid's steps, each shaded down to its time "
                "at the bottom of that grid's interval; dotted lines: break-even bandwidths, below "
                "which the first variant named is faster.")
@@ -298,12 +298,12 @@ def breakevens(ctx, v: Shown) -> str:
         raise BuildError("figure:breakevens", "no break-even bandwidth falls in the simulated range")
     svg = _draw(v, "breakevens", sp.bar_chart, bars, sp.Axis("WAN bandwidth (GB/s, log scale)", log=True),
                 title="Break-even WAN bandwidths of the simulated comparisons",
-                desc="Horizontal bars on a log scale, one per comparison that has a break-even in "
+                desc="Horizontal bars on a log scale, one per comparison that has a break-even in "  # :x[caption]
                      "the simulated range: below its bandwidth the first variant named reaches the "
                      "target sooner. A whisker on each bar spans the break-even across the "
                      "evaluation grid's interval of steps to target.",
                 uid=uid)
-    caption = ("Below each bandwidth, the first variant named reaches the target loss sooner "
+    caption = ("Below each bandwidth, the first variant named reaches the target loss sooner "  # :x[caption]
                "than the second, on the steps the evaluation grid gives. Each whisker runs from "
                "the first variant at the top of its interval of steps and the second at the "
                "bottom, to the reverse. The table also lists the comparisons with no break-even "
@@ -328,7 +328,7 @@ def bytes_per_collective(ctx, v: Shown) -> str:
         rows.append((name, [payload, wire]))
     svg = _draw(v, "bytes", sp.bar_chart, bars, sp.Axis("MB per worker per step"),
                 title="Payload and bytes on the wire per worker per step",
-                desc="A pair of bars per variant: the payload each worker sends per step, and "
+                desc="A pair of bars per variant: the payload each worker sends per step, and "  # :x[caption]
                      "the bytes its collective puts on the wire; the values are "
                      "under “The data behind this figure”.",
                 uid=uid)
@@ -365,18 +365,18 @@ def band_positions(ctx, v: Shown) -> str:
     svg = _draw(v, "band-positions", sp.strip_diagram, strips, length=n, columns=64,
                 axis_title="Positions of one chunk, lowest frequency first, in rows",
                 title="Which positions of a one-dimensional chunk each fixed band keeps",
-                desc="Two grids of the chunk's positions: the low band fills the first cells, the "
+                desc="Two grids of the chunk's positions: the low band fills the first cells, the "  # :x[caption]
                      "high band the last; beside each, the share of the momentum's energy it "
                      "would keep on the 1-D 256-point low band's runs.",
                 uid=uid)
-    caption = ("The positions each band keeps in a 1-D chunk, the same in every chunk and step, "
+    caption = ("The positions each band keeps in a 1-D chunk, the same in every chunk and step, "  # :x[caption]
                "and the share of the momentum's energy each would keep, measured on the "
                "momentum of the exact low band's runs with 1-D 256-point chunks (results.md "
                f"§2); the high band itself was trained with {_trained_shapes(reg, 'F.high')}. "
                "Top-k's positions change from chunk to chunk and step to step.")
     on = "share of the momentum's energy it would keep on the 1-D 256-point low band's runs"
     rows = [("Positions in a chunk", [length]), ("Positions each band keeps", [kept]),
-            (f"Low band: {on}", [low]), (f"High band: {on}", [high])]
+            (f"Low band: {on}", [low]), (f"High band: {on}", [high])]  # :x[number]
     table = data_table(ctx, uid, "Chunk, band size and energy kept", ("Quantity", "Value"), rows)
     return figure_html(ctx, uid, svg, caption, table)
 
@@ -403,7 +403,7 @@ def bit_planes(ctx, v: Shown) -> str:
                 desc="One row of cells per run, one cell per bit plane sent through the transform; "
                      "beside each row, the run's final validation loss.",
                 uid=uid)
-    caption = ("Each bit plane is one pass through the optical transform. Repaired runs at "
+    caption = ("Each bit plane is one pass through the optical transform. Repaired runs at "  # :x[caption]
                "ENOB 8, one seed each, with their final validation loss.")
     rows = [(f"ENOB 8, {p} planes", [planes, loss]) for p, planes, loss in runs]
     table = data_table(ctx, uid, "Bit planes and final loss of the repaired ENOB 8 runs",
@@ -434,13 +434,13 @@ def seeds(ctx, v: Shown) -> str:
     optics = sorted(nid for nid in reg.numbers if nid.startswith("seeds.E."))
     svg = _draw(v, "seeds", sp.bar_chart, bars, sp.Axis("Seeds (independent runs)"),
                 title="Seeds per configuration",
-                desc="Horizontal bars, one per configuration, each as long as the number of "
+                desc="Horizontal bars, one per configuration, each as long as the number of "  # :x[caption]
                      "seeds it ran with; the values are under “The data behind this figure”.",
                 uid=uid, width=420)
     caption = ("How many seeds each configuration ran with. A configuration with one seed has "
                "no measured spread.")
     if optics and all(reg.numbers[nid].value == 1 for nid in optics):
-        caption += (" Every optics configuration ran with one seed; the data behind this "
+        caption += (" Every optics configuration ran with one seed; the data behind this "  # :x[conditional]
                     "figure lists each.")
     for nid in optics:
         curve = reg.series.get("optics_curve." + nid.removeprefix("seeds."))
@@ -484,7 +484,7 @@ def module_rate(ctx, v: Shown) -> str:
             sp.Bar("Band computed within the budget", rate.value, rate, "E")]
     svg = _draw(v, "module-rate", sp.bar_chart, bars, sp.Axis(f"Values a second ({port.unit})"),
                 title="The module's port rate and the rate it can compute the band at",
-                desc="Two horizontal bars: the rate values leave the module, and the rate the "
+                desc="Two horizontal bars: the rate values leave the module, and the rate the "  # :x[caption]
                      "simulator lets it compute the band at.",
                 uid=uid)
     caption = ("The port rate is the original study page's figure; the band's rate is the simulator's, with the "

@@ -125,7 +125,7 @@ def register_tables(reg: Registry, c: Computed, quoted: QuotedFile | None,
                     results_path: str = RESULTS) -> None:
     doc = build_doc(c)
     sc = doc.table(1, "Inputs")
-    reg.add_table("scenario", "Every input of the simulation, with its unit and source",
+    reg.add_table("scenario", "Every input of the simulation, with its unit and source",  # :x[caption]
                   ("Input", "Value", "Unit", "Source"), _rows(sc, [1, 2, 3, 4]),
                   source=f"{results_path} §1 and {SCENARIO}")
     st = doc.table(2, "Steps and bytes per variant")
@@ -144,7 +144,7 @@ def register_tables(reg: Registry, c: Computed, quoted: QuotedFile | None,
     be = doc.table(4, "Break-evens")
     rows = [r[:2] + [Ref(f"sim.breakeven.{bid}.most"), Ref(f"sim.breakeven.{bid}.fewest")]
             + r[2:] for r, (bid, *_) in zip(_rows(be, [0, 1, 2]), BREAKEVENS)]
-    reg.add_table("breakeven", "Break-even WAN bandwidths: below it, the first variant is "
+    reg.add_table("breakeven", "Break-even WAN bandwidths: below it, the first variant is "  # :x[caption]
                   "faster; on the evaluation grid's steps, and at the two ends of their "
                   "interval", (be.columns[0], "Break-even (grid)",
                                "First at the top of its interval, second at the bottom",
@@ -152,7 +152,7 @@ def register_tables(reg: Registry, c: Computed, quoted: QuotedFile | None,
                                be.columns[2]),
                   rows, source=f"{results_path} §4 and §8")
     en = doc.table(5, "Repaired optics runs")
-    reg.add_table("enob", "Repaired optics runs: steps to target and break-evens against "
+    reg.add_table("enob", "Repaired optics runs: steps to target and break-evens against "  # :x[caption]
                   "AdamW on the evaluation grid's steps (results.md §8 gives both corners of "
                   "the interval)", en.columns[1:], _rows(en, list(range(1, len(en.columns)))),
                   source=f"{results_path} §5")

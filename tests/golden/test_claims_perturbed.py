@@ -172,3 +172,17 @@ def test_the_hypothesis_mark_is_enforced_in_the_real_content(case, marker):
     err = case.run().stderr
     assert re.search(r"build failed: content/decks/05-results\.md:\d+: claim ", err), err
     assert want in err
+
+
+def test_notebook_retries_follow_crashes(case):
+    """One traceback of the sweep log taken out: its resume line then follows the
+    previous resume, not a crash, and the notebook's "The only retries it records follow
+    crashes" is false (the crash loop's other facts still hold: same error, same run)."""
+    rel = "results/colab_sweep.log"
+    lines = (case.root / "vendored" / rel).read_text().split("\n")
+    resumes = [i for i, ln in enumerate(lines) if "; resuming (attempt" in ln]
+    start = next(i for i in range(resumes[0] + 1, resumes[1]) if lines[i].startswith("Traceback"))
+    del lines[start:resumes[1]]
+    case.repin(rel, "\n".join(lines).encode())
+    _expect(case, "content/pages/notebook.md", "exp.sweep_log_retries_follow_crashes",
+            "right after a traceback = 6")

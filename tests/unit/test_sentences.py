@@ -1,6 +1,8 @@
 """The comparing-sentence check (cit/sentences.py, docs/claims.md "Sentences the build
-finds"): which sentences it finds, where it says they are, the exemption file, the loose
-words a claim must define, and a build that fails on a planted unmarked comparison."""
+finds"): which sentences it finds, where it says they are, the inline reasons and what
+they may not exempt, the loose words a claim must define, and a build that fails on a
+planted unmarked comparison. The detector on its own, with the study's entities and
+sentences the site does not use, is tests/unit/test_sentence_detector.py."""
 
 import json
 from pathlib import Path
@@ -12,18 +14,23 @@ from cit.siteconfig import load_site
 from cit.claims import Claim
 from cit.errors import BuildError
 from cit.reads import Reads
+from cit.sentencerules import Vocabulary, load_vocabulary
 from tests.conftest import give_caches, run_build
 
 FRONT = "---\ntitle: A page\ndescription: One line about it.\nlayout: page\n---\n"
 
 
-def _project(tmp_path: Path, body: str, exemptions: str = "entries: []\n") -> Path:
+def _project(tmp_path: Path, body: str) -> Path:
     (tmp_path / "content" / "pages").mkdir(parents=True)
     (tmp_path / "templates").mkdir()
     (tmp_path / "data").mkdir()
     (tmp_path / "content" / "pages" / "x.md").write_text(FRONT + body)
-    (tmp_path / "data" / "sentences.yaml").write_text(exemptions)
     return tmp_path
+
+
+def _vocabulary(root: Path, site) -> Vocabulary:
+    """The study's own vocabulary (site.yaml `sentences`, the variant catalogue)."""
+    return load_vocabulary(root, site.sentences, lambda key: "site.yaml", Reads(root))
 
 
 def test_split_inline_ends_a_sentence_at_a_claim_and_counts_lines():
@@ -88,48 +95,89 @@ def test_a_study_s_yaml_name_keys_are_skipped_and_only_those():
         "the lower lane of all", "It runs on every worker."]
 
 
+REASONS = Vocabulary(names=("top-k", "the band", "low band"), letters=("C",),
+                     data_nouns=("run", "log", "seed"),
+                     reasons=(("definition", "how a thing is built"),
+                              ("caption", "what a figure draws")))
+
+
 def test_an_unmarked_comparing_sentence_fails_with_file_and_line(tmp_path):
     root = _project(tmp_path, "Intro text goes here.\n\nBand C ended far below top-k here.\n")
     with pytest.raises(BuildError) as e:
-        S.check(root)
-    assert "content/pages/x.md:8: a sentence that compares (below)" in e.value.message
+        S.check(root, vocabulary=REASONS)
+    assert "content/pages/x.md:8: a comparison candidate (C, top-k, below)" in e.value.message
     assert "Band C ended far below top-k here." in e.value.message
 
 
-def test_a_claim_or_an_exemption_with_a_reason_passes(tmp_path):
+def test_a_claim_or_an_inline_reason_passes_and_is_counted_by_key(tmp_path):
     body = ("The band ended below top-k :c[a.b].\n\n"
-            "Each line is a variant; lower is better.\n")
-    ex = ("entries:\n  - {file: content/pages/x.md, starts: 'Each line is a variant',\n"
-          "     reason: 'caption: what the chart draws'}\n")
-    report = S.check(_project(tmp_path, body, ex))
-    assert (report.checked, report.exempt, report.entries, report.found) == (1, 1, 1, 2)
+            "Each line is a variant; lower is better :x[caption].\n")
+    report = S.check(_project(tmp_path, body), vocabulary=REASONS)
+    assert (report.checked, report.exempt, report.found) == (1, 1, 2)
+    assert report.by_reason == (("definition", "how a thing is built", 0),
+                                ("caption", "what a figure draws", 1))
     assert report.read >= 4
 
 
-def test_a_stale_exemption_or_one_on_a_claimed_sentence_fails(tmp_path):
-    ex = ("entries:\n  - {file: content/pages/x.md, starts: 'No such sentence here',\n"
-          "     reason: 'a definition'}\n"
-          "  - {file: content/pages/x.md, starts: 'The band ended below',\n"
-          "     reason: 'a definition'}\n")
+def test_a_reason_that_is_unknown_needless_or_beside_a_claim_fails(tmp_path):
+    body = ("The band ended below top-k :c[a.b] :x[caption].\n\n"
+            "A thing that is lower is drawn :x[diagram].\n\n"
+            "The page ends here at last :x[caption].\n")
     with pytest.raises(BuildError) as e:
-        S.check(_project(tmp_path, "The band ended below top-k :c[a.b].\n", ex))
+        S.check(_project(tmp_path, body), vocabulary=REASONS)
     msg = e.value.message
-    assert "data/sentences.yaml:2: exemption matches no sentence" in msg
-    assert "data/sentences.yaml:4: exempts content/pages/x.md:6, which carries a claim" in msg
+    assert "x.md:6: a sentence carries both a claim and a reason" in msg
+    assert "x.md:8: unknown reason :x[diagram] (site.yaml sentences: reasons has definition, caption)" in msg
+    assert "x.md:10: :x[caption] on a sentence that is no comparison candidate; drop the reason" in msg
 
 
-def test_an_exemption_of_a_sentence_that_compares_nothing_fails(tmp_path):
-    ex = ("entries:\n  - {file: content/pages/x.md, starts: 'The band ended here',\n"
-          "     reason: 'a definition'}\n")
-    with pytest.raises(BuildError, match=r"sentences.yaml:2: exempts content/pages/x.md:6, "
-                                         r"which compares nothing"):
-        S.check(_project(tmp_path, "The band ended here at last.\n", ex))
+def test_a_reason_cannot_exempt_a_universal_over_the_data_or_an_ordering(tmp_path):
+    body = ("Every run writes one log :x[definition].\n\n"
+            "The only seeds it records are these three :x[definition].\n\n"
+            "Top-k trails the low band :x[definition].\n\n"
+            "A run is kept if every seed reaches it, and C is the low band :x[definition].\n\n"
+            "Whether the low band trains as well as top-k is the question :x[definition].\n")
+    with pytest.raises(BuildError) as e:
+        S.check(_project(tmp_path, body), vocabulary=REASONS)
+    msg = e.value.message
+    assert "x.md:6: :x[definition] cannot exempt this sentence: it quantifies over the data ('Every run')" in msg
+    assert "x.md:8: :x[definition] cannot exempt this sentence: it quantifies over the data ('only seeds')" in msg
+    assert "x.md:10: :x[definition] cannot exempt this sentence: it compares 'top-k' and 'low band' ('trails')" in msg
+    # a condition ("if every seed") and a question ("whether") assert nothing
+    assert "x.md:12" not in msg and "x.md:14" not in msg
 
 
-def test_an_exemption_needs_a_reason(tmp_path):
-    ex = "entries:\n  - {file: content/pages/x.md, starts: 'The band ended below', reason: ' '}\n"
-    with pytest.raises(BuildError, match=r"sentences.yaml:2: an exemption needs"):
-        S.check(_project(tmp_path, "The band ended below top-k.\n", ex))
+def test_reasons_in_code_yaml_and_templates_sit_where_the_check_names_the_sentence(tmp_path):
+    root = _project(tmp_path, "Intro text goes here.\n")
+    (root / "study").mkdir()
+    (root / "study" / "cap.py").write_text(
+        'PAGE_TEXT = True\n'
+        'A = "The low band fills the first cells of C."  # :x[caption]\n'
+        'B = ("Top-k keeps cells the low band leaves out. "  # :x[caption] :x[definition]\n'
+        '     "The band is drawn beside top-k.")\n'
+        'C = "A plain caption of the page."  # :x[caption]\n')
+    (root / "content" / "glossary.yaml").write_text(
+        'band:\n  term: "band"\n  definition: "The low band is C, a fixed set :x[definition]."\n')
+    (root / "templates" / "t.html").write_text("<p>The band and top-k are drawn {# :x[caption] #}.</p>\n")
+    with pytest.raises(BuildError) as e:
+        S.check(root, packages=("study",), vocabulary=REASONS)
+    msg = e.value.message
+    assert "study/cap.py:5: a reason on a line whose sentences compare nothing" in msg
+    assert "cap.py:2" not in msg and "cap.py:3" not in msg
+    assert "glossary.yaml" not in msg and "t.html" not in msg
+    lines = (root / "study" / "cap.py").read_text().splitlines()
+    (root / "study" / "cap.py").write_text("\n".join(lines[:4]) + "\n")
+    report = S.check(root, packages=("study",), vocabulary=REASONS)
+    assert dict((k, n) for k, _, n in report.by_reason) == {"caption": 3, "definition": 2}
+
+
+def test_a_reason_comment_off_a_sentence_line_fails(tmp_path):
+    root = _project(tmp_path, "Intro text goes here.\n")
+    (root / "study").mkdir()
+    (root / "study" / "cap.py").write_text('PAGE_TEXT = True\n# :x[caption]\n'
+                                           'A = "The low band fills the cells of C."\n')
+    with pytest.raises(BuildError, match=r"^study/cap.py:2: a reason comment"):
+        S.check(root, packages=("study",), vocabulary=REASONS)
 
 
 def _claim(words=()):
@@ -155,10 +203,10 @@ def test_a_module_declaring_page_text_is_read_and_every_read_is_recorded(tmp_pat
     reads = Reads(root)
     with pytest.raises(BuildError) as e:
         S.check(root, reads, packages=("study",))
-    assert "study/blocks/shown.py:2: a sentence that compares (below)" in e.value.message
+    assert "study/blocks/shown.py:2: a comparison candidate (below)" in e.value.message
     assert "hidden.py" not in e.value.message
     got = reads.shared()
-    assert {"f:content/pages/x.md", "f:data/sentences.yaml", "f:study/hidden.py",
+    assert {"f:content/pages/x.md", "f:study/hidden.py",
             "f:study/blocks/shown.py"} <= set(got)
 
 
@@ -176,10 +224,13 @@ def test_a_bad_byte_or_a_folder_is_refused_by_the_reads(tmp_path):
 def test_the_repository_passes_and_reports_its_figures():
     root = Path(__file__).resolve().parents[2]
     site = load_site(root)
-    report = S.check(root, packages=site.packages(), name_keys=site.yaml_name_keys)
-    entries = S.load_exemptions(root)
-    assert report.entries == len(entries) and report.found == report.checked + report.exempt
-    assert all(e.reason.strip() for e in entries)
+    report = S.check(root, packages=site.packages(), name_keys=site.yaml_name_keys,
+                     vocabulary=_vocabulary(root, site))
+    assert report.found == report.checked + report.exempt and report.exempt > 0
+    assert not (root / "data" / "sentences.yaml").exists()
+    # every declared reason says what it covers; the probes all come out as labelled
+    assert all(line.strip() for _, line, _ in report.by_reason)
+    assert report.probes[0] == report.probes[1] > 0 and report.probes[3] == 0
 
 
 def test_a_planted_unmarked_comparison_fails_the_build(project_copy, warm_copy):
@@ -187,12 +238,12 @@ def test_a_planted_unmarked_comparison_fails_the_build(project_copy, warm_copy):
     page = project_copy / "content" / "pages" / "optics.md"
     lines = page.read_text().splitlines(keepends=True)
     at = next(i for i, ln in enumerate(lines) if ln.startswith("## What went wrong"))
-    lines.insert(at + 1, "\nThe repaired runs trained better than the exact band.\n")
+    lines.insert(at + 1, "\nThe repaired runs trail the exact band.\n")
     page.write_text("".join(lines))
     r = run_build(project_copy.parent / "site", root=project_copy, cold=False)
     assert r.returncode == 1
-    assert (f"content/pages/optics.md:{at + 3}: a sentence that compares (better, than)"
-            in r.stderr), r.stderr
+    assert (f"content/pages/optics.md:{at + 3}: a comparison candidate (repaired runs, "
+            "exact band)" in r.stderr), r.stderr
     assert not (project_copy.parent / "site").exists()
 
 
@@ -200,12 +251,16 @@ def test_numbers_json_and_tested_report_the_figures(built_site):
     build = json.loads((built_site / "numbers.json").read_text())["build"]
     root = Path(__file__).resolve().parents[2]
     site = load_site(root)
-    report = S.check(root, packages=site.packages(), name_keys=site.yaml_name_keys)
-    assert (build["sentences_found"], build["sentences_checked"],
-            build["sentences_exempt"], build["sentence_exemptions"]) == (
-        report.found, report.checked, report.exempt, report.entries)
+    report = S.check(root, packages=site.packages(), name_keys=site.yaml_name_keys,
+                     vocabulary=_vocabulary(root, site))
+    assert (build["sentences_found"], build["sentences_checked"], build["sentences_exempt"]) == (
+        report.found, report.checked, report.exempt)
+    assert {k: build[f"sentence_reason.{k}"] for k, _, _ in report.by_reason} == {
+        k: n for k, _, n in report.by_reason}
     tested = (built_site / "tested" / "index.html").read_text()
     assert 'data-id="build.sentences_found"' in tested
+    assert all(f'data-id="build.sentence_reason.{k}"' in tested for k, _, _ in report.by_reason)
+    assert 'data-id="build.sentence_probes_flagged"' in tested
 
 
 def test_with_the_code_unchanged_a_warm_check_reads_no_module_and_finds_the_same():

@@ -1,0 +1,229 @@
+"""What the comparing-sentence check knows of the study (docs/claims.md, "Sentences the
+build finds"): the names of its entities, the nouns of its data and the reasons an
+exempt sentence may give, all declared by the study in site.yaml's `sentences` block
+(and the catalogue file it names), none here.
+
+A sentence is a comparison candidate by what it is about: two or more of the study's
+entities, or one entity and a quantity (a registered number, a number word, a multiple,
+a percentage). `Vocabulary.about` says which it names; cit/sentences.py adds the word
+list and decides.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import yamlio
+from .errors import BuildError
+from .fieldcheck import FieldRule, check_fields
+from .reads import Reads
+
+# English number words, multiples and percentages: quantities whatever the study
+NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                "ten", "eleven", "twelve", "twenty", "hundred", "thousand", "million",
+                "half", "twice", "double", "triple", "dozen", "third", "quarter")
+QUANTITY_RE = re.compile(
+    r"#"                                                   # a registered number
+    r"|(?<![\w\-′])(?:" + "|".join(NUMBER_WORDS) + r")(?![\w\-′])"
+    r"|\d+(?:\.\d+)?\s*[x×](?![\w\d])|×"                  # a multiple: 1.75x, 3 ×
+    r"|(?<![\w\-])times(?![\w\-])"
+    r"|%|(?<![\w\-])per\s?cent(?![\w\-])", re.I)
+# one-letter names that are also English words: a variant "A" is not the article in
+# "A ring of workers" (a capital letter followed by a lower-case word)
+WORD_LETTERS = frozenset({"A", "I"})
+ARTICLE_RE = re.compile(r"\s+[a-z]")
+# a word, as names and letters are matched: hyphens and the prime belong to it
+TOKEN_RE = re.compile(r"[\w′\-]+")
+BOUND_RE = re.compile(r"[\w′\-]")
+# words that quantify over a set: with one of the study's data nouns a few words on
+# they make a statement about all of its data, which a reason cannot exempt
+QUANTIFIERS = ("every", "each", "only", "no", "none", "all")
+QUANTIFIER_WINDOW = 3
+# the comparing words that order two things (cit/sentences.py COMPARING_WORDS has more):
+# a sentence naming two entities with one of these compares them
+ORDERING_RE = re.compile(
+    r"(?<![\w\-′])(?:than|below|above|beats?|beaten|outperforms?|exceeds?|same\s+as|"
+    r"as\s+well\s+as|better|worse|faster|slower|sooner|later|higher|lower|larger|smaller|"
+    r"cheaper|fewer|more|less|best|worst|ahead|behind|trails?|matches|lags?|edges?\s+out|"
+    r"overtakes?|wins?|loses?)(?![\w\-′])", re.I)
+
+# a quantifier right after one of these is a condition, not a statement about the data
+CONDITION_RE = re.compile(r"(?<![\w\-])(?:if|whether|unless|until)\s+$", re.I)
+# a comparison put as a question, a hypothesis or a refutation criterion asserts nothing
+QUESTION_RE = re.compile(r"(?<![\w\-])(?:whether|hypothes[ie]s(?:ed)?|refuted\s+if|"
+                         r"would\s+(?:not\s+)?refute)(?![\w\-])|\?\s*$", re.I)
+
+SENTENCE_RULES = {"catalogue": FieldRule(dict, required=False),
+                  "entities": FieldRule(dict, required=False),
+                  "data_nouns": FieldRule(list, item_kind=str),
+                  "reasons": FieldRule(dict, nonblank=True),
+                  "probes": FieldRule(str, required=False, nonblank=True)}
+PROBE_RULES = {"text": FieldRule(str, nonblank=True), "compares": FieldRule(bool),
+               "idiom": FieldRule(str, required=False, nonblank=True),
+               "holds": FieldRule(bool, required=False, nullable=True)}
+CATALOGUE_RULES = {"file": FieldRule(str, nonblank=True), "list": FieldRule(str, nonblank=True),
+                   "fields": FieldRule(list, nonblank=True, item_kind=str)}
+REASON_KEY_RE = re.compile(r"[a-z][a-z0-9-]*")
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The study's entity names (`names`: case-insensitive, `letters`: exact), its data
+    nouns and its reason keys (key -> the line saying what it covers)."""
+    names: tuple[str, ...] = ()
+    letters: tuple[str, ...] = ()
+    data_nouns: tuple[str, ...] = ()
+    reasons: tuple[tuple[str, str], ...] = ()
+    # the detector's self-test (docs/claims.md): (file:line, sentence, compares)
+    probes: tuple[tuple[str, str, bool], ...] = ()
+
+    def _firsts(self) -> dict[str, tuple[str, ...]]:
+        """Each name, lower-cased, under its first word, longest first."""
+        out: dict[str, list[str]] = {}
+        for n in sorted({" ".join(n.lower().split()) for n in self.names}, key=len, reverse=True):
+            m = TOKEN_RE.match(n)
+            if m:
+                out.setdefault(m.group(0), []).append(n)
+        return {k: tuple(v) for k, v in out.items()}
+
+    def _quantified_re(self) -> re.Pattern | None:
+        if not self.data_nouns:
+            return None
+        nouns = "|".join(re.escape(n) + r"(?:s|es)?(?:['’]s?)?" for n in self.data_nouns)
+        return re.compile(r"(?<![\w\-])(?:" + "|".join(QUANTIFIERS) + r")(?![\w\-])"
+                          r"(?:\W+[\w′’'\-]+){0,%d}?\W+(?:%s)(?![\w\-])"
+                          % (QUANTIFIER_WINDOW - 1, nouns), re.I)
+
+    def patterns(self) -> "Patterns":
+        return Patterns(self._firsts(), frozenset(self.letters), self._quantified_re(),
+                        dict(self.reasons))
+
+
+@dataclass(frozen=True)
+class Patterns:
+    """The compiled vocabulary (made once per check): the names by their first word,
+    the letters, the quantifier pattern, the reasons; `seen` keeps each text's entities
+    for the check's other questions about the same sentence."""
+    firsts: dict
+    letters: frozenset
+    quantified_re: re.Pattern | None
+    reasons: dict
+    seen: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def entities(self, text: str) -> list[str]:
+        """The distinct entities a sentence names, in the order it names them (names
+        lower-cased)."""
+        return list(dict.fromkeys(" ".join(e.split()) for _, _, e in self._spans(text)))
+
+    def about(self, text: str) -> list[str]:
+        """What makes a sentence a candidate by its subject: its entities when it names
+        two or more, or one and a quantity (the quantity then listed too); else []."""
+        ents = self.entities(text)
+        if len(ents) >= 2:
+            return ents
+        q = QUANTITY_RE.search(text)
+        return ents + [q.group(0).lower()] if ents and q else []
+
+    def _spans(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, entity) of each name or letter, leftmost, longest first: a name
+        matches whole words, case aside; a letter exactly, and "A"/"I" not before a
+        lower-case word (the article, the pronoun)."""
+        got = self.seen.get(text)
+        if got is not None:
+            return got
+        low, spans, until = text.lower(), [], 0
+        for m in TOKEN_RE.finditer(text):
+            start, end = m.span()
+            if start < until:
+                continue
+            for name in self.firsts.get(low[start:end], ()):
+                stop = start + len(name)
+                if low.startswith(name, start) and not BOUND_RE.match(low, stop):
+                    spans.append((start, stop, name))
+                    until = stop
+                    break
+            else:
+                word = m.group(0)
+                if word in self.letters and not (word in WORD_LETTERS
+                                                 and ARTICLE_RE.match(text, end)):
+                    spans.append((start, end, word))
+        self.seen[text] = spans
+        return spans
+
+    def unexemptable(self, text: str) -> str | None:
+        """Why a reason cannot exempt this sentence, or None: it quantifies over the
+        study's data (not as a condition: "if every seed reaches it"), or it orders two
+        entities (an ordering word between two different ones) where it does not put
+        that as a question or hypothesis (QUESTION_RE)."""
+        for q in (self.quantified_re.finditer(text) if self.quantified_re else ()):
+            if not CONDITION_RE.search(text[:q.start()]):
+                return f"it quantifies over the data ({' '.join(q.group(0).split())!r})"
+        if QUESTION_RE.search(text):
+            return None
+        spans = self._spans(text)
+        for order in ORDERING_RE.finditer(text):
+            before = {e for s, _, e in spans if s < order.start()}
+            after = {e for s, _, e in spans if s >= order.end()}
+            pair = next(((a, b) for a in before for b in after if a != b), None)
+            if pair:
+                return (f"it compares {pair[0]!r} and {pair[1]!r} "
+                        f"({order.group(0).lower()!r})")
+        return None
+
+
+def load_vocabulary(root: Path, block: dict | None, where, reads: Reads) -> Vocabulary:
+    """site.yaml's `sentences` block (`where(key)`: its place for errors): the entity
+    names it lists by class, those of the catalogue file it names (`file`, the `list` of
+    entries in it, the `fields` of each that are names), its data nouns and reasons."""
+    if not block:
+        return Vocabulary()
+    check_fields(block, SENTENCE_RULES, where, "sentences")
+    names: list[str] = []
+    for cls, words in (block.get("entities") or {}).items():
+        if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
+            raise BuildError(where("entities"), f"sentences: entities: {cls!r} must be a "
+                             "list of names")
+        names += words
+    cat = block.get("catalogue")
+    if cat:
+        names += _catalogue_names(root, cat, where("catalogue"), reads)
+    letters = tuple(n for n in names if len(n.rstrip("′")) == 1 and n[0].isupper())
+    reasons = []
+    for key, line in block["reasons"].items():
+        if not REASON_KEY_RE.fullmatch(str(key)) or not isinstance(line, str) or not line.strip():
+            raise BuildError(where("reasons"), f"sentences: reasons: {key!r} needs a "
+                             "lower-case key and one line saying what it covers")
+        reasons.append((key, " ".join(line.split())))
+    probes = _probes(root, block["probes"], reads) if block.get("probes") else ()
+    return Vocabulary(tuple(n for n in names if n not in letters), letters,
+                      tuple(block["data_nouns"]), tuple(reasons), probes)
+
+
+def _probes(root: Path, rel: str, reads: Reads) -> tuple[tuple[str, str, bool], ...]:
+    """The probe file's `entries`: each a `text`, whether it `compares` (and, for the
+    reader, whether the comparison `holds` on the study's data)."""
+    out = []
+    for line, raw in yamlio.entries(reads.text(Path(root) / rel), rel):
+        check_fields(raw, PROBE_RULES, lambda key: f"{rel}:{line}", "probe")
+        out.append((f"{rel}:{line}", " ".join(raw["text"].split()), raw["compares"]))
+    return tuple(out)
+
+
+def _catalogue_names(root: Path, cat: dict, where: str, reads: Reads) -> list[str]:
+    check_fields(cat, CATALOGUE_RULES, lambda key: where, "sentences: catalogue")
+    path = Path(root) / cat["file"]
+    data, node = yamlio.load_with_nodes(reads.text(path), cat["file"])
+    entries = data.get(cat["list"]) if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise BuildError(where, f"sentences: catalogue: {cat['file']} has no list "
+                         f"{cat['list']!r}")
+    out = []
+    for entry in entries:
+        for f in cat["fields"]:
+            value = entry.get(f) if isinstance(entry, dict) else None
+            out += [v for v in (value if isinstance(value, list) else [value])
+                    if isinstance(v, str) and v.strip()]
+    return out
+

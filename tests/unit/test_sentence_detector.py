@@ -1,0 +1,117 @@
+"""The comparison-candidate detector on its own (cit/sentencerules.py, docs/claims.md
+"Sentences the build finds"), with the study's own entities (site.yaml `sentences`, the
+variant catalogue) and sentences in verbs and idioms no sentence of the site uses: the
+probes of data/sentence_probes.yaml, true and false of the data. Planted in a page, a
+deck, the glossary and a caption written in code, every comparing one is refused at its
+file and line; the plain ones ("The table below lists the runs.") are not flagged."""
+
+from pathlib import Path
+
+import pytest
+
+from cit import sentences as S, yamlio
+from cit.errors import BuildError
+from cit.reads import Reads
+from cit.sentencerules import load_vocabulary
+from cit.siteconfig import load_site
+
+ROOT = Path(__file__).resolve().parents[2]
+PROBES = "data/sentence_probes.yaml"
+
+
+def _vocabulary():
+    site = load_site(ROOT)
+    return site, load_vocabulary(ROOT, site.sentences, lambda key: "site.yaml", Reads(ROOT))
+
+
+def _probes():
+    rows = [raw for _, raw in yamlio.entries((ROOT / PROBES).read_text(), PROBES)]
+    return [r for r in rows if r["compares"]], [r for r in rows if not r["compares"]]
+
+
+def _plant(tmp_path: Path, comparing, plain) -> dict[str, tuple[str, int]]:
+    """A project whose page, deck, glossary and code caption each hold some of the
+    comparing probes, one a line; the page also holds every plain one. Returns each
+    comparing probe's text -> (file, line) where it was written."""
+    where = {}
+    (tmp_path / "content" / "pages").mkdir(parents=True)
+    (tmp_path / "content" / "decks").mkdir()
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "study" / "blocks").mkdir(parents=True)
+    quarter = max(1, len(comparing) // 4)
+    page, deck, gloss, code = (comparing[:quarter], comparing[quarter:2 * quarter],
+                               comparing[2 * quarter:3 * quarter], comparing[3 * quarter:])
+    head = "---\ntitle: A page\ndescription: What it holds.\nlayout: page\n---\n"
+    body = [head] + [f"{p['text']}\n\n" for p in page] + [f"{p['text']}\n\n" for p in plain]
+    for k, p in enumerate(page):
+        where[p["text"]] = ("content/pages/x.md", 6 + 2 * k)
+    (tmp_path / "content" / "pages" / "x.md").write_text("".join(body))
+    dhead = "---\ntitle: A deck\ndescription: What it shows.\nlayout: deck\norder: 1\n---\n\n## A slide\n\n"
+    (tmp_path / "content" / "decks" / "01-x.md").write_text(
+        dhead + "".join(f"- {p['text']}\n" for p in deck))
+    for k, p in enumerate(deck):
+        where[p["text"]] = ("content/decks/01-x.md", 10 + k)
+    (tmp_path / "content" / "glossary.yaml").write_text("".join(
+        f'term-{k}:\n  term: "term {k}"\n  definition: "{p["text"]}"\n' for k, p in enumerate(gloss)))
+    for k, p in enumerate(gloss):
+        where[p["text"]] = ("content/glossary.yaml", 3 + 3 * k)
+    (tmp_path / "study" / "blocks" / "cap.py").write_text("PAGE_TEXT = True\n\n\ndef caption():\n" + "".join(
+        f'    c{k} = "<p>{p["text"]}</p>"\n' for k, p in enumerate(code)) + "    return c0\n")
+    for k, p in enumerate(code):
+        where[p["text"]] = ("study/blocks/cap.py", 5 + k)
+    return where
+
+
+def test_every_planted_comparison_is_refused_at_its_file_and_line(tmp_path):
+    site, vocab = _vocabulary()
+    comparing, plain = _probes()
+    assert len(comparing) >= 12 and plain
+    assert {p.get("holds") for p in comparing} >= {True, False}
+    where = _plant(tmp_path, comparing, plain)
+    assert {f for f, _ in where.values()} == {"content/pages/x.md", "content/decks/01-x.md",
+                                             "content/glossary.yaml", "study/blocks/cap.py"}
+    with pytest.raises(BuildError) as e:
+        S.check(tmp_path, packages=("study",), vocabulary=vocab)
+    lines = e.value.message.splitlines()[1:]
+    for text, (file, line) in where.items():
+        hit = [ln for ln in lines if ln.strip().startswith(f"{file}:{line}: a comparison candidate")]
+        assert len(hit) == 1 and repr(text) in hit[0], (text, file, line, e.value.message)
+    assert len(lines) == len(where), e.value.message
+    for p in plain:
+        assert p["text"] not in e.value.message
+
+
+def test_the_plain_probes_alone_pass(tmp_path):
+    _, vocab = _vocabulary()
+    _, plain = _probes()
+    _plant(tmp_path, [], plain)
+    report = S.check(tmp_path, packages=("study",), vocabulary=vocab)
+    assert report.found == 0 and report.read >= len(plain)
+
+
+def test_the_probes_use_verbs_and_idioms_no_sentence_of_the_site_uses():
+    site, _ = _vocabulary()
+    comparing, _ = _probes()
+    shown = " ".join(s.text.lower() for s in
+                     S.collect(ROOT, Reads(ROOT), None, "", site.packages(), site.yaml_name_keys))
+    for p in comparing:
+        assert p["idiom"].lower() in p["text"].lower()
+        assert p["idiom"].lower() not in shown, p["idiom"]
+
+
+def test_each_signal_alone_makes_a_candidate_and_names_what_it_found():
+    _, vocab = _vocabulary()
+    pats = vocab.patterns()
+    about = pats.about
+    assert about("AdamW trails top-k.") == ["adamw", "top-k"]
+    assert about("C′ keeps pace with E′.") == ["C′", "E′"]
+    assert about("The low band lands 40% short.") == ["low band", "%"]
+    assert about("Top-k sends 3x the bytes.") == ["top-k", "3x"]
+    assert about("Half of the optics runs fell apart.") == ["the optics", "half"]
+    assert about("E took # s.") == ["E", "#"]
+    # the article "A" is not variant A; 2-D and 1-D are not variant D
+    assert about("A ring of workers spans two data centres.") == []
+    assert about("The 2-D chunks and the 1-D chunks.") == []
+    assert about("The table below lists the runs.") == []
+    assert S.Sentence("f", 1, "The table below lists the runs.").comparing() == []
+    assert S.Sentence("f", 1, "Its loss ended below the target.").comparing() == ["below"]
