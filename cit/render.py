@@ -35,6 +35,7 @@ from .errors import BuildError
 from .frontmatter import ContentFile, parse_content_file, split_notes
 from .glossary import Term, load_glossary
 from .markdown import PageContext, make_markdown, plain_text, render_chunk, render_inline
+from .mathcite import bibliography_html, needs_math
 from .reads import Reads
 from .registry import KINDS, Registry
 from .siteconfig import SiteConfig, load_site
@@ -94,6 +95,18 @@ class SiteState:
     definitions: dict[str, str] = field(default_factory=dict)
     reads: Reads | None = None      # every file a block opens goes through it
     template_ids: frozenset = frozenset()   # ids the templates give (see template_ids)
+    # what the render parses once per build: the math parser, the bibliography by its
+    # text's hash (cit/mathcite.py)
+    parsed: dict = field(default_factory=dict)
+
+    def parser(self, text: str):
+        """The Markdown parser for a page's text: the math one only where it holds a `$`
+        (the TeX libraries are imported then; mathcite.needs_math)."""
+        if not needs_math(text):
+            return self.md
+        if "math-md" not in self.parsed:
+            self.parsed["math-md"] = make_markdown(math=True)
+        return self.parsed["math-md"]
 
     def page(self, url: str) -> Page:
         for p in self.pages:
@@ -350,8 +363,8 @@ def _nav(state: SiteState, current: Page) -> list[dict]:
 
 def _render_body(state: SiteState, page: Page) -> None:
     """A page's body (or a deck's slides) into `page`, late blocks left as markers."""
-    md = state.md
     ctx = page.ctx
+    md = state.parser(page.doc.body.text)
     if page.layout == "deck":
         chunks = page.doc.slides()
         if not chunks:
@@ -371,12 +384,16 @@ def _render_body(state: SiteState, page: Page) -> None:
                                 "title": r.first_heading_text, "html": r.html,
                                 "notes": render_chunk(md, notes, ctx, page.doc.path).html
                                 if notes else ""})
+        if ctx.refs.cited:
+            raise BuildError(page.doc.path, "a deck cannot cite [@key] yet: it has no place "
+                             "for a bibliography (docs/math-citations.md)")
     else:
         r = render_chunk(md, page.doc.body, ctx, page.doc.path, sections=True,
                          findings_cards=page.layout in state.config.findings_cards)
-        page.body = r.html
+        bib = bibliography_html(ctx)
+        page.body = r.html + bib
         page.has_h1 = r.has_h1
-        page.outline = r.outline
+        page.outline = r.outline + ([("references", "References")] if bib else [])
 
 
 def _plain_definitions(state: SiteState) -> dict[str, str]:
@@ -474,10 +491,12 @@ def _render_templates(state: SiteState, templates_dir: Path, assets: StaticAsset
         if p.out in reused:
             continue
         # a page's numbers' and claims' provenance and its terms' definitions load on demand
-        has_prov = bool(p.ctx.numbers_shown or p.ctx.terms_linked or p.ctx.claims_cited)
+        has_prov = bool(p.ctx.numbers_shown or p.ctx.terms_linked or p.ctx.claims_cited
+                        or p.ctx.refs.cards)
         if has_prov:
             terms_shown = {k: (state.glossary[k].term, state.definitions[k])
                            for k in p.ctx.terms_linked}
+            terms_shown.update(p.ctx.refs.cards)     # each citation's card
             payload = prov_payload(state.registry, p.ctx.numbers_shown, terms_shown,
                                    p.ctx.claims_cited, state.build_info.get("source_url"))
             payload.update(p.ctx.prov_extra)

@@ -32,7 +32,12 @@ SITE_RULES = {"title": TEXT, "base_url": FieldRule(str, nullable=True),
               "tested": TEXTS, "templates": FieldRule(str, required=False, nonblank=True),
               "static": FieldRule(str, required=False, nonblank=True),
               "share_figure": FieldRule(str, required=False, pattern=r"[A-Za-z][\w-]*"),
-              "yaml_name_keys": TEXTS}
+              "yaml_name_keys": TEXTS,
+              "bibliography": FieldRule(str, required=False, nonblank=True,
+                                        pattern=r"[\w./-]+\.bib"),
+              "repository": FieldRule(dict, required=False)}
+REPOSITORY_RULES = {"url": FieldRule(str, pattern=r"https://[^\s/]+/[\w.-]+/[\w.-]+"),
+                    "branch": FieldRule(str, nonblank=True)}
 NAV_RULES = {"url": TEXT, "label": TEXT}
 LAYOUT_RULES = {"scripts": TEXTS, "findings_cards": FieldRule(bool, required=False)}
 LAYOUTS = ("hub", "page", "deck")
@@ -85,6 +90,10 @@ class SiteConfig:
     share_figure: str | None = None     # a hub figure's id: the pages' share image
     # keys of the study's content YAML whose values are names, not prose (cit/sentences.py)
     yaml_name_keys: tuple[str, ...] = ()
+    bibliography: str | None = None      # the study's BibTeX file (cit/mathcite.py)
+    # the project's own repository: its web address and the branch pages are edited on
+    # (docs/site-config.md, "Links to our own source")
+    repository: tuple[str, str] | None = None
 
     def packages(self) -> tuple[str, ...]:
         """The study's code: the top-level package of each stage and block provider
@@ -122,11 +131,16 @@ def parse_site(text: str, name: str = NAME) -> SiteConfig:
         raise BuildError(where("stages"), f"two stages are named {dup!r}")
     seqs = {k: items[k].value if k in items else [] for k in ("blocks",)}
     blocks = tuple(_entry(v, n, name) for v, n in zip(data.get("blocks", []), seqs["blocks"]))
+    repo = data.get("repository")
+    if repo is not None:
+        check_fields(repo, REPOSITORY_RULES, key_places(name, items["repository"]), "repository")
+        repo = (repo["url"].rstrip("/"), repo["branch"])
     return SiteConfig(data["title"], data["base_url"], nav, scripts, cards, stages, blocks,
                       tuple(data.get("unpickle", [])), tuple(data.get("tested", [])),
                       {k: where(k) for k in data}, data.get("templates", "templates"),
                       data.get("static"),
-                      data.get("share_figure"), tuple(data.get("yaml_name_keys", [])))
+                      data.get("share_figure"), tuple(data.get("yaml_name_keys", [])),
+                      data.get("bibliography"), repo)
 
 
 def _line(name: str, node) -> str:
