@@ -497,8 +497,10 @@ def _render_templates(state: SiteState, templates_dir: Path, assets: StaticAsset
             terms_shown = {k: (state.glossary[k].term, state.definitions[k])
                            for k in p.ctx.terms_linked}
             terms_shown.update(p.ctx.refs.cards)     # each citation's card
+            own = own_code_url(state)
             payload = prov_payload(state.registry, p.ctx.numbers_shown, terms_shown,
-                                   p.ctx.claims_cited, state.build_info.get("source_url"))
+                                   p.ctx.claims_cited, state.build_info.get("source_url"),
+                                   own[1] if own else None)
             payload.update(p.ctx.prov_extra)
             files[prov_path(p.url)] = prov_script(p.url, payload)
         scripts = page_scripts(state.config.layout_scripts[p.layout], p.ctx.scripts,
@@ -527,7 +529,7 @@ def _not_found_page(state: SiteState, env: jinja2.Environment, assets: StaticAss
         "site_title": state.config.title, "title": NOT_FOUND_TITLE,
         "description": NOT_FOUND_TEXT, "layout": "page", "url": page.url, "root": root,
         "home": page.ctx.link("/"), "nav": _nav(state, page), "build": _stamp(state),
-        "kinds": [], "stylesheets": [STYLESHEET_SLOT],
+        "edit_url": None, "kinds": [], "stylesheets": [STYLESHEET_SLOT],
         "scripts": [{"src": f"{root}static/{n}", "module": m} for n, m in scripts],
         "prov": "", "share": _share_meta(state, page, {"image": None}, index=False),
         "pages": [{"href": page.ctx.link(p.url), "title": p.title} for p in state.pages],
@@ -541,9 +543,33 @@ def _not_found_page(state: SiteState, env: jinja2.Environment, assets: StaticAss
 
 
 def _stamp(state: SiteState) -> dict:
+    """The footer's build stamp: the commit (a link to it in the project's repository,
+    site.yaml `repository`, when the build has one) and its date."""
     info = state.build_info
+    repo = own_code_url(state)
     return {"commit": info["commit"], "commit_short": info["commit"][:12],
-            "commit_date": info["commit_date"]}
+            "commit_date": info["commit_date"],
+            "commit_url": f"{repo[0]}/commit/{info['commit']}" if repo else None}
+
+
+COMMIT_RE = re.compile(r"[0-9a-f]{40}")
+
+
+def own_code_url(state: SiteState) -> tuple[str, str] | None:
+    """(the repository's address, its files' address at the build's commit, ".../blob/
+    SHA/") for links to our own source (docs/site-config.md, "Links to our own
+    source"); None without a repository in site.yaml or a commit (a build outside git)."""
+    repo = state.config.repository
+    commit = state.build_info.get("commit", "")
+    if not repo or not COMMIT_RE.fullmatch(commit):
+        return None
+    return repo[0], f"{repo[0]}/blob/{commit}/"
+
+
+def _edit_url(state: SiteState, p: Page) -> str | None:
+    """"Edit this page": the page's Markdown on the repository's branch."""
+    repo = state.config.repository
+    return f"{repo[0]}/edit/{repo[1]}/{p.doc.path}" if repo and p.doc else None
 
 
 def _share_meta(state: SiteState, p: Page, share: Mapping, index: bool = True) -> dict:
@@ -595,6 +621,7 @@ def _template_context(state: SiteState, p: Page, scripts, has_prov: bool,
         "home": p.ctx.link("/"),
         "nav": _nav(state, p),
         "build": _stamp(state),
+        "edit_url": _edit_url(state, p),
         "share": _share_meta(state, p, share),
         "kinds": _kinds_shown(state.registry, p.ctx.numbers_shown),
         "stylesheets": [STYLESHEET_SLOT],   # the page's own, once its HTML is known
