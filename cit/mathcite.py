@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import hashlib
 import html
+import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .errors import BuildError
 
@@ -71,32 +73,32 @@ def _braces(tex: str) -> str | None:
     return f"{depth} `{{` not closed" if depth else None
 
 
-def tex_to_mathml(tex: str, display: bool, where: str, ctx) -> str:
-    """MathML for `tex`, its `\\num{id}` shown through `ctx.num` and its `\\const{..}`
-    marked; BuildError(where, ...) when it does not parse."""
-    import xml.etree.ElementTree as ET
-    from latex2mathml.converter import convert
-    shown = tex if len(tex) <= 60 else tex[:57] + "…"
-    bad = _braces(tex)
-    if bad:
-        raise BuildError(where, f"malformed TeX {shown!r}: {bad}")
-    slots: dict[str, str] = {}
+def _slots(tex: str, where: str, shown: str) -> tuple[str, list]:
+    """`tex` with each `\\num{id}` and `\\const{..}` replaced by a placeholder
+    `\\text{CITSLOTkX}`, and what each placeholder stands for: ("num", id) or
+    ("const", digits)."""
+    slots: list = []
 
-    def slot(html_text: str) -> str:
-        name = f"CITSLOT{len(slots)}X"
-        slots[name] = html_text
-        return rf"\text{{{name}}}"
+    def slot(kind: str, inner: str) -> str:
+        slots.append((kind, inner))
+        return rf"\text{{CITSLOT{len(slots) - 1}X}}"
 
     def const(m) -> str:
         if not re.fullmatch(r"\d+(\.\d+)?", m.group(1)):
             raise BuildError(where, f"malformed TeX {shown!r}: \\const{{{m.group(1)}}} "
                              "holds something other than a number")
-        return slot(f'<mn class="math-const">{m.group(1)}</mn>')
+        return slot("const", m.group(1))
 
-    tex2 = CONST_RE.sub(const, NUM_RE.sub(
-        lambda m: slot("<mtext>" + ctx.num(m.group(1).strip(), where=where) + "</mtext>"), tex))
+    return CONST_RE.sub(const, NUM_RE.sub(lambda m: slot("num", m.group(1).strip()), tex)), slots
+
+
+def _convert(tex: str, display: bool, where: str, shown: str) -> str:
+    """MathML of placeholder TeX (see _slots), indices marked; BuildError(where) when
+    latex2mathml refuses it or leaves a command it does not know."""
+    import xml.etree.ElementTree as ET
+    from latex2mathml.converter import convert
     try:
-        out = convert(tex2, display="block" if display else "inline")
+        out = convert(tex, display="block" if display else "inline")
     except Exception as e:    # latex2mathml's errors share no base class but Exception
         why = type(e).__name__.replace("Error", "").replace("Or", " or ")
         why = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", why).lower()
@@ -106,13 +108,70 @@ def tex_to_mathml(tex: str, display: bool, where: str, ctx) -> str:
         raise BuildError(where, f"malformed TeX {shown!r}: unknown command {unknown.group(1)}")
     root = ET.fromstring(out.replace(MATHML_NS, "", 1))
     _mark_indices(root, False)
-    text = ET.tostring(root, encoding="unicode", short_empty_elements=False)
-    for name, html_text in slots.items():
-        text = text.replace(f"<mtext>{name}</mtext>", html_text)
+    return ET.tostring(root, encoding="unicode", short_empty_elements=False)
+
+
+def tex_to_mathml(tex: str, display: bool, where: str, ctx, converted=None) -> str:
+    """MathML for `tex`, its `\\num{id}` shown through `ctx.num` and its `\\const{..}`
+    marked; BuildError(where, ...) when it does not parse. `converted`, when given, maps
+    (placeholder TeX, display) to its MathML already made (a memo, _page_mathml)."""
+    shown = tex if len(tex) <= 60 else tex[:57] + "…"
+    bad = _braces(tex)
+    if bad:
+        raise BuildError(where, f"malformed TeX {shown!r}: {bad}")
+    tex2, slots = _slots(tex, where, shown)
+    text = (converted or {}).get(_memo_key(tex2, display))
+    if text is None:
+        text = _convert(tex2, display, where, shown)
+    for k, (kind, inner) in enumerate(slots):
+        made = (f'<mn class="math-const">{inner}</mn>' if kind == "const"
+                else "<mtext>" + ctx.num(inner, where=where) + "</mtext>")
+        text = text.replace(f"<mtext>CITSLOT{k}X</mtext>", made)
     if "CITSLOT" in text:
         raise BuildError(where, f"malformed TeX {shown!r}: \\num or \\const inside a command "
                          "that takes text")
     return text
+
+
+def _memo_key(tex2: str, display: bool) -> str:
+    return ("D" if display else "I") + tex2
+
+
+def _page_mathml(env) -> dict:
+    """The MathML of every formula of this chunk (collected by _core_labels), made at once
+    through the site's memo: an edit to a page with math whose formulas did not change
+    converts nothing and does not import latex2mathml. A formula that does not convert is
+    left out, so its error comes from tex_to_mathml at its own line."""
+    if "mathml" in env:
+        return env["mathml"]
+    site = getattr(env["ctx"], "site", None)
+    memo = getattr(site, "memo", None)
+    formulas = sorted({_memo_key(*_slots_quiet(t, d)) for t, d in env.get("formulas", ())})
+
+    def compute() -> dict:
+        out = {}
+        for k in formulas:
+            try:
+                out[k] = _convert(k[1:], k[0] == "D", "", "")
+            except BuildError:
+                pass
+        return out
+    if memo is None or not formulas:
+        env["mathml"] = {}
+        return env["mathml"]
+    from importlib.metadata import version
+    key = hashlib.sha256(json.dumps([Path(__file__).read_text(encoding="utf-8"),
+                                     version("latex2mathml"), formulas]).encode()).hexdigest()
+    name = "mathml-" + re.sub(r"[^A-Za-z0-9]+", "-", f"{env['path']}-{env['line0']}")
+    env["mathml"] = memo(name, key, compute)
+    return env["mathml"]
+
+
+def _slots_quiet(tex: str, display: bool) -> tuple[str, bool]:
+    try:
+        return _slots(tex, "", "")[0], display
+    except BuildError:
+        return "", display
 
 
 def _mark_indices(el, inside: bool) -> None:
@@ -188,8 +247,10 @@ def _core_labels(state) -> None:
     and citation token its line, and turn caption paragraphs into captions."""
     env, tokens = state.env, state.tokens
     refs = env["ctx"].refs
+    formulas = env.setdefault("formulas", [])
     for i, tok in enumerate(tokens):
         if tok.type.startswith("math_block"):
+            formulas.append((tok.content.strip(), True))
             tok.meta = dict(tok.meta or {}, line=_line_of(env, tok))
             if tok.type == "math_block_label":
                 tok.meta["label"] = _take_label(env, refs, tok.info, tok.meta["line"])
@@ -197,6 +258,7 @@ def _core_labels(state) -> None:
             cursor = 0
             for c in tok.children or ():
                 if c.type == "math_inline":
+                    formulas.append((c.content.strip(), False))
                     at = tok.content.find(c.content, cursor)
                     cursor = max(at, cursor)
                     c.meta = dict(c.meta or {}, line=_line_of(env, tok, max(at, 0)))
@@ -253,7 +315,8 @@ def _where(env, tok) -> str:
 def _render_math(self, tokens, idx, options, env) -> str:
     tok = tokens[idx]
     display = tok.type != "math_inline"
-    body = tex_to_mathml(tok.content.strip(), display, _where(env, tok), env["ctx"])
+    body = tex_to_mathml(tok.content.strip(), display, _where(env, tok), env["ctx"],
+                         _page_mathml(env))
     if not display:
         return body
     label = (tok.meta or {}).get("label")
@@ -332,10 +395,25 @@ def bibliography(ctx, where: str) -> dict:
     site = ctx.site
     text = site.reads.text(site.reads.root / path)
     key = hashlib.sha256(text.encode()).hexdigest()
-    memo = site.parsed
-    if memo.get(("bib", path), (None,))[0] != key:
-        memo[("bib", path)] = (key, parse_bib(text, path))
-    return memo[("bib", path)][1]
+    parsed = site.parsed
+    if parsed.get(("bib", path), (None,))[0] != key:
+        parsed[("bib", path)] = (key, _parsed_bib(text, path, getattr(site, "memo", None)))
+    return parsed[("bib", path)][1]
+
+
+def _parsed_bib(text: str, path: str, memo) -> dict:
+    """parse_bib through the build's memo, under the file's text, this module's code and
+    pybtex's version: a page edit with the file unchanged does not import pybtex."""
+    def compute() -> dict:
+        return {k: [e.html, e.text] for k, e in parse_bib(text, path).items()}
+    if memo is None:
+        made = compute()
+    else:
+        from importlib.metadata import version
+        key = hashlib.sha256(json.dumps([text, path, Path(__file__).read_text(encoding="utf-8"),
+                                         version("pybtex")]).encode()).hexdigest()
+        made = memo("bibliography", key, compute)
+    return {k: Entry(k, h, t) for k, (h, t) in made.items()}
 
 
 def parse_bib(text: str, path: str) -> dict:

@@ -98,6 +98,7 @@ class SiteState:
     # what the render parses once per build: the math parser, the bibliography by its
     # text's hash (cit/mathcite.py)
     parsed: dict = field(default_factory=dict)
+    memo: object = None     # the build's memo (cit/blocks/spec.py compute_now when cold)
 
     def parser(self, text: str):
         """The Markdown parser for a page's text: the math one only where it holds a `$`
@@ -185,6 +186,7 @@ def render_site(registry: Registry, content_dir, templates_dir,
     glossary = load_glossary(gtext, rel(gpath)) if gtext is not None else {}
     state = SiteState(registry, discover(content_dir, rel, reads), glossary, make_markdown(),
                       dict(blocks), build_info, site, reads=reads)
+    state.memo = memo
     state.definitions = _plain_definitions(state)
     state.template_ids = template_ids(templates_dir, reads)
     previous = previous or {}
