@@ -1,6 +1,6 @@
-"""`python -m cit new DIR` (cit/new.py)."""
+"""`python -m cit COMMAND ...`: the `cit` command without its script (cit/cli.py)."""
 import sys
 
-from .new import main
+from .cli import main
 
 sys.exit(main())

@@ -43,6 +43,7 @@ class BuildResult:
     rendered: list = field(default_factory=list)    # pages rendered, not reused
     reused: list = field(default_factory=list)      # stages taken from .cache/
     checked: list = field(default_factory=list)     # each data stage's line: what it checked
+    unpinned: list = field(default_factory=list)    # files in vendored/ the lock does not pin
 
 
 def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
@@ -120,7 +121,8 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     if store:
         write_page_records(root, site.records, files["numbers.json"], writes)
     return BuildResult(reg, files, figures, time.perf_counter() - t0, site.records,
-                       site.rendered, list(progress.reused), list(staged.summaries.values()))
+                       site.rendered, list(progress.reused), list(staged.summaries.values()),
+                       vendor.unpinned(root, vendored))
 
 
 def _say_rendered(progress: Progress, site) -> None:
@@ -272,10 +274,12 @@ def serve_rebuilder(root: Path, vendor_from, use_cache: bool = True):
     return rebuild
 
 
-def main(argv=None) -> int:
-    a = _arguments(argv)
+def main(argv=None, prog: str = "python build.py", default_root: Path = ROOT) -> int:
+    """The command line (build.py's, and `cit build|serve|check|diff`'s through
+    cit/cli.py, whose project is the working folder by default)."""
+    a = _arguments(argv, prog, default_root)
     _printable_anywhere()
-    root = Path(a.root)
+    root = Path(a.root).resolve()
     if a.diff:
         from . import numbersdiff
         return numbersdiff.main(root, a.diff, a.fail_on_change, a.vendor_from, run_stages)
@@ -283,7 +287,7 @@ def main(argv=None) -> int:
     if a.serve:
         from . import serve
         return serve.serve(root, a.port, serve_rebuilder(root, a.vendor_from, use_cache))
-    out = Path(a.out) if a.out else root / "site"
+    out = Path(a.out).absolute() if a.out else root / "site"
     progress = Progress(quiet=a.quiet)
     state = {"committed": False}
     try:
@@ -297,6 +301,10 @@ def main(argv=None) -> int:
             "holds the new site (it was in place)" if state["committed"] else
             "is as it was (nothing written)")), file=sys.stderr)
         return 130
+    if result.unpinned:
+        print(f"vendored/ holds {counted(len(result.unpinned), 'file')} the lock does not "
+              "pin, which the build did not read: " + ", ".join(result.unpinned),
+              file=sys.stderr)
     if a.check:
         unpinned = links.unpinned_links(result.files, [k for k in result.files
                                                        if k.endswith(".html")])
@@ -372,9 +380,9 @@ def _shown_path(out: Path) -> str:
         return str(out)
 
 
-def _arguments(argv):
+def _arguments(argv, prog: str = "python build.py", default_root: Path = ROOT):
     import argparse
-    ap = argparse.ArgumentParser(prog="python build.py",
+    ap = argparse.ArgumentParser(prog=prog,
                                  description="Build the results site into site/.")
     ap.add_argument("--out", help="output folder (default: site/ in the project built)")
     ap.add_argument("--check", action="store_true",
@@ -395,12 +403,15 @@ def _arguments(argv):
                     "a built site folder or a git revision) and print the changes as Markdown")
     ap.add_argument("--fail-on-change", action="store_true",
                     help="with --diff: exit 1 when a number or claim changed")
-    ap.add_argument("--root", default=str(ROOT), metavar="DIR",
+    ap.add_argument("--root", default=str(default_root), metavar="DIR",
                     help="the project to build: a folder with its site.yaml, content/ and "
-                    "data/ (default: this checkout; examples/toyopt is another)")
+                    f"data/ (default: {'this checkout' if default_root == ROOT else 'the working folder'})")
     a = ap.parse_args(argv)
+    # a relative --root, --out or --vendor-from is of the folder the command runs in,
+    # the same for every command (--diff's old build is handed absolute paths)
+    a.vendor_from = str(Path(a.vendor_from).absolute()) if a.vendor_from else None
     if a.serve and (a.check or a.out):
-        print("python build.py: --serve writes nothing and checks as it builds: it takes "
+        print(f"{prog}: --serve writes nothing and checks as it builds: it takes "
               "--port, --no-cache and --vendor-from, not "
               + ("--check" if a.check else "--out"), file=sys.stderr)
         raise SystemExit(2)

@@ -77,14 +77,17 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
 def _revision_numbers(root: Path, rev: str, vendor_from=None) -> dict:
     """Build revision `rev` cold in a temporary worktree, with its own code, from the
     upstream files this build uses (its vendored/ folder, verified against the old lock
-    by the old build itself)."""
+    by the old build itself). The project built there is the one at `root`'s place in
+    its repository (a study in a subfolder, or one in a repository of its own)."""
     from . import vendor
     commit = _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").stdout.strip()
-    if not commit:
+    top = _git(root, "rev-parse", "--show-toplevel").stdout.strip()
+    if not commit or not top:
         raise BuildError(rev, "neither a numbers.json, a built site folder, nor a git "
                          "revision of this repository")
     vendor.materialise(vendor_from, root)     # this side's files, verified, as the mirror
-    mirror = vendor.mirror_dir(vendor_from, root) or root / "vendored"
+    mirror = (vendor.mirror_dir(vendor_from, root) or root / "vendored").absolute()
+    place = Path(root).resolve().relative_to(Path(top).resolve())
     with tempfile.TemporaryDirectory(prefix="cit-diff-") as tmp:
         tree = Path(tmp) / "tree"
         made = _git(root, "worktree", "add", "--detach", str(tree), commit)
@@ -92,15 +95,25 @@ def _revision_numbers(root: Path, rev: str, vendor_from=None) -> dict:
             raise BuildError(rev, f"cannot check it out: {made.stderr.strip()}")
         try:
             out = Path(tmp) / "site"
-            built = subprocess.run([sys.executable, "build.py", "--no-cache", "--out", str(out),
-                                    "--vendor-from", str(mirror)],
-                                   cwd=tree, capture_output=True, text=True)
+            built = subprocess.run(_old_build(tree, tree / place) + [
+                "--no-cache", "--out", str(out), "--vendor-from", str(mirror)],
+                cwd=tree, capture_output=True, text=True)
             if built.returncode:
                 last = (built.stderr.strip().splitlines() or ["no message"])[-1]
                 raise BuildError(rev, f"its build failed: {last}")
             return _read_json(out / "numbers.json")
         finally:
             _git(root, "worktree", "remove", "--force", str(tree))
+
+
+def _old_build(tree: Path, project: Path) -> list[str]:
+    """The command that builds `project` of the old revision checked out at `tree`: that
+    revision's own build.py when it has one (the engine's repository: its code is the
+    old one too), else the engine installed here (a study in a repository of its own)."""
+    if (tree / "build.py").is_file():
+        return [sys.executable, "build.py"] + (
+            ["--root", str(project)] if project != tree else [])
+    return [sys.executable, "-m", "cit.cli", "build", "--root", str(project)]
 
 
 def compare(before: dict, after: dict) -> dict:

@@ -7,11 +7,12 @@ tarball's file name and its integrity).
 for it and the render stage copies `bundle_bytes()` to static/ under it.
 
 The build verifies the file against the lock before use, and fails when the bundle's
-plotly.js version is not the one the installed Python plotly package was made for
-(figures are built in Python for that plotly.js). Reading that version does not import
-plotly.
+plotly.js version is not the lock's, or not of the major version whose figure schema
+the charts are written in (`FIGURES_FOR`: the engine writes the figures as plain data
+and needs no Python plotly package).
 
-    python -m cit.plotlybundle refresh [--version V]   fetch the npm tarball, rewrite the lock
+    python -m cit.plotlybundle refresh [--version V]   fetch the npm tarball (default: the
+                                                       lock's version), rewrite the lock
     python -m cit.plotlybundle check                   verify the committed bundle
 """
 
@@ -20,7 +21,6 @@ from __future__ import annotations
 import argparse
 import base64
 import hashlib
-import importlib.util
 import io
 import json
 import re
@@ -42,35 +42,10 @@ LICENCE = "LICENSE"
 BUNDLE_DIR = Path("vendored") / "plotly"
 LOCK_NAME = "lock.yaml"
 HEADER_RE = re.compile(rb"\A/\*\*?\s*\*?\s*plotly\.js(?: \(basic - minified\))? v(\d+\.\d+\.\d+)")
-PY_VERSION_RE = re.compile(r'__plotlyjs_version__\s*=\s*"([^"]+)"')
+# the plotly.js major version whose figure schema cit/blocks/charts.py writes
+FIGURES_FOR = "4"
 LOCK_KEYS = ("package", "version", "file", "size", "sha256", "licence", "licence_sha256",
              "tarball", "integrity")
-
-
-def python_plotly_js_version() -> str:
-    """The plotly.js version the installed Python plotly package was made for, read from
-    its `offline/_plotlyjs_version.py` without importing plotly."""
-    spec = importlib.util.find_spec("plotly")
-    if spec is None or not spec.origin:
-        raise BuildError("plotly", "the Python plotly package is not installed")
-    path = Path(spec.origin).parent / "offline" / "_plotlyjs_version.py"
-    try:
-        m = PY_VERSION_RE.search(path.read_text())
-    except OSError as e:
-        raise BuildError(str(path), f"cannot read the plotly.js version: {e}") from None
-    if not m:
-        raise BuildError(str(path), "no __plotlyjs_version__ in it")
-    return m.group(1)
-
-
-def python_plotly_release() -> str:
-    """The installed Python plotly package's release, from its dist-info folder's name
-    (e.g. plotly-7.1.0.dist-info), without importing plotly; "" when there is none."""
-    spec = importlib.util.find_spec("plotly")
-    if spec is None or not spec.origin:
-        return ""
-    folder = Path(spec.origin).parent.parent
-    return ",".join(sorted(p.name for p in folder.glob("plotly-*.dist-info")))
 
 
 def bundle_version(data: bytes, where: str) -> str:
@@ -128,7 +103,7 @@ def _verified(root: Path, name: str, sha256: str, size: int | None = None) -> by
 
 def bundle_bytes(root: Path = ROOT) -> bytes:
     """The verified bundle: its bytes match the lock, and its plotly.js version is the
-    lock's and the Python plotly package's."""
+    lock's, of the major version the figures are written for."""
     lock = read_lock(root)
     if lock["file"] != SCRIPT:
         raise BuildError((BUNDLE_DIR / LOCK_NAME).as_posix(),
@@ -136,12 +111,11 @@ def bundle_bytes(root: Path = ROOT) -> bytes:
     data = _verified(root, SCRIPT, lock["sha256"], lock["size"])
     _verified(root, LICENCE, lock["licence_sha256"])
     version = bundle_version(data, (BUNDLE_DIR / SCRIPT).as_posix())
-    wanted = python_plotly_js_version()
-    if version != wanted or lock["version"] != wanted:
+    if version != lock["version"] or version.split(".")[0] != FIGURES_FOR:
         raise BuildError((BUNDLE_DIR / SCRIPT).as_posix(),
-                         f"plotly.js {version} (lock: {lock['version']}), but the installed "
-                         f"Python plotly package was made for plotly.js {wanted}; run "
-                         f"`python -m cit.plotlybundle refresh`")
+                         f"plotly.js {version} (lock: {lock['version']}), but the charts "
+                         f"are written for plotly.js {FIGURES_FOR}.x as the lock pins it; run "
+                         f"`python -m cit.plotlybundle refresh --version {FIGURES_FOR}.X.Y`")
     return data
 
 
@@ -203,13 +177,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m cit.plotlybundle")
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("refresh", help="fetch the npm tarball and rewrite the lock")
-    r.add_argument("--version", help="plotly.js version (default: the Python plotly "
-                                     "package's)")
+    r.add_argument("--version", help="plotly.js version (default: the lock's)")
     sub.add_parser("check", help="verify the committed bundle against the lock")
     a = ap.parse_args(argv)
     try:
         if a.cmd == "refresh":
-            version = a.version or python_plotly_js_version()
+            version = a.version or read_lock(ROOT)["version"]
             tgz, integrity, name = fetch_tarball(version)
             lock = install_tarball(tgz, integrity, name, version)
             print(f"{PACKAGE} {lock['version']}: {lock['size']} bytes, "
@@ -217,7 +190,7 @@ def main(argv=None) -> int:
         else:
             data = bundle_bytes()
             print(f"{BUNDLE_DIR.as_posix()}/{SCRIPT}: {len(data)} bytes, matches the lock "
-                  f"and plotly.js {python_plotly_js_version()}")
+                  f"(plotly.js {bundle_version(data, SCRIPT)})")
     except BuildError as e:
         print(f"plotlybundle: {e}", file=sys.stderr)
         return 1

@@ -90,5 +90,5 @@ def summary_lines(figures: dict, kinds: dict[str, int], out: str | None,
         lines.append("Nothing written (--check).")
     else:
         lines.append(f"Site written to {out}/ \u2014 open {out}/index.html in a browser, "
-                     "or run python build.py --serve.")
+                     "or serve it with cit serve (python build.py --serve).")
     return lines

@@ -105,8 +105,8 @@ def pagefind_version() -> str:
     try:
         return metadata.version("pagefind")
     except metadata.PackageNotFoundError:
-        raise BuildError("pyproject.toml", "the pagefind package is not installed: "
-                                           "python -m pip install -e .") from None
+        raise BuildError("engine/pyproject.toml", "the pagefind package is not installed: "
+                                                  "python -m pip install -e ENGINE/engine") from None
 
 
 def search_files(records: dict, memo) -> dict[str, bytes]:
@@ -192,7 +192,8 @@ def _run_pagefind(records: dict) -> dict[str, bytes]:
         raise
     binary = get_executable()
     if binary is None:
-        raise BuildError("pyproject.toml", "Pagefind's binary is missing: python -m pip install -e .")
+        raise BuildError("engine/pyproject.toml", "Pagefind's binary is missing: "
+                         "python -m pip install -e ENGINE/engine")
     config = {"root_selector": "main", "force_language": LANGUAGE,
               "exclude_selectors": list(NOT_INDEXED)}
     with tempfile.TemporaryFile() as log:

@@ -29,7 +29,7 @@ TEXTS = FieldRule(list, required=False, item_kind=str)
 SITE_RULES = {"title": TEXT, "base_url": FieldRule(str, nullable=True),
               "nav": FieldRule(list, nonblank=True), "layouts": FieldRule(dict),
               "stages": FieldRule(list), "blocks": TEXTS, "unpickle": TEXTS,
-              "tested": TEXTS, "templates": FieldRule(str, required=False, nonblank=True),
+              "tested": TEXTS, "pinned": TEXTS, "templates": FieldRule(str, required=False, nonblank=True),
               "static": FieldRule(str, required=False, nonblank=True),
               "share_figure": FieldRule(str, required=False, pattern=r"[A-Za-z][\w-]*"),
               "yaml_name_keys": TEXTS,
@@ -90,6 +90,7 @@ class SiteConfig:
     share_figure: str | None = None     # a hub figure's id: the pages' share image
     # keys of the study's content YAML whose values are names, not prose (cit/sentences.py)
     yaml_name_keys: tuple[str, ...] = ()
+    pinned: tuple[str, ...] = ()    # the mirror's files the lock pins (cit/vendor.py)
     bibliography: str | None = None      # the study's BibTeX file (cit/mathcite.py)
     # the project's own repository: its web address and the branch pages are edited on
     # (docs/site-config.md, "Links to our own source")
@@ -140,7 +141,7 @@ def parse_site(text: str, name: str = NAME) -> SiteConfig:
                       {k: where(k) for k in data}, data.get("templates", "templates"),
                       data.get("static"),
                       data.get("share_figure"), tuple(data.get("yaml_name_keys", [])),
-                      data.get("bibliography"), repo)
+                      tuple(data.get("pinned", [])), data.get("bibliography"), repo)
 
 
 def _line(name: str, node) -> str:

@@ -18,6 +18,7 @@ given them (`--repository`, `--commit`, optionally `--host`).
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import hashlib
 import os
 import sys
@@ -178,18 +179,38 @@ def _origin(lock_path: Path, origin: Lock | None) -> Lock:
     return read_lock(lock_path)
 
 
-def write_lock(mirror: Path, lock_path: Path = LOCK, origin: Lock | None = None) -> Lock:
-    """Pin every file under the mirror's results/ (path, size, blob SHA-1, commit: the
-    mirror's MANIFEST.tsv's, else the lock's); the repository, commit and host are
-    `origin`'s, else those of the lock at `lock_path` (_origin)."""
+def mirror_files(mirror: Path, patterns) -> list[str]:
+    """The mirror's files (relative, with /) that a pattern of site.yaml's `pinned`
+    names: shell patterns over the whole relative path, `*` crossing folders
+    (`results/*` is everything under results/); the mirror's .git/ is never looked in."""
+    found = []
+    for folder, dirs, names in os.walk(mirror):
+        dirs[:] = sorted(d for d in dirs if d != ".git")
+        for n in sorted(names):
+            rel = (Path(folder) / n).relative_to(mirror).as_posix()
+            if any(fnmatch.fnmatchcase(rel, p) for p in patterns):
+                found.append(rel)
+    return sorted(found)
+
+
+def write_lock(mirror: Path, lock_path: Path = LOCK, origin: Lock | None = None,
+               patterns=(), where: str = "site.yaml") -> Lock:
+    """Pin every file of the mirror that `patterns` name (mirror_files; path, size, blob
+    SHA-1, commit: the mirror's MANIFEST.tsv's, else the lock's); the repository, commit
+    and host are `origin`'s, else those of the lock at `lock_path` (_origin). A lock of
+    no file is refused (`where`: the patterns' place) and the old one kept."""
     commits = _manifest_commits(mirror)
     found = []
-    for p in sorted((mirror / "results").rglob("*")):
+    for rel in mirror_files(mirror, patterns):
+        p = mirror / rel
         if p.is_symlink():
             raise BuildError(str(p), "a link in the mirror; the lock pins only the "
                              "mirror's own files")
-        if p.is_file():
-            found.append((p.relative_to(mirror).as_posix(), p.read_bytes()))
+        found.append((rel, p.read_bytes()))
+    if not found:
+        raise BuildError(where, f"the patterns of `pinned` ({', '.join(patterns) or 'none'}) "
+                         f"name no file of the mirror {mirror}; the lock is as it was "
+                         "(docs/site-config.md, \"Pinned files\")")
     head = _origin(lock_path, origin)
     files = [LockedFile(path=rel, size=len(data), blob_sha1=git_blob_sha1(data),
                         commit=commits.get(rel, head.commit)) for rel, data in found]
@@ -201,6 +222,23 @@ def write_lock(mirror: Path, lock_path: Path = LOCK, origin: Lock | None = None)
     return lock
 
 
+def unpinned(root: Path, pinned) -> list[str]:
+    """Files in root/vendored/ that the lock does not pin, which no build reads: the
+    lock itself, the plotly.js bundle (vendored/plotly/, its own lock) and the atomic
+    writer's temporary files aside."""
+    vdir = root / "vendored"
+    pinned = set(pinned)
+    out = []
+    for folder, dirs, names in os.walk(vdir):
+        here = Path(folder).relative_to(vdir)
+        dirs[:] = sorted(d for d in dirs if not (here == Path(".") and d == "plotly"))
+        for n in sorted(names):
+            rel = (here / n).as_posix()
+            if rel != "lock.yaml" and rel not in pinned and not n.endswith(".part"):
+                out.append(rel)
+    return sorted(out)
+
+
 def _verify(f: LockedFile, data: bytes, origin: str) -> None:
     got = git_blob_sha1(data)
     if got != f.blob_sha1:
@@ -209,6 +247,10 @@ def _verify(f: LockedFile, data: bytes, origin: str) -> None:
     if len(data) != f.size:
         raise BuildError(f.path, f"size mismatch ({origin}): lock has {f.size} bytes, "
                          f"file has {len(data)}")
+
+
+def _matches(f: LockedFile, data: bytes) -> bool:
+    return len(data) == f.size and git_blob_sha1(data) == f.blob_sha1
 
 
 def _download(lock: Lock, f: LockedFile) -> bytes:
@@ -229,7 +271,9 @@ def materialise(vendor_from: str | Path | None = None, root: Path = ROOT,
     """Make every locked file present under root/vendored/ and verified; returns rel -> file.
 
     A file already in vendored/ is re-hashed and kept when it matches; a mismatch there is
-    an error (never silently replaced), so an edited vendored file fails the build.
+    an error (never silently replaced), so an edited vendored file fails the build, unless
+    `vendor_from` is given: then the mirror's copy, verified, replaces it, and a line on
+    stderr says so (a re-lock leaves the old copies stale).
     With `store` False (--check) a file fetched is held in `reads` for this build
     (Reads.give) and vendored/ is left as it was.
     """
@@ -241,6 +285,10 @@ def materialise(vendor_from: str | Path | None = None, root: Path = ROOT,
     for f in lock.files:
         local = vdir / f.path
         data = reads.maybe_bytes(local)
+        if data is not None and vendor_from and not _matches(f, data):
+            data = None     # stale after a re-lock: replaced below, if the mirror's matches
+            print(f"vendored/{f.path}: not the file the lock pins; replaced from "
+                  f"{vendor_from} (verified against the lock)", file=sys.stderr)
         if data is not None:
             _verify(f, data, f"vendored/{f.path}")
         else:
@@ -274,15 +322,18 @@ def _store(local: Path, rel: str, data: bytes) -> None:
         raise BuildError(rel, f"cannot be written into vendored/ ({e.strerror})") from None
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m cit.vendor", description=__doc__.split("\n")[0])
+def main(argv=None, prog: str = "python -m cit.vendor", default_root: Path = ROOT) -> int:
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     ap.add_argument("action", choices=["lock", "fetch"])
     ap.add_argument("--from", dest="vendor_from", help="mirror folder to read from")
-    ap.add_argument("--root", type=Path, default=ROOT, help="the project (default: this checkout)")
+    ap.add_argument("--root", type=Path, default=default_root,
+                    help="the project (default: " + ("this checkout" if default_root == ROOT
+                                                     else "the working folder") + ")")
     ap.add_argument("--repository", help="lock: the upstream OWNER/NAME (default: the lock's)")
     ap.add_argument("--commit", help="lock: the commit pinned (default: the lock's)")
     ap.add_argument("--host", default=RAW_HOST, help="lock, with --repository: the raw-file host")
     a = ap.parse_args(argv)
+    a.root = a.root.resolve()     # relative: of the folder the command runs in
     try:
         if a.action == "lock":
             _lock_command(a)
@@ -301,16 +352,22 @@ def _lock_command(a) -> None:
         raise BuildError("vendor", "give --repository and --commit together, or neither "
                          "(then the lock's own are kept)")
     origin = Lock(a.repository, a.commit, a.host, []) if a.repository else None
+    from .siteconfig import load_site
+    site = load_site(a.root)
     mirror = mirror_dir(a.vendor_from, a.root)
     if mirror is None:
         raise BuildError("vendor", "no mirror found to write the lock from")
     lock_path = a.root / "vendored" / "lock.yaml"
     try:
-        lock = write_lock(mirror, lock_path, origin)
+        lock = write_lock(mirror, lock_path, origin, site.pinned,
+                          site.where.get("pinned", "site.yaml (no `pinned` key)"))
     except OSError as e:
         raise BuildError(str(lock_path.relative_to(a.root)), f"not written ({e.strerror}); "
                          "the lock is as it was") from None
     print(f"locked {len(lock.files)} files from {mirror}")
+    for rel in unpinned(a.root, (f.path for f in lock.files)):
+        print(f"vendored/{rel}: not pinned by the lock (no pattern of `pinned` names it "
+              "in the mirror); no build reads it", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -192,14 +192,15 @@ def _legend_layout(texts: dict[str, list[str]]) -> tuple[dict, int]:
     return legend, 400
 
 def build_figure(spec: ChartSpec, series: list[Series], markers: list[tuple[str, float]] = (),
-                 palette: Palette = Palette()):
-    """The plotly Figure for `series` (and vertical markers: (label, x))."""
-    import plotly.graph_objects as go
-
-    fig = go.Figure(layout=dict(template="none"))
+                 palette: Palette = Palette()) -> dict:
+    """The figure for `series` (and vertical markers: (label, x)) as plotly.js takes it
+    (its JSON schema: traces of the default type scatter, each with no data, which
+    charts.js fills from the chart's table; layout). Written as plain data: the engine
+    needs no Python plotly package."""
     styles = _styles(series, palette)
     texts = legend_texts(series)
     legend, height = _legend_layout(texts)
+    data, shapes, notes = [], [], []
     for s in series:
         colour, dash = styles[s.id]
         if spec.bands and "lo" in s.extra and "hi" in s.extra:
@@ -208,19 +209,19 @@ def build_figure(spec: ChartSpec, series: list[Series], markers: list[tuple[str,
             # A single seed (lo == hi everywhere) has no band to shade. charts.js draws
             # the band's outline from the table's brackets (hi, then lo reversed).
             if any(lo != hi for _, lo, hi in pts):
-                fig.add_scatter(meta="band", fill="toself", fillcolor=_rgba(colour, 0.18),
-                                line=dict(width=0), hoverinfo="skip", showlegend=False,
-                                legendgroup=s.id)
-        fig.add_scatter(mode="lines", name="<br>".join(texts[s.id]), legendgroup=s.id,
-                        line=dict(color=colour, dash=dash, width=2))
+                data.append(dict(meta="band", fill="toself", fillcolor=_rgba(colour, 0.18),
+                                 line=dict(width=0), hoverinfo="skip", showlegend=False,
+                                 legendgroup=s.id))
+        data.append(dict(mode="lines", name="<br>".join(texts[s.id]), legendgroup=s.id,
+                         line=dict(color=colour, dash=dash, width=2)))
     for label, x in markers:
         # shapes take data coordinates on a log axis; annotations take log10 of them
-        fig.add_shape(type="line", xref="x", yref="paper", x0=x, x1=x, y0=0, y1=1,
-                      line=dict(color="#777777", dash="dot", width=1))
-        fig.add_annotation(x=math.log10(x) if spec.x.log else x, y=1, yref="paper",
-                           text=label, showarrow=False, textangle=-90,
-                           xanchor="right", yanchor="top", font=dict(size=11))
-    fig.update_layout(
+        shapes.append(dict(type="line", xref="x", yref="paper", x0=x, x1=x, y0=0, y1=1,
+                           line=dict(color="#777777", dash="dot", width=1)))
+        notes.append(dict(x=math.log10(x) if spec.x.log else x, y=1, yref="paper",
+                          text=label, showarrow=False, textangle=-90,
+                          xanchor="right", yanchor="top", font=dict(size=11)))
+    layout = dict(
         height=height,
         margin=dict(l=64, r=16, t=16, b=56),
         paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)",
@@ -232,18 +233,9 @@ def build_figure(spec: ChartSpec, series: list[Series], markers: list[tuple[str,
         yaxis=dict(title=dict(text=spec.y.title), type="log" if spec.y.log else "linear",
                    gridcolor="rgba(128,128,128,0.25)", zeroline=False),
     )
-    return fig
-
-
-def figure_json(fig) -> dict:
-    """The figure as plotly.js takes it, without what plotly.js assumes anyway: the
-    trace type scatter and the empty template."""
-    out = fig.to_plotly_json()
-    for trace in out.get("data", []):
-        if trace.get("type") == "scatter":
-            del trace["type"]
-    out.get("layout", {}).pop("template", None)
-    return out
+    if shapes:
+        layout.update(shapes=shapes, annotations=notes)
+    return {"data": data, "layout": layout}
 
 
 def _ranged(spec: ChartSpec, series: list[Series]) -> bool:
@@ -343,12 +335,9 @@ def preview_html(ctx, spec: ChartSpec, series: list[Series], markers=(),
 def figure_key(spec: ChartSpec, series: list[Series], vlines: list[tuple[str, float]],
                palette: Palette = Palette()) -> str:
     """Everything a figure's JSON is made from besides the code (the build's memo adds
-    the hash of cit/, see block_table): the Python plotly package's release and its
-    plotly.js version, the spec, the series (values and provenance), the markers and
-    the palette."""
-    h = hashlib.sha256(plotlybundle.python_plotly_release().encode())
-    h.update(plotlybundle.python_plotly_js_version().encode())
-    h.update(repr((spec, series, vlines, palette)).encode())
+    the hash of cit/, see block_table): the spec, the series (values and provenance),
+    the markers and the palette."""
+    h = hashlib.sha256(repr((spec, series, vlines, palette)).encode())
     return h.hexdigest()
 
 
@@ -356,15 +345,14 @@ def chart_html(ctx, spec: ChartSpec, series: list[Series], *, markers=(), extra_
                figure_memo=compute_now, palette: Palette = Palette()) -> str:
     """The figure element: chart div, its JSON, caption, extra HTML and the data fallback.
     `figure_memo(name, key, compute)` returns the figure's JSON: the build's keeps it in
-    .cache/ under figure_key, so a page edit does not import plotly to remake an
-    unchanged figure (docs/architecture.md, "Rebuilding fast")."""
+    .cache/ under figure_key, so a page edit does not remake an unchanged figure (docs/architecture.md, "Rebuilding fast")."""
     for axis in (spec.x, spec.y):
         if axis.fmt not in SERIES_FORMATS:
             raise BuildError(f"chart:{spec.name}", f"axis format {axis.fmt!r} is not one of "
                                                    f"{sorted(SERIES_FORMATS)}")
     vlines = [(label, x) for label, x, _ in markers]
     fig = figure_memo(f"figure-{spec.name}", figure_key(spec, series, vlines, palette),
-                      lambda: figure_json(build_figure(spec, series, vlines, palette)))
+                      lambda: build_figure(spec, series, vlines, palette))
     fid = f"fig-{spec.name}"
     if fid in ctx.slugs:
         raise BuildError(ctx.path, f"chart:{spec.name} is already on this page")

@@ -364,7 +364,7 @@ def axe_js() -> Path:
         from axe_playwright_python.base import AXE_FILE_PATH
     except ImportError as err:
         pytest.fail(f"axe-core is not installed ({err}). Install the test dependencies: "
-                    "python -m pip install -e '.[test]' (the `test` extra pins "
+                    "python -m pip install -e './engine[test]' -e '.[test]' (the `test` extra pins "
                     "axe-playwright-python, which ships axe.min.js).", pytrace=False)
     path = Path(AXE_FILE_PATH)
     if not path.is_file():
