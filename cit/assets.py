@@ -171,7 +171,8 @@ def record_anchor(n) -> tuple[str, str] | None:
 
 
 def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]],
-                 claim_ids=(), source_url: str | None = None) -> dict:
+                 claim_ids=(), source_url: str | None = None,
+                 code_url: str | None = None) -> dict:
     """The provenance of numbers `ids` and the definitions of `terms` (key -> (term,
     definition)), compacted for a page's lazily loaded script.
 
@@ -185,12 +186,17 @@ def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]],
     checked claim id -> [what was checked, verdict, [[label, figure], …], [source
     indices], computation, hypothesis] (cit/claims.py); `u`: with `source_url` (the
     upstream files' web address before "<commit>/<path>"), that address, so a card links
-    each upstream file at its commit. cards.js and the tests decode it."""
+    each upstream file at its commit; `r`: with `code_url` (our own repository's files at
+    the build's commit, ".../blob/SHA/"), that address, so a card links our own source
+    files, and `o`: id -> [path, line] of the code that made each number (its
+    `Number.site`, path as an index into `t`). cards.js and the tests decode it."""
     numbers = [registry.numbers[i] for i in sorted(ids)]
     claims = [registry.claims[i] for i in sorted(claim_ids)]
     strings: set[str] = set()
     for n in numbers:
         strings |= {n.kind, n.unit, n.locator, n.computation}
+        if code_url and n.site:
+            strings.add(n.site[0])
     for n in numbers + claims:
         for src in n.sources:
             strings |= {x for x in (src.path, src.commit, src.blob_sha1) if x}
@@ -219,6 +225,9 @@ def prov_payload(registry: Registry, ids, terms: Mapping[str, tuple[str, str]],
            "g": {k: list(terms[k]) for k in sorted(terms)}}
     if source_url and any(src.commit for n in numbers + claims for src in n.sources):
         out["u"] = source_url
+    if code_url:
+        out["r"] = code_url
+        out["o"] = {n.id: [at[n.site[0]], n.site[1]] for n in numbers if n.site}
     if claims:
         out["c"] = {c.id: [c.checked, c.holds, [list(e) for e in c.evidence],
                            [sat[source(src)] for src in c.sources], c.computation,

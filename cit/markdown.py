@@ -31,6 +31,7 @@ from .fragments import core_fragments
 from .frontmatter import Chunk
 from .glossary import Term
 from .markup import number_element
+from .mathcite import PageRefs, add_math, add_refs
 from .registry import ID_RE, Registry
 
 BLOCK_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:\-]*")
@@ -81,6 +82,7 @@ class PageContext:
     late_markers: dict[str, str] = field(default_factory=dict)
     late_pass: bool = False
     prov_extra: dict = field(default_factory=dict)   # more keys for the provenance script
+    refs: PageRefs = field(default_factory=PageRefs)  # labels and citations (cit/mathcite.py)
 
     def num(self, id: str, *, record: bool = True, where: str | None = None,
             exact: bool = False) -> str:
@@ -459,10 +461,13 @@ def _render_block(self, tokens, idx, options, env) -> str:
     return out.rstrip("\n") + "\n"
 
 
-def make_markdown() -> MarkdownIt:
+def make_markdown(math: bool = False) -> MarkdownIt:
     """The site's Markdown parser: CommonMark + tables + strikethrough + typographic
-    quotes, raw HTML off, and the three extensions. The typographer's replacements are
-    off: they turn a variant's name in brackets, "(C)", into a copyright sign."""
+    quotes, raw HTML off, and the three extensions, with citations and cross-references
+    (cit/mathcite.py); with `math`, `$…$` and `$$…$$` too (a parser made only for pages
+    that hold a `$`, so other pages never import the TeX libraries). The typographer's
+    replacements are off: they turn a variant's name in brackets, "(C)", into a
+    copyright sign."""
     md = MarkdownIt("commonmark", {"html": False, "typographer": True})
     md.enable(["table", "strikethrough", "smartquotes"])
     # every link is kept and checked by our rule, which names the line of a refused one
@@ -483,6 +488,9 @@ def make_markdown() -> MarkdownIt:
     md.add_render_rule("cit_raw", _render_raw)
     md.add_render_rule("cit_claim_open", render_claim_open)
     md.add_render_rule("cit_claim", render_claim_mark)
+    add_refs(md)
+    if math:
+        add_math(md)
     return md
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 
 from .errors import BuildError, did_you_mean
@@ -15,6 +16,27 @@ from .errors import BuildError, did_you_mean
 KINDS = ("measured", "derived", "simulated", "hypothetical", "assumption",
          "quoted", "extrapolated", "illustrative", "fitted")
 ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-′]*$")
+
+
+def code_site(skip: int = 0) -> tuple[str, int] | None:
+    """Where our code made a number: (its file, relative to the project, as
+    "study/sim/report.py"; the line) of the code that called the function calling this
+    one, `skip` frames further out. `Registry.add` records it for every number
+    (docs/numbers.md, "Where our code made it"); a helper that registers numbers for
+    its callers passes `site=code_site()`, so the line is its caller's. None for code
+    outside a package (a test's script)."""
+    return frame_site(sys._getframe(2 + skip))
+
+
+def frame_site(frame) -> tuple[str, int] | None:
+    """(project-relative file, line) of a frame, read from its module's dotted name, so
+    the same code gives the same site in any checkout."""
+    name = frame.f_globals.get("__name__", "")
+    path = frame.f_code.co_filename.replace("\\", "/")
+    for rel in (name.replace(".", "/") + ".py", name.replace(".", "/") + "/__init__.py"):
+        if "." in name and path.endswith("/" + rel):
+            return rel, frame.f_lineno
+    return None
 
 
 @dataclass(frozen=True)
@@ -43,10 +65,14 @@ class Number:
     sources: tuple[Source, ...]
     locator: str
     computation: str
+    site: tuple[str, int] | None = None     # the file and line of our code that made it
 
     def provenance(self) -> dict:
-        return {"sources": [s.as_json() for s in self.sources],
-                "locator": self.locator, "computation": self.computation}
+        out = {"sources": [s.as_json() for s in self.sources],
+               "locator": self.locator, "computation": self.computation}
+        if self.site:
+            out["code"] = f"{self.site[0]}:{self.site[1]}"
+        return out
 
     def raw(self) -> str:
         """The raw value as the `value` attribute shows it (full precision)."""
@@ -129,14 +155,18 @@ class Registry:
         return t
 
     def add(self, id: str, value, text: str, *, unit: str = "", kind: str,
-            sources, locator: str, computation: str) -> Number:
+            sources, locator: str, computation: str,
+            site: tuple[str, int] | None = None) -> Number:
+        """Register a number; `site` (default: the line that called this) is where our
+        code made it (code_site)."""
         if not ID_RE.match(id):
             raise BuildError("registry", f"bad number id {id!r}")
         if kind not in KINDS:
             raise BuildError("registry", f"number {id!r}: unknown kind {kind!r}")
         if id in self.numbers or id in self.claims:
             raise BuildError("registry", f"number id {id!r} registered twice")
-        n = Number(id, value, text, unit, kind, tuple(sources), locator, computation)
+        n = Number(id, value, text, unit, kind, tuple(sources), locator, computation,
+                   site or code_site())
         self.numbers[id] = n
         return n
 

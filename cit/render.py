@@ -35,6 +35,7 @@ from .errors import BuildError
 from .frontmatter import ContentFile, parse_content_file, split_notes
 from .glossary import Term, load_glossary
 from .markdown import PageContext, make_markdown, plain_text, render_chunk, render_inline
+from .mathcite import bibliography_html, needs_math
 from .reads import Reads
 from .registry import KINDS, Registry
 from .siteconfig import SiteConfig, load_site
@@ -94,6 +95,19 @@ class SiteState:
     definitions: dict[str, str] = field(default_factory=dict)
     reads: Reads | None = None      # every file a block opens goes through it
     template_ids: frozenset = frozenset()   # ids the templates give (see template_ids)
+    # what the render parses once per build: the math parser, the bibliography by its
+    # text's hash (cit/mathcite.py)
+    parsed: dict = field(default_factory=dict)
+    memo: object = None     # the build's memo (cit/blocks/spec.py compute_now when cold)
+
+    def parser(self, text: str):
+        """The Markdown parser for a page's text: the math one only where it holds a `$`
+        (the TeX libraries are imported then; mathcite.needs_math)."""
+        if not needs_math(text):
+            return self.md
+        if "math-md" not in self.parsed:
+            self.parsed["math-md"] = make_markdown(math=True)
+        return self.parsed["math-md"]
 
     def page(self, url: str) -> Page:
         for p in self.pages:
@@ -174,6 +188,7 @@ def render_site(registry: Registry, content_dir, templates_dir,
     glossary = load_glossary(gtext, rel(gpath)) if gtext is not None else {}
     state = SiteState(registry, discover(content_dir, rel, reads), glossary, make_markdown(),
                       dict(blocks), build_info, site, reads=reads)
+    state.memo = memo
     state.definitions = _plain_definitions(state)
     state.template_ids = template_ids(templates_dir, reads)
     previous = previous or {}
@@ -352,8 +367,8 @@ def _nav(state: SiteState, current: Page) -> list[dict]:
 
 def _render_body(state: SiteState, page: Page) -> None:
     """A page's body (or a deck's slides) into `page`, late blocks left as markers."""
-    md = state.md
     ctx = page.ctx
+    md = state.parser(page.doc.body.text)
     if page.layout == "deck":
         chunks = page.doc.slides()
         if not chunks:
@@ -373,12 +388,16 @@ def _render_body(state: SiteState, page: Page) -> None:
                                 "title": r.first_heading_text, "html": r.html,
                                 "notes": render_chunk(md, notes, ctx, page.doc.path).html
                                 if notes else ""})
+        if ctx.refs.cited:
+            raise BuildError(page.doc.path, "a deck cannot cite [@key] yet: it has no place "
+                             "for a bibliography (docs/math-citations.md)")
     else:
         r = render_chunk(md, page.doc.body, ctx, page.doc.path, sections=True,
                          findings_cards=page.layout in state.config.findings_cards)
-        page.body = r.html
+        bib = bibliography_html(ctx)
+        page.body = r.html + bib
         page.has_h1 = r.has_h1
-        page.outline = r.outline
+        page.outline = r.outline + ([("references", "References")] if bib else [])
 
 
 def _plain_definitions(state: SiteState) -> dict[str, str]:
@@ -480,12 +499,16 @@ def _render_templates(state: SiteState, templates_dir: Path, assets: StaticAsset
         if p.out in reused:
             continue
         # a page's numbers' and claims' provenance and its terms' definitions load on demand
-        has_prov = bool(p.ctx.numbers_shown or p.ctx.terms_linked or p.ctx.claims_cited)
+        has_prov = bool(p.ctx.numbers_shown or p.ctx.terms_linked or p.ctx.claims_cited
+                        or p.ctx.refs.cards)
         if has_prov:
             terms_shown = {k: (state.glossary[k].term, state.definitions[k])
                            for k in p.ctx.terms_linked}
+            terms_shown.update(p.ctx.refs.cards)     # each citation's card
+            own = own_code_url(state)
             payload = prov_payload(state.registry, p.ctx.numbers_shown, terms_shown,
-                                   p.ctx.claims_cited, state.build_info.get("source_url"))
+                                   p.ctx.claims_cited, state.build_info.get("source_url"),
+                                   own[1] if own else None)
             payload.update(p.ctx.prov_extra)
             files[prov_path(p.url)] = prov_script(p.url, payload)
         scripts = page_scripts(state.config.layout_scripts[p.layout], p.ctx.scripts,
@@ -535,7 +558,7 @@ def _not_found_page(state: SiteState, env: jinja2.Environment, assets: StaticAss
         "site_title": state.config.title, "title": NOT_FOUND_TITLE,
         "description": NOT_FOUND_TEXT, "layout": "page", "url": page.url, "root": root,
         "home": page.ctx.link("/"), "nav": _nav(state, page), "build": _stamp(state),
-        "kinds": [], "stylesheets": [STYLESHEET_SLOT],
+        "edit_url": None, "kinds": [], "stylesheets": [STYLESHEET_SLOT],
         "scripts": [{"src": f"{root}static/{n}", "module": m} for n, m in scripts],
         "prov": "", "share": _share_meta(state, page, {"image": None}, index=False),
         "pages": [{"href": page.ctx.link(p.url), "title": p.title} for p in state.pages],
@@ -549,9 +572,33 @@ def _not_found_page(state: SiteState, env: jinja2.Environment, assets: StaticAss
 
 
 def _stamp(state: SiteState) -> dict:
+    """The footer's build stamp: the commit (a link to it in the project's repository,
+    site.yaml `repository`, when the build has one) and its date."""
     info = state.build_info
+    repo = own_code_url(state)
     return {"commit": info["commit"], "commit_short": info["commit"][:12],
-            "commit_date": info["commit_date"]}
+            "commit_date": info["commit_date"],
+            "commit_url": f"{repo[0]}/commit/{info['commit']}" if repo else None}
+
+
+COMMIT_RE = re.compile(r"[0-9a-f]{40}")
+
+
+def own_code_url(state: SiteState) -> tuple[str, str] | None:
+    """(the repository's address, its files' address at the build's commit, ".../blob/
+    SHA/") for links to our own source (docs/site-config.md, "Links to our own
+    source"); None without a repository in site.yaml or a commit (a build outside git)."""
+    repo = state.config.repository
+    commit = state.build_info.get("commit", "")
+    if not repo or not COMMIT_RE.fullmatch(commit):
+        return None
+    return repo[0], f"{repo[0]}/blob/{commit}/"
+
+
+def _edit_url(state: SiteState, p: Page) -> str | None:
+    """"Edit this page": the page's Markdown on the repository's branch."""
+    repo = state.config.repository
+    return f"{repo[0]}/edit/{repo[1]}/{p.doc.path}" if repo and p.doc else None
 
 
 def _share_meta(state: SiteState, p: Page, share: Mapping, index: bool = True) -> dict:
@@ -624,6 +671,7 @@ def _template_context(state: SiteState, p: Page, scripts, has_prov: bool,
         "home": p.ctx.link("/"),
         "nav": _nav(state, p),
         "build": _stamp(state),
+        "edit_url": _edit_url(state, p),
         "share": _share_meta(state, p, share),
         "kinds": _kinds_shown(state.registry, p.ctx.numbers_shown),
         "stylesheets": [STYLESHEET_SLOT],   # the page's own, once its HTML is known

@@ -63,7 +63,10 @@ SPLIT_RE = re.compile(CLAIM_RE.pattern + "|" + REASON_RE.pattern + "|" + SENTENC
 # in code a reason is a comment on the line the check names: `# :x[caption]`
 CODE_REASON_RE = re.compile(r":x\[([^\]\n]*)\]")
 MARKUP_RE = re.compile(
-    r":n\[[^\]\n]*\]"                          # a number: shown as "#" here
+    r"\$\$[^\n]*?\$\$(?:\s*\([^)\n]*\))?"        # a display formula (cit/mathcite.py): "#"
+    r"|\$[^$\n]+\$"                           # a formula: read as "#", a symbol
+    r"|\[@[^\]\n]*\]|\{#[a-z]+:[^}\n]*\}"       # a citation or cross-reference: "#"; a label: nothing
+    r"|:n\[[^\]\n]*\]"                         # a number: shown as "#" here
     r"|:t\[([^\]|\n]*)(?:\|([^\]\n]*))?\]"     # a term: its words, else its key
     r"|\[([^\]\n]*)\]\([^)\s]*\)"              # a link: its text
     r"|\{[A-Za-z0-9_.\-′|]+\}"                 # a YAML text's {id} or {id|unit}: a number
@@ -121,7 +124,9 @@ class Sentence:
 def plain(raw: str) -> str:
     """Inline Markdown as read: numbers as "#", terms and links as their words."""
     def repl(m: re.Match) -> str:
-        if m.group(0).startswith((":n[", "{")):
+        if m.group(0).startswith("{#"):
+            return ""
+        if m.group(0).startswith((":n[", "{", "$", "[@")):
             return "#"
         if m.group(0).startswith(":t["):
             return m.group(2) or m.group(1)

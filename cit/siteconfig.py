@@ -32,7 +32,12 @@ SITE_RULES = {"title": TEXT, "base_url": FieldRule(str, nullable=True),
               "tested": TEXTS, "pinned": TEXTS, "templates": FieldRule(str, required=False, nonblank=True),
               "static": FieldRule(str, required=False, nonblank=True),
               "share_figure": FieldRule(str, required=False, pattern=r"[A-Za-z][\w-]*"),
-              "yaml_name_keys": TEXTS, "sentences": FieldRule(dict, required=False)}
+              "yaml_name_keys": TEXTS, "sentences": FieldRule(dict, required=False),
+              "bibliography": FieldRule(str, required=False, nonblank=True,
+                                        pattern=r"[\w./-]+\.bib"),
+              "repository": FieldRule(dict, required=False)}
+REPOSITORY_RULES = {"url": FieldRule(str, pattern=r"https://[^\s/]+/[\w.-]+/[\w.-]+"),
+                    "branch": FieldRule(str, nonblank=True)}
 NAV_RULES = {"url": TEXT, "label": TEXT}
 LAYOUT_RULES = {"scripts": TEXTS, "findings_cards": FieldRule(bool, required=False)}
 LAYOUTS = ("hub", "page", "deck")
@@ -138,6 +143,10 @@ class SiteConfig:
     # the sentence check's vocabulary: entities, data nouns, reasons (cit/sentencerules.py)
     sentences: dict = field(default_factory=dict)
     pinned: tuple[str, ...] = ()    # the mirror's files the lock pins (cit/vendor.py)
+    bibliography: str | None = None      # the study's BibTeX file (cit/mathcite.py)
+    # the project's own repository: its web address and the branch pages are edited on
+    # (docs/site-config.md, "Links to our own source")
+    repository: tuple[str, str] | None = None
 
     def packages(self) -> tuple[str, ...]:
         """The study's code: the top-level package of each stage and block provider
@@ -214,13 +223,18 @@ def parse_site(text: str, name: str = NAME) -> SiteConfig:
     blocks = tuple(_entry(v, n, name) for v, n in zip(data.get("blocks", []), seqs["blocks"]))
     for prefix, n in zip(data.get("unpickle", []), seqs["unpickle"]):
         _unpickle_prefix(prefix, _line(name, n))
+    repo = data.get("repository")
+    if repo is not None:
+        check_fields(repo, REPOSITORY_RULES, key_places(name, items["repository"]), "repository")
+        repo = (repo["url"].rstrip("/"), repo["branch"])
     return SiteConfig(data["title"], data["base_url"], nav, scripts, cards, stages, blocks,
                       tuple(data.get("unpickle", [])), tuple(data.get("tested", [])),
                       {k: where(k) for k in data} | _item_places(items, name),
                       data.get("templates", "templates"),
                       data.get("static"),
                       data.get("share_figure"), tuple(data.get("yaml_name_keys", [])),
-                      data.get("sentences") or {}, tuple(data.get("pinned", [])))
+                      data.get("sentences") or {}, tuple(data.get("pinned", [])),
+                      data.get("bibliography"), repo)
 
 
 def _item_places(items: dict, name: str) -> dict[str, str]:

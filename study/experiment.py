@@ -15,7 +15,7 @@ from . import resultsmd, sweeplog, tables, variants
 from cit.claims import Verdict, claim_book
 from cit.errors import BuildError
 from cit.fmt import MB, PCT, SECONDS, fmt, fmt_int, fmt_pct, fmt_ratio, fmt_general, fmt_sci_sig
-from cit.registry import Ref, Registry, Source
+from cit.registry import Ref, Registry, Source, code_site
 from cit.reads import Reads
 from .runs import Folder, Run, load_folder
 from .tables import Quantity
@@ -54,7 +54,7 @@ def _register_q(reg: Registry, src: _Sources, q: Quantity, locator: str) -> None
     if q.id in reg:
         return
     reg.add(q.id, q.value, q.text, unit=q.unit, kind=q.kind, sources=src(q.files),
-            locator=locator, computation=q.computation)
+            locator=locator, computation=q.computation, site=q.site)
 
 
 def _table_rows(t: tables.ResultsTable, relabel=None):
@@ -119,7 +119,7 @@ def _register_derived(reg, src, head: Folder, groups, folders, md1, vroot, study
             locator = ("config records of the listed logs" if kind == "measured"
                        else "derived from the records of the listed logs")
         reg.add(id, value, text, unit=unit, kind=kind, sources=src(files),
-                locator=locator, computation=computation)
+                locator=locator, computation=computation, site=code_site())
 
     by = {g.slug: g for g in groups}
     _register_bytes(add, by, groups)

@@ -13,7 +13,7 @@ from statistics import mean
 
 from cit.claims import Verdict, claim_book
 from cit.fmt import PCT, fmt, fmt_general, fmt_int, fmt_pct, fmt_ratio
-from cit.registry import Registry
+from cit.registry import Registry, code_site
 from .tables import Group, stats
 
 
@@ -105,7 +105,7 @@ class _Ctx:
     def number(self, id, value, text, unit, gs, computation):
         self.reg.add(id, value, text, unit=unit, kind="derived", sources=self.files(gs),
                      locator="derived from the records of the listed logs",
-                     computation=computation)
+                     computation=computation, site=code_site())
 
     def v(self, id) -> float:
         return self.reg.numbers[id].value

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from cit.errors import BuildError
+from cit.registry import code_site
 # every cell here is checked against upstream's results.md, so only its formats
 # (cit/fmt.py UPSTREAM_FORMATS, docs/numbers.md) are used
 from cit.fmt import MB, PCT, fmt, fmt_general, fmt_int, fmt_pct, fmt_plain, fmt_ratio, fmt_sci
@@ -34,6 +35,12 @@ class Quantity:
     files: tuple[str, ...]
     computation: str
     kind: str = "measured"
+    # the line of our code that made it (cit.registry.code_site; its card links it)
+    site: tuple | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        if self.site is None:
+            object.__setattr__(self, "site", code_site(1))
 
 
 @dataclass(frozen=True)

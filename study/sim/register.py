@@ -50,7 +50,8 @@ def register_cells(reg: Registry, doc: SimResultsDoc, results_path: str = RESULT
         loc = locator(sec, tab.name, row, col).replace(RESULTS, results_path, 1)
         for nid in (cell.id,) + tuple(cell.aliases):
             reg.add(nid, cell.value, cell.text, unit=cell.unit, kind=cell.kind,
-                    sources=tuple(sources), locator=loc, computation=cell.computation)
+                    sources=tuple(sources), locator=loc, computation=cell.computation,
+                    site=cell.site)
             n += 1
     return n
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from cit import atomic
 from cit.errors import BuildError
+from cit.registry import code_site
 from cit.fmt import (GB, GBPS, GVALUES, KJ, MS, SECONDS, TFLOPS, US, fmt, fmt_gbps, fmt_general,
                      fmt_int, fmt_kj, fmt_ms, fmt_pct, fmt_sig)
 from cit.pipetable import is_separator, split_row
@@ -86,6 +87,12 @@ class Cell:
     closed: bool = False      # the closed form (and the JavaScript port) reproduces it
     logs: tuple = ()          # upstream files the figure was read from
     aliases: tuple = ()       # further registry ids for the same cell
+    # the line of our code that made the figure (cit.registry.code_site; its card links it)
+    site: tuple | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        if self.id is not None and self.site is None:
+            self.site = code_site(1)
 
 
 @dataclass

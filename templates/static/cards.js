@@ -65,8 +65,10 @@ window.CIT_CARDS = (function () {
       if (at && at[0] === k) out.line = String(at[1]);
       return out;
     });
+    var made = data.o && has(data.o, id) ? data.o[id] : null;  // [path index, line]
     return { kind: str(e[0]), value: e[1], text: e[2], unit: str(e[3]),
-             provenance: { sources: sources, locator: str(e[5]), computation: str(e[6]) } };
+             provenance: { sources: sources, locator: str(e[5]), computation: str(e[6]),
+                           code: made ? { path: str(made[0]), line: made[1] } : null } };
   }
 
   /* c = claim id -> [checked, verdict, [[label, figure], ...], [sources], computation,
@@ -116,7 +118,8 @@ window.CIT_CARDS = (function () {
         var found = all && has(all, page) ? all[page] : null;
         if (found && typeof found === "object") {
           data = { t: found.t || [], s: found.s || [], n: found.n || {}, g: found.g || {},
-                   c: found.c || {}, u: typeof found.u === "string" ? found.u : "" };
+                   c: found.c || {}, u: typeof found.u === "string" ? found.u : "",
+                   o: found.o || {}, r: typeof found.r === "string" ? found.r : "" };
           settle("ready");
         } else {
           settle("failed");
@@ -194,9 +197,27 @@ window.CIT_CARDS = (function () {
       li.appendChild(shortSha(src.blob_sha1));
     }
     if (!src.commit && !src.blob_sha1) {
+      if (data && data.r && src.path) {
+        // our own file, at the build's commit in the project's repository (data.r)
+        var own = make("a", "prov-link");
+        own.href = String(data.r) + encodeURI(src.path);
+        own.appendChild(li.removeChild(path));
+        li.appendChild(own);
+      }
       li.appendChild(document.createTextNode(" (this repository)"));
     }
     return li;
+  }
+
+  /* The line of our code that made the number, at the build's commit (data.r, data.o). */
+  function codeItem(code) {
+    var path = make("code", "prov-path", code.path);
+    if (!data || !data.r) return path;
+    var link = make("a", "prov-link");
+    link.href = String(data.r) + encodeURI(code.path) + "#L" + encodeURIComponent(code.line);
+    link.appendChild(path);
+    link.appendChild(document.createTextNode(", line " + code.line));
+    return link;
   }
 
   function row(dl, field, label, content) {
@@ -230,7 +251,8 @@ window.CIT_CARDS = (function () {
         return typeof src === "string" ? { path: src } : (src || {});
       }),
       locator: prov.locator || missing,
-      computation: prov.computation || missing
+      computation: prov.computation || missing,
+      code: prov.code || null
     };
   }
 
@@ -318,6 +340,7 @@ window.CIT_CARDS = (function () {
     }
     row(dl, "locator", "Where in it", f.locator);
     row(dl, "computation", "How", f.computation);
+    if (f.code) row(dl, "code", "Made by", codeItem(f.code));
     card.appendChild(dl);
     if (state === "loading" || state === "idle") card.setAttribute("aria-busy", "true");
     else card.removeAttribute("aria-busy");

@@ -158,6 +158,24 @@ def test_an_undefined_glossary_term(case):
     assert "flux-capacitor" in err
 
 
+@pytest.mark.parametrize("added,message", [
+    ("A claim of a source [@no-such-work].", "unknown citation key 'no-such-work'"),
+    ("$$x$$ (eq:band)", "label 'eq:band' given twice"),
+    ("A broken formula $\\frac{a}{b$ here.", "malformed TeX"),
+    ("As in [@eq:no-such-label].", "unknown label 'eq:no-such-label'")],
+    ids=["unknown-key", "duplicate-label", "malformed-tex", "unknown-label"])
+def test_a_bad_citation_label_or_formula(case, added, message):
+    """docs/math-citations.md: each fails the build in one line at its file and line."""
+    p = case.root / "content" / "pages" / "method.md"
+    lines = p.read_text().splitlines()
+    lines += ["", added]
+    p.write_text("\n".join(lines) + "\n")
+    err = case.run().stderr
+    line = next(l for l in err.splitlines() if l.startswith("build failed:"))
+    assert line.startswith(f"build failed: content/pages/method.md:{len(lines)}: "), err
+    assert message in line, err
+
+
 def test_a_literal_number_in_content(case):
     p = case.root / "content" / "hub.md"
     p.write_text(p.read_text() + "\nThe band kept 42 values of a chunk.\n")

@@ -77,3 +77,62 @@ def test_an_anchor_needs_an_upstream_source_the_locator_starts_with_and_a_line()
     assert record_anchor(_num("results/results.md (recomputed)", md)) is None
     assert record_anchor(_num("data/sim/results.md §3, table 'T' (line 4)", ours)) is None
     assert record_anchor(_num("derived from the records of the listed logs (line 4)", up)) is None
+
+
+# ---- links to our own source (docs/site-config.md, "Links to our own source")
+
+MAKERS = ("add(", "Cell(", "Quantity(", "number(")
+
+
+def _statement(path: str, line: int) -> str:
+    """The source from `line` of `path` to the end of the call that starts there."""
+    lines = (ROOT / path).read_text(encoding="utf-8").split("\n")
+    out, depth = [], 0
+    for text in lines[line - 1:]:
+        out.append(text)
+        depth += text.count("(") - text.count(")")
+        if depth <= 0:
+            break
+    return "\n".join(out)
+
+
+def test_every_number_s_card_links_the_line_of_our_code_that_made_it(built_site, measured):
+    from cit.siteconfig import parse_site
+    site = Path(built_site)
+    repo = parse_site((ROOT / "site.yaml").read_text(encoding="utf-8")).repository
+    assert repo, "site.yaml names the project's repository"
+    stamp = json.loads((site / "numbers.json").read_text())["build"]
+    numbers = {n["id"]: n for n in json.loads((site / "numbers.json").read_text())["numbers"]}
+    code_url = f"{repo[0]}/blob/{stamp['commit']}/"
+    made, files = {}, set()
+    for name, p in _payloads(site):
+        if not p["n"]:
+            continue
+        assert p.get("r") == code_url, name
+        assert set(p["o"]) == set(p["n"]), (name, sorted(set(p["n"]) - set(p["o"]))[:5])
+        for nid, (path_i, line) in p["o"].items():
+            made[nid] = (p["t"][path_i], line)
+    for nid, (path, line) in sorted(made.items()):
+        assert numbers[nid]["provenance"]["code"] == f"{path}:{line}", nid
+        statement = _statement(path, line)
+        assert any(m in statement for m in MAKERS), (nid, path, line, statement[:200])
+        files.add(path)
+    kinds = {numbers[i]["kind"] for i in made}
+    assert {"simulated", "derived", "assumption", "measured", "fitted"} <= kinds, kinds
+    assert {"study/sim/report.py", "cit/benchfigures.py", "study/tables.py"} <= files, files
+    measured(f"code links: {len(made)} numbers on pages link the line that made them, in "
+             f"{len(files)} files")
+
+
+def test_the_footer_links_the_commit_and_each_page_its_markdown(built_site):
+    from cit.siteconfig import parse_site
+    site = Path(built_site)
+    repo = parse_site((ROOT / "site.yaml").read_text(encoding="utf-8")).repository
+    commit = json.loads((site / "numbers.json").read_text())["build"]["commit"]
+    pages = sorted(site.rglob("index.html"))
+    assert pages
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        assert f'<a href="{repo[0]}/commit/{commit}"><code>{commit[:12]}</code></a>' in html, page
+        m = re.search(rf'<a href="{re.escape(repo[0])}/edit/{repo[1]}/([^"]+)">Edit this page</a>', html)
+        assert m and (ROOT / m.group(1)).is_file(), page
