@@ -188,6 +188,16 @@
   document.addEventListener("click", function (e) {
     if (closestFrom(e.target, "button.search-open")) openSearch();
   });
+  /* "/" and Ctrl-K (Cmd-K) open the box too, unless the reader is typing in a field */
+  document.addEventListener("keydown", function (e) {
+    var slash = e.key === "/" && !e.ctrlKey && !e.metaKey && !e.altKey;
+    var ctrlK = (e.key === "k" || e.key === "K") && (e.ctrlKey || e.metaKey) && !e.altKey;
+    if ((!slash && !ctrlK) || e.defaultPrevented || e.isComposing) return;
+    var t = e.target;
+    if (t && (t.isContentEditable || closestFrom(t, "input, textarea, select, dialog[open]"))) return;
+    e.preventDefault();
+    openSearch();
+  });
   document.documentElement.classList.add("has-js");
 
   // numbers a script adds later (the number index's rows) are prepared the same way
