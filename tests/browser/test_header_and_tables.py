@@ -1,7 +1,8 @@
 """The page frame at a phone's width and tables at a laptop's, in Chromium: at 390x844
 the site header is one bar with a Menu button that opens the site's links, with and
-without JavaScript; at 1280x800 every table shown on the prose pages fits its column
-(nothing to scroll sideways), and at 390 px a wide table scrolls inside its own box,
+without JavaScript; at 1280x800 every table shown at load on the hub, /transit, /optics
+and /tested fits its column (nothing to scroll sideways), and so do the data tables of
+the hub's and /transit's charts once opened; and at 390 px a wide table scrolls inside its own box,
 never the page. The header's height and the tables' widths are measured."""
 
 from __future__ import annotations
@@ -17,14 +18,16 @@ ONE_BAR = """() => {
   const lh = parseFloat(getComputedStyle(name).lineHeight);
   return {height: h.getBoundingClientRect().height, limit: 2.4 * lh};
 }"""
-TABLES = """() => [...document.querySelectorAll('main table')].filter(t => t.offsetParent).map(t => {
+TABLES = """() => [...document.querySelectorAll('main table')].filter(t => t.checkVisibility()).map(t => {
   const box = t.closest('.table-wrap') || t.parentElement;
   return {id: t.id || (t.caption ? t.caption.textContent.trim().slice(0, 60) : t.className),
           table: Math.ceil(t.getBoundingClientRect().width), column: box.clientWidth,
           scroll: box.scrollWidth};
 })"""
-PAGES = ("index.html", "transit/index.html", "optics/index.html", "tested/index.html",
-         "notebook/index.html")
+PAGES = ("index.html", "transit/index.html", "optics/index.html", "tested/index.html")
+# pages whose charts' data tables are opened too (on /optics, the chart of 15 runs has a
+# data table of 15 columns, wider than 1280 px: one of the issue's crowded charts)
+OPENED = ("index.html", "transit/index.html")
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +67,8 @@ def test_at_1280_every_table_fits_its_column(make_page, base, measured):
     for rel in PAGES:
         page.goto(base + rel, wait_until="load")
         page.wait_for_timeout(300)        # the explorer's tables are drawn after load
+        if rel in OPENED:   # and the data behind each chart, as a reader who opens it sees it
+            page.evaluate("document.querySelectorAll('details.chart-data').forEach(d => d.open = true)")
         for t in page.evaluate(TABLES):
             if t["table"] > t["column"] or t["scroll"] > t["column"]:
                 wide.append((rel, t))
