@@ -190,11 +190,9 @@
   });
   /* "/" and Ctrl-K (Cmd-K) open the box too, unless the reader is typing in a field */
   document.addEventListener("keydown", function (e) {
-    var slash = e.key === "/" && !e.ctrlKey && !e.metaKey && !e.altKey;
-    var ctrlK = (e.key === "k" || e.key === "K") && (e.ctrlKey || e.metaKey) && !e.altKey;
-    if ((!slash && !ctrlK) || e.defaultPrevented || e.isComposing) return;
-    var t = e.target;
-    if (t && (t.isContentEditable || closestFrom(t, "input, textarea, select, dialog[open]"))) return;
+    var k = e.key, t = e.target, c = e.ctrlKey || e.metaKey;
+    if ((k === "/" ? c : !(c && /^k$/i.test(k))) || e.altKey || e.defaultPrevented ||
+        t.isContentEditable || closestFrom(t, "input,textarea,select,dialog[open]")) return;
     e.preventDefault();
     openSearch();
   });

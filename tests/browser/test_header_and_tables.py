@@ -43,7 +43,7 @@ def test_on_a_phone_the_header_is_one_bar_with_a_menu_button(make_page, base, me
     assert bar["height"] <= bar["limit"], bar
     links = page.locator("#site-nav a")
     assert links.count() >= 8 and not links.first.is_visible()
-    page.click(".site-menu-button")
+    page.click(".site-menu > summary")
     links.first.wait_for(state="visible")
     assert page.locator("#site-nav a:text-is('Optics')").is_visible()
     measured(f"header at 390x844 ({'with' if scripts else 'without'} JavaScript): "
@@ -55,7 +55,7 @@ def test_on_a_phone_the_header_is_one_bar_with_a_menu_button(make_page, base, me
 def test_on_a_laptop_the_menu_is_the_header_row(make_page, base):
     page = make_page()
     page.goto(base + "transit/index.html")
-    assert page.locator(".site-menu-button").is_hidden()
+    assert page.locator(".site-menu > summary").is_hidden()
     assert page.locator("#site-nav a:text-is('Optics')").is_visible()
     bar = page.evaluate(ONE_BAR)
     assert bar["height"] <= bar["limit"], bar
