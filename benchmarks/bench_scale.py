@@ -198,6 +198,76 @@ def measure(proj: Path) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+# One log read as the experiment stage reads it (study/runs.py load_run), in a fresh
+# process, after one read of the real log (so imports and first uses are done): the
+# resident memory just before, the peak during it (Linux's VmHWM, reset first), the time.
+MEASURE_LOG = r"""
+import gc, json, sys, time
+sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+from cit.reads import Reads
+from study.runs import load_run
+path, warm = Path(sys.argv[2]), Path(sys.argv[3])
+def status(key):
+    line = next(l for l in open("/proc/self/status") if l.startswith(key + ":"))
+    return int(line.split()[1])
+load_run(warm, warm.name, Reads(warm.parent))      # every import and first use done
+gc.collect()
+open("/proc/self/clear_refs", "w").write("5")      # the peak (VmHWM) starts again here
+before = status("VmRSS")
+t0 = time.perf_counter()
+run = load_run(path, path.name, Reads(path.parent))
+seconds = time.perf_counter() - t0
+print(json.dumps({"seconds": seconds, "before_kib": before, "peak_kib": status("VmHWM"),
+                  "evals": len(run.evals), "diags": len(run.diags)}))
+"""
+
+
+def longer_log(text: str, k: int) -> str:
+    """The log `text` k times as long: its eval and diag records given k times, each
+    copy's steps moved past the last one's, then its done record."""
+    lines = [json.loads(l) for l in text.rstrip("\n").split("\n")]
+    body = [r for r in lines[1:] if r["type"] in ("eval", "diag")]
+    done = [r for r in lines[1:] if r["type"] == "done"]
+    span = max(r["step"] for r in body) + 1
+    out = [json.dumps(lines[0])]
+    for j in range(k):
+        out += [json.dumps(dict(r, step=r["step"] + j * span)) for r in body]
+    out += [json.dumps(dict(r, step=r["step"] + (k - 1) * span)) for r in done]
+    return "\n".join(out) + "\n"
+
+
+def measure_log_lengths(lengths: list[int], runs: int) -> dict:
+    """Peak memory and time of reading the study's largest log made k times longer, for
+    each k of `lengths` (docs/faults.md, N20: at most 3x the log's size above what the
+    process held before)."""
+    largest = max((ROOT / "vendored" / "results").rglob("*.jsonl"),
+                  key=lambda p: p.stat().st_size)
+    rows = {}
+    with tempfile.TemporaryDirectory(prefix="cit-log-") as tmp:
+        for k in lengths:
+            path = Path(tmp) / f"x{k}" / largest.name
+            path.parent.mkdir()
+            path.write_text(longer_log(largest.read_text(), k))
+            found = [json.loads(subprocess.run(
+                [sys.executable, "-c", MEASURE_LOG, str(ROOT), str(path), str(largest)],
+                check=True,
+                capture_output=True, text=True).stdout) for _ in range(runs)]
+            size = path.stat().st_size
+            grew = max(f["peak_kib"] - f["before_kib"] for f in found) * 1024
+            rows[k] = {"log_bytes": size, "records": found[0]["evals"] + found[0]["diags"],
+                       "seconds": round(statistics.median(f["seconds"] for f in found), 3),
+                       "peak_rss_mib": round(max(f["peak_kib"] for f in found) / 1024, 1),
+                       "growth_mib": round(grew / 2 ** 20, 2),
+                       "growth_over_log": round(grew / size, 2)}
+            print(f"{k:>3}x the largest log ({largest.name}): {size:,} bytes, "
+                  f"{rows[k]['records']} records, {rows[k]['seconds']} s, peak RSS "
+                  f"{rows[k]['peak_rss_mib']} MiB, {rows[k]['growth_mib']} MiB above the "
+                  f"process before the read = {rows[k]['growth_over_log']}x the log",
+                  flush=True)
+    return rows
+
+
 def record(scaling: dict) -> None:
     """Write `scaling:` into data/benchmarks.yaml, keeping what bench_build.py wrote."""
     data = yaml.safe_load(BENCH.read_text()) if BENCH.exists() else {}
@@ -212,7 +282,13 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 4, 16])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--no-record", action="store_true", help="print, write nothing")
+    ap.add_argument("--log-lengths", type=int, nargs="+", metavar="K",
+                    help="instead: read the largest log made K times longer and print its "
+                    "peak memory and time (writes nothing)")
     a = ap.parse_args(argv)
+    if a.log_lengths:
+        measure_log_lengths(a.log_lengths, a.runs)
+        return 0
     rows = {}
     load = round(os.getloadavg()[0], 2)   # other work on the machine when we started
     stamp = measured_at(ROOT)             # the code measured, before anything is written

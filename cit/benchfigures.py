@@ -42,7 +42,7 @@ def _read(reads: Reads, rel: str) -> tuple[dict, str]:
 
 def _line(text: str, section: str, key: str) -> str:
     """"data/benchmarks.yaml:LINE" of `key` in the top-level mapping `section`."""
-    node = next(v for k, v in yamlio.compose(text).value if k.value == section)
+    node = next(v for k, v in yamlio.compose(text, BENCH).value if k.value == section)
     return key_places(BENCH, node)(key)
 
 

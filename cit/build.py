@@ -63,9 +63,11 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     with reads.scope() as config_reads:
         site_cfg = siteconfig.load_site(root, reads)
     base = sharing.chosen_base_url(base_url, site_cfg)
-    templates = (root / site_cfg.templates).resolve()
+    templates = siteconfig.folder_of(root, site_cfg, "templates")
+    siteconfig.folder_of(root, site_cfg, "static")
+    _require_folders(root, templates, site_cfg)
     if not templates.is_relative_to(reads.root):      # the engine's, shared by a study
-        reads = Reads(root, templates.parent)
+        reads = siteconfig.reads_for(root, site_cfg)
         with reads.scope() as config_reads:
             site_cfg = siteconfig.load_site(root, reads)
     with progress.stage("vendor", "verifying the upstream files against the lock"):
@@ -105,6 +107,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                                   bundle_root=_bundle_root(root), reads=reads, site=site_cfg,
                                   palette_css=inputs.palette.css())
         _say_rendered(progress, site)
+        render.check_nav(site_cfg, set(site.pages))
     # Pagefind indexes the pages in its own process while this one checks them
     with ThreadPoolExecutor(max_workers=1) as pool:
         index = pool.submit(lambda: search.search_files(
@@ -123,6 +126,21 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     return BuildResult(reg, files, figures, time.perf_counter() - t0, site.records,
                        site.rendered, list(progress.reused), list(staged.summaries.values()),
                        vendor.unpinned(root, vendored))
+
+
+def _require_folders(root: Path, templates: Path, site_cfg) -> None:
+    """The folders every build reads, named when missing (rather than reported by what
+    their absence breaks further on: docs/faults.md, N11)."""
+    if not templates.is_dir():
+        why = ("the folder of the templates the pages are rendered with (page.html, "
+               "hub.html, deck.html, static/)")
+        if "templates" in site_cfg.where:
+            raise BuildError(site_cfg.where["templates"], f"templates: "
+                             f"{site_cfg.templates} is not a folder; it should hold {why}")
+        raise BuildError("templates", f"missing: {why}")
+    if not (Path(root) / "content").is_dir():
+        raise BuildError("content", "missing: the folder of the site's pages (hub.md, "
+                         "pages/, decks/) and its glossary")
 
 
 def _say_rendered(progress: Progress, site) -> None:
@@ -170,7 +188,7 @@ def check_site(reg: Registry, site, previous: dict, root: Path, allowlist,
     files' reads). Returns what was checked."""
     check_claims(reg)
     fresh = {k: v for k, v in site.files.items() if k not in site.kept}
-    check_naked_numbers(fresh, reg, allowlist)
+    check_naked_numbers(fresh, reg, allowlist, root, site.sources)
     # links from the pages rendered; from every page when one of those lost or gained an
     # element id (a link elsewhere may point at it) or the set of pages changed
     moved = set(previous) != set(site.records) or any(
@@ -249,13 +267,36 @@ def check_claims(reg: Registry) -> None:
                          "stand):\n  " + "\n  ".join(wrong))
 
 
-def check_naked_numbers(files: dict[str, bytes], reg: Registry, entries) -> None:
+def _content_texts(root: Path, sources: dict[str, str], pages) -> dict[str, tuple[str, str]]:
+    """page -> (its content file, that file's text) for `pages`, read only when the
+    naked-number check failed, to name each finding's Markdown line (a file that cannot
+    be read now is left out: its findings name their page)."""
+    reads, out = Reads(root), {}
+    for page in pages:
+        if page in sources:
+            text = reads.maybe_text(root / sources[page])
+            if text is not None:
+                out[page] = (sources[page], text)
+    return out
+
+
+def check_naked_numbers(files: dict[str, bytes], reg: Registry, entries,
+                        root: Path | None = None, sources: dict[str, str] | None = None) -> None:
     """The no-naked-numbers check over every page (cit/naked.py) under the allow-list
-    `entries`; BuildError listing the first twenty findings, in page order."""
+    `entries`; BuildError listing the first twenty findings, in page order, each at its
+    content file's line where `sources` (page -> content file under `root`) finds it."""
     failures = naked.check_pages(files, numbers=reg.numbers, series=reg.series,
                                  allowlist=entries)
+    if failures and root is not None and sources:
+        failing = {f.split(":", 1)[0] for f in failures}
+        failures = naked.check_pages(
+            {p: b for p, b in files.items() if p in failing}, numbers=reg.numbers,
+            series=reg.series, allowlist=entries,
+            sources=_content_texts(root, sources, failing))
     if failures:
-        raise BuildError("naked-number check", "digits outside number elements:\n  "
+        raise BuildError("naked-number check", "digits outside number elements (write "
+                         "each as a registered number, :n[id], or allow it with a reason "
+                         "in data/allowlist.yaml; docs/numbers.md):\n  "
                          + "\n  ".join(failures[:20]))
 
 
@@ -330,7 +371,7 @@ def _build_and_write(a, root: Path, out: Path, use_cache: bool, progress,
                      state: dict) -> BuildResult:
     """The stages, then the site put in place in one swap (cit/output.py), with Ctrl-C
     and SIGTERM held during the swap; `state["committed"]` says it happened."""
-    inputs = build_inputs(root, a.vendor_from)
+    inputs = build_inputs(root, a.vendor_from) + other_project_inputs(out, root)
     if not a.check:
         target = output.check_target(out, root, inputs)   # refuse a bad --out before the work
         restored = output.recover(target)        # a previous site a killed swap left aside
@@ -361,6 +402,25 @@ def build_inputs(root: Path, vendor_from) -> list[Path]:
     found = [root / n for n in dict.fromkeys(names) if os.path.lexists(root / n)]
     mirror = vendor.mirror_dir(vendor_from, root)
     return found + ([mirror] if mirror else []) + [Path(__file__).resolve().parent]
+
+
+def other_project_inputs(out: Path, root: Path) -> list[Path]:
+    """The input folders of any other project (a folder with a site.yaml) that holds
+    `out`: a study's site may not be written into another's inputs (docs/faults.md,
+    N19). Its site.yaml is parsed, not loaded (nothing of it is imported)."""
+    here, found = Path(root).resolve(), []
+    for folder in Path(os.path.realpath(os.path.abspath(out))).parents:   # never raises
+        if folder == here or not (folder / siteconfig.NAME).is_file():
+            continue
+        names = ["build.py", "site.yaml", "cit", "content", "data", "templates", "vendored",
+                 ".cache"]
+        try:
+            site = siteconfig.parse_site((folder / siteconfig.NAME).read_text("utf-8"))
+            names += [*site.packages(), site.templates] + ([site.static] if site.static else [])
+        except (BuildError, OSError, UnicodeDecodeError):
+            pass          # its own build reports its site.yaml; its usual folders stand
+        found += [folder / n for n in dict.fromkeys(names) if os.path.lexists(folder / n)]
+    return found
 
 
 def _kinds(reg: Registry) -> dict[str, int]:

@@ -48,7 +48,9 @@ class _RegistryUnpickler(pickle.Unpickler):
         self.allowed = tuple(allowed)
 
     def find_class(self, module: str, name: str):
-        if module in ALLOWED_MODULES or (self.allowed and module.startswith(self.allowed)):
+        # a prefix is a module and what lies under it: `study` is not `studyx`
+        if module in ALLOWED_MODULES or any(module == p or module.startswith(p + ".")
+                                            for p in self.allowed if p):
             obj = super().find_class(module, name)
             # a pydantic model's module has imported pydantic; otherwise none is allowed
             pydantic = sys.modules.get("pydantic")

@@ -82,7 +82,7 @@ def _front_matter(data: dict, fm_text: str, path: str) -> FrontMatter:
     """The checked front matter; errors name the key's line (line 2 for the mapping),
     found in the node tree only when there is an error."""
     def where(key):
-        return key_places(path, yamlio.compose(fm_text), first_line=2, default=2)(key)
+        return key_places(path, yamlio.compose(fm_text, path, 2), first_line=2, default=2)(key)
     check_fields(data, FRONT_MATTER_RULES, where, "front matter")
     meta = FrontMatter(**data)
     if meta.layout == "deck" and meta.order is None:

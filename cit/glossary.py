@@ -47,7 +47,7 @@ def load_glossary(text: str, path: str) -> dict[str, Term]:
 
     Errors name `path` and the line of the offending entry."""
     try:
-        node = yamlio.compose(text)
+        node = yamlio.compose(text, path)
         data = yamlio.load(text, path)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)

@@ -39,6 +39,9 @@ from .reads import Reads
 LINK_ATTRS = {"a": "href", "area": "href", "link": "href", "script": "src", "img": "src",
               "source": "src", "iframe": "src", "use": "href", "form": "action",
               "video": "src", "audio": "src", "embed": "src", "object": "data"}
+# an image carried in its page, which docs/output.md allows (the Markdown step refuses
+# every other data: URL, svg included, with its reason)
+IMAGE_DATA_RE = re.compile(r"data:image/(?:gif|png|jpeg|webp);")
 NAVIGATION = {"a", "area", "link rel=canonical"}   # followed by a reader or crawler, not loaded
 NOT_FOUND = "404.html"      # served at any missing address: its links start at the root path
 IDREF_ATTRS = ("aria-labelledby", "aria-describedby", "aria-controls")
@@ -135,6 +138,8 @@ def _link_problem(files, folders, parsed, page: str, tag: str, url: str,
     if parts.scheme or url.startswith("//"):
         if tag in NAVIGATION and parts.scheme in ("http", "https", "mailto"):
             return None
+        if tag == "img" and IMAGE_DATA_RE.match(url.strip().lower()):
+            return None        # drawn from the page itself (docs/output.md; CSP img-src data:)
         return "external resource (the site must make no outside request)"
     if not url.strip():
         return "empty URL"

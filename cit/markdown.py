@@ -26,7 +26,8 @@ from markdown_it.token import Token
 
 from .claimrefs import (claim_token, core_claims, render_claim_mark, render_claim_open,
                         where_of)
-from .errors import BuildError
+from .errors import BuildError, did_you_mean
+from .fragments import core_fragments
 from .frontmatter import Chunk
 from .glossary import Term
 from .markup import number_element
@@ -102,7 +103,9 @@ class PageContext:
         t = self.glossary.get(key)
         if t is None:
             shown = repr(key) if len(key) <= 60 else f"{key[:40]!r}… ({len(key)} characters)"
-            raise BuildError(where or self.path, f"undefined glossary term {shown}")
+            raise BuildError(where or self.path, f"undefined glossary term {shown}"
+                             + did_you_mean(key, self.glossary) + " (terms are the keys "
+                             "of content/glossary.yaml: add it there)")
         self.terms_linked.add(key)
         e = html.escape
         shown = t.term if words is None else words
@@ -419,7 +422,9 @@ def _render_block(self, tokens, idx, options, env) -> str:
     name = tok.meta["name"]
     spec = ctx.blocks.get(name)
     if spec is None:
-        raise BuildError(where, f"unknown block @[{name}]")
+        raise BuildError(where, f"unknown block @[{name}]" + did_you_mean(name, ctx.blocks)
+                         + " (the engine's blocks and those of site.yaml's `blocks:` "
+                         "providers; docs/syntax.md)")
     if spec.late_order is not None and not ctx.late_pass:
         # rendered after every other page, when usage across the site is known
         marker = f"<!--cit-late:{name}:{len(ctx.late_markers)}-->"
@@ -448,6 +453,7 @@ def make_markdown() -> MarkdownIt:
     md.core.ruler.push("cit_claims", core_claims)
     md.core.ruler.push("cit_links", _core_links)
     md.core.ruler.push("cit_sections", _core_sections)
+    md.core.ruler.push("cit_fragments", core_fragments)   # cit/fragments.py
     md.add_render_rule("cit_num", _render_num)
     md.add_render_rule("cit_term", _render_term)
     md.add_render_rule("cit_bad", _render_bad)
@@ -470,12 +476,13 @@ class Rendered:
 
 def render_chunk(md: MarkdownIt, chunk: Chunk, ctx: PageContext, path: str, *,
                  sections: bool = False, findings_cards: bool = False,
-                 title_heading: str | None = None) -> Rendered:
+                 title_heading: str | None = None, slide: bool = False) -> Rendered:
     """Render one chunk (a page body or a slide) into `ctx`'s page; a first heading whose
-    text is `title_heading` is rendered as an h1 (`has_h1`)."""
+    text is `title_heading` is rendered as an h1 (`has_h1`); `slide`: a deck's slide,
+    where a list item may be a fragment (cit/fragments.py)."""
     env = {"ctx": ctx, "path": path, "line0": chunk.first_line - 1,
            "sections": sections, "findings_cards": findings_cards,
-           "title_heading": title_heading}
+           "title_heading": title_heading, "slide": slide}
     out = md.render(chunk.text, env)
     return Rendered(out, env.get("first_heading"), env.get("first_heading_text"),
                     env.get("has_h1", False), env.get("outline", []))

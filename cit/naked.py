@@ -368,9 +368,32 @@ def _matches(entry: AllowEntry, selectors: frozenset[str]) -> bool:
     return entry.within is None or entry.within in selectors
 
 
+MARK_RE = re.compile(r"[:@][a-z]*\[[^\]]*\]")     # :n[id], @[chart:x]: not the reader's digits
+WORD_RE = re.compile(r"[^\W\d_]{3,}")
+
+
+def source_line(source: str, digits: str, before: str, after: str) -> int | None:
+    """The line (1-based) of the content file text `source` that most likely wrote the
+    naked `digits` seen between `before` and `after` on the page: of the lines holding
+    that digit run outside a mark, the one sharing most words with the text around it
+    (the first on a tie); None when no line holds it (a block or a template wrote it)."""
+    run = re.compile(rf"(?<!\d){re.escape(digits)}(?!\d)")
+    near = set(WORD_RE.findall(before)[-3:] + WORD_RE.findall(after)[:3])
+    best, best_score = None, -1
+    for n, line in enumerate(source.splitlines(), 1):
+        bare = MARK_RE.sub(" ", line)
+        if run.search(bare):
+            score = len(near & set(WORD_RE.findall(bare)))
+            if score > best_score:
+                best, best_score = n, score
+    return best
+
+
 def scan_page(page: str, html_text: str, allowlist: list[AllowEntry], *,
-              numbers: Mapping | None = None, series: Mapping | None = None) -> list[str]:
-    """Failures for one page (see the module docstring)."""
+              numbers: Mapping | None = None, series: Mapping | None = None,
+              source: tuple[str, str] | None = None) -> list[str]:
+    """Failures for one page (see the module docstring); with `source` (the content
+    file's path and text), each naked digit run is named at its line there too."""
     sc = _Scanner(page, numbers, series)
     walk(html_text, sc)
     text_parts: list[str] = []
@@ -400,7 +423,9 @@ def scan_page(page: str, html_text: str, allowlist: list[AllowEntry], *,
             continue
         lo, hi = max(0, m.start() - 40), min(len(text), m.end() + 40)
         excerpt = " ".join(text[lo:hi].replace(HOLE, "[n]").split())
-        failures.append(f"{page}: naked number {m.group()!r} in “{excerpt}”")
+        line = source and source_line(source[1], m.group(), text[lo:m.start()], text[m.end():hi])
+        at = f"{source[0]}:{line} ({page})" if line else page
+        failures.append(f"{at}: naked number {m.group()!r} in “{excerpt}”")
     return failures
 
 
@@ -431,23 +456,26 @@ class NakedReport:
 
 
 def check_pages(files: Mapping[str, bytes], *, numbers: Mapping | None = None,
-                series: Mapping | None = None,
-                allowlist: list[AllowEntry] | None = None) -> list[str]:
+                series: Mapping | None = None, allowlist: list[AllowEntry] | None = None,
+                sources: Mapping[str, tuple[str, str]] | None = None) -> list[str]:
     """Failures over every `.html` file in `files` (relative path -> bytes).
 
     Give `numbers` (registry.numbers) to also check each number element against its
-    entry, and `series` (registry.series) to check each chart fallback value."""
+    entry, `series` (registry.series) to check each chart fallback value, and
+    `sources` (page -> its content file's path and text) to name each naked number's
+    line in the Markdown."""
     entries = load_allowlist() if allowlist is None else allowlist
     pages = sorted(p for p in files if p.endswith(".html"))
-    found = scan_pages(files, pages, entries, numbers=numbers, series=series)
+    found = scan_pages(files, pages, entries, numbers=numbers, series=series, sources=sources)
     return [f for p in pages for f in found[p]]
 
 
 def scan_pages(files: Mapping[str, bytes], paths, entries: list[AllowEntry], *,
-               numbers: Mapping | None = None, series: Mapping | None = None) -> dict:
+               numbers: Mapping | None = None, series: Mapping | None = None,
+               sources: Mapping[str, tuple[str, str]] | None = None) -> dict:
     """{path: its failures} for each of `paths` in `files` (see scan_page)."""
-    return {p: scan_page(p, files[p].decode("utf-8"), entries, numbers=numbers, series=series)
-            for p in paths}
+    return {p: scan_page(p, files[p].decode("utf-8"), entries, numbers=numbers, series=series,
+                         source=(sources or {}).get(p)) for p in paths}
 
 
 def report(files: Mapping[str, bytes], *, numbers=None, series=None,

@@ -12,6 +12,7 @@ removed, and the verified counts on both sides.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -60,14 +61,48 @@ def old_numbers(root: Path, old: str, vendor_from=None) -> dict:
     return _revision_numbers(root, old, vendor_from)
 
 
+# the most a numbers.json given to --diff may hold: this study's is under 2 MB, and a
+# 167 MB one took 98 s and 769 MB before (docs/faults.md, N20)
+MAX_BYTES = 64 * 1024 * 1024
+
+
 def _read_json(path: Path) -> dict:
+    """A numbers.json, its size and shape checked before anything indexes it: one line
+    naming the file (and the entry) for each way it can be damaged (docs/faults.md, N6)."""
     try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise BuildError(str(path), f"{size:,} bytes, over the {MAX_BYTES:,} a "
+                             "numbers.json given to --diff may hold")
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise BuildError(str(path), f"not a readable numbers.json: {e}") from None
+    except RecursionError:
+        raise BuildError(str(path), "not a readable numbers.json: nested too deeply") from None
     if not isinstance(data, dict) or not isinstance(data.get("numbers"), list):
         raise BuildError(str(path), "not a numbers.json (no list under 'numbers')")
+    _check_entries(path, data, "numbers", ("id", "text"))
+    _check_entries(path, data, "claims", ("id",))
+    if not isinstance(data.get("build", {}), dict):
+        raise BuildError(str(path), "not a numbers.json: 'build' is not an object")
     return data
+
+
+def _check_entries(path: Path, data: dict, key: str, texts: tuple[str, ...]) -> None:
+    """Each entry of `data[key]` (absent: none) an object whose `texts` are strings."""
+    entries = data.get(key, [])
+    if not isinstance(entries, list):
+        raise BuildError(str(path), f"not a numbers.json: {key!r} is not a list")
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise BuildError(str(path), f"{key}[{i}]: not an object")
+        for t in texts:
+            if not isinstance(entry.get(t), str):
+                raise BuildError(str(path), f"{key}[{i}]: {t!r} missing or not a string")
+        if not isinstance(entry.get("evidence", []), list) or not isinstance(
+                entry.get("provenance", {}), dict):
+            raise BuildError(str(path), f"{key}[{i}]: 'evidence' or 'provenance' is "
+                             "not of its kind")
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
@@ -148,6 +183,15 @@ def _cell(text) -> str:
     return s if s.strip() else "(empty)"
 
 
+def _code(text) -> str:
+    """An id as a Markdown code span in a table cell: a fence longer than any run of
+    backticks in it, pipes escaped (docs/faults.md, N16)."""
+    s = str(text).replace("|", "\\|").replace("\n", " ")
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", s)), default=0) + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") else ""
+    return f"{fence}{pad}{s}{pad}{fence}"
+
+
 def _source(number: dict) -> str:
     paths = [s.get("path", "") for s in number.get("provenance", {}).get("sources", [])]
     return ", ".join(paths[:2]) + (f" and {len(paths) - 2} more" if len(paths) > 2 else "")
@@ -165,7 +209,7 @@ def _verified(build: dict) -> list[tuple[str, object]]:
 def report(changes: dict, before: dict, after: dict, old: str) -> str:
     """The Markdown report."""
     b_old, b_new = before.get("build", {}), after.get("build", {})
-    out = [f"## Numbers and claims: `{_cell(old)}` → this build", "",
+    out = [f"## Numbers and claims: {_code(old)} → this build", "",
            f"{counted(len(changes['numbers']), 'number')} changed, {len(changes['added'])} "
            f"added, {len(changes['removed'])} removed; "
            f"{counted(len(changes['claims']), 'claim')} changed, "
@@ -176,22 +220,25 @@ def report(changes: dict, before: dict, after: dict, old: str) -> str:
     if changes["numbers"]:
         out += ["", "### Numbers whose text changed", "",
                 "| id | before | after | kind | source |", "|---|---:|---:|---|---|"]
-        out += [f"| `{o['id']}` | {_cell(o['text'])} | {_cell(n['text'])} | {n['kind']} | "
+        out += [f"| {_code(o['id'])} | {_cell(o['text'])} | {_cell(n['text'])} | "
+                f"{_cell(n.get('kind'))} | "
                 f"{_cell(_source(n))} |" for o, n in changes["numbers"]]
     for title, rows in (("Numbers added", changes["added"]), ("Numbers removed", changes["removed"])):
         if rows:
             out += ["", f"### {title}", "", "| id | text | kind | source |", "|---|---:|---|---|"]
-            out += [f"| `{n['id']}` | {_cell(n['text'])} | {n['kind']} | {_cell(_source(n))} |"
+            out += [f"| {_code(n['id'])} | {_cell(n['text'])} | {_cell(n.get('kind'))} | "
+                    f"{_cell(_source(n))} |"
                     for n in rows]
     if changes["claims"]:
         out += ["", "### Claims whose verdict or evidence changed", "",
                 "| claim | before | after |", "|---|---|---|"]
-        out += [f"| `{o['id']}` | {o.get('verdict')}: {_cell(_evidence(o))} | "
-                f"{n.get('verdict')}: {_cell(_evidence(n))} |" for o, n in changes["claims"]]
+        out += [f"| {_code(o['id'])} | {_cell(o.get('verdict'))}: {_cell(_evidence(o))} | "
+                f"{_cell(n.get('verdict'))}: {_cell(_evidence(n))} |" for o, n in changes["claims"]]
     for title, rows in (("Claims added", changes["claims_added"]),
                         ("Claims removed", changes["claims_removed"])):
         if rows:
             out += ["", f"### {title}", "", "| claim | verdict | what it checks |", "|---|---|---|"]
-            out += [f"| `{c['id']}` | {c.get('verdict')} | {_cell(c.get('checked', ''))} |"
+            out += [f"| {_code(c['id'])} | {_cell(c.get('verdict'))} | "
+                    f"{_cell(c.get('checked', ''))} |"
                     for c in rows]
     return "\n".join(out) + "\n"

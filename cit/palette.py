@@ -24,6 +24,11 @@ HEX_RE = re.compile(r"#[0-9a-fA-F]{6}")
 KEY_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 MODES = ("light", "dark", "print")
 CONTEXT = "muted"        # the one key svgplot takes beyond the palette (figures.css)
+# the page a mark is drawn on, per mode: templates/static/site.css's --bg in light, dark
+# and print (tests/unit/test_palette_contrast.py holds them equal), and the contrast a
+# mark needs against it (WCAG 2's 3:1 for graphics; docs/variants.md, "Colours")
+BACKGROUNDS = {"light": "#fbfaf7", "dark": "#141518", "print": "#ffffff"}
+MIN_CONTRAST = 3.0
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,55 @@ def _mode_props(s: Swatch, i: int) -> str:
     return out
 
 
+def _luminance(colour: str) -> float:
+    """WCAG 2's relative luminance of `#rrggbb`."""
+    def channel(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (channel(int(colour[i:i + 2], 16) / 255) for i in (1, 3, 5))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2's contrast ratio of two `#rrggbb` colours, 1 to 21."""
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def _nearest_passing(colour: str, mode: str) -> str:
+    """`colour` mixed toward black (a light page) or white (dark) in steps of 5 %, the
+    first mix with enough contrast: a shade to suggest."""
+    towards = 255 if mode == "dark" else 0
+    rgb = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+    for k in range(1, 21):
+        mix = "#" + "".join(f"{round(c + (towards - c) * k / 20):02x}" for c in rgb)
+        if contrast(mix, BACKGROUNDS[mode]) >= MIN_CONTRAST:
+            return mix
+    return "#000000" if towards == 0 else "#ffffff"
+
+
+def contrast_problem(shade: str, mode: str) -> str | None:
+    """Why a mark shade is too faint on the `mode` page, with a shade that is not; None
+    when it has at least MIN_CONTRAST."""
+    ratio = contrast(shade, BACKGROUNDS[mode])
+    if ratio >= MIN_CONTRAST:
+        return None
+    return (f"{mode} shade {shade} has {ratio:.2f}:1 contrast against the {mode} page "
+            f"({BACKGROUNDS[mode]}), under the {MIN_CONTRAST:g}:1 a mark needs to be seen; "
+            f"give a {'lighter' if mode == 'dark' else 'darker'} {mode} shade "
+            f"(such as {_nearest_passing(shade, mode)})")
+
+
+def check_contrast(spec: Mapping, where: str, what: str) -> None:
+    """A palette entry ({"colour", "light", "dark", "print"}; a mode it omits takes
+    `colour`): every mark shade clear of its page, else BuildError at `where`."""
+    for mode in MODES:
+        shade = spec.get(mode, spec.get("colour"))
+        if isinstance(shade, str) and HEX_RE.fullmatch(shade):
+            problem = contrast_problem(shade.lower(), mode)
+            if problem:
+                raise BuildError(where, f"{what}: its {problem}")
+
+
 def _hex(value, where: str, what: str) -> str:
     if not isinstance(value, str) or not HEX_RE.fullmatch(value):
         raise BuildError(where, f"{what} must be a colour #rrggbb, not {value!r}")
@@ -108,6 +162,7 @@ def palette_from(data, where: str) -> Palette:
             raise BuildError(where, f"palette {key}: keys are colour, light, dark, print, text")
         colour = _hex(spec.get("colour"), where, f"palette {key} colour")
         marks = tuple(_hex(spec.get(m, colour), where, f"palette {key} {m}") for m in MODES)
+        check_contrast(dict(zip(MODES, marks)), where, f"palette {key}")
         text = spec.get("text") or {}
         if not isinstance(text, Mapping) or set(text) - set(MODES):
             raise BuildError(where, f"palette {key} text: keys are light, dark, print")

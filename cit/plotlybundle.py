@@ -65,7 +65,7 @@ def read_lock(root: Path) -> dict:
         raise BuildError(rel, "missing; run `python -m cit.plotlybundle refresh`") from None
     try:
         yamlio.load(text, rel)               # valid YAML, no key given twice
-        node = yamlio.compose(text)
+        node = yamlio.compose(text, rel)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         raise BuildError(f"{rel}:{mark.line + 1 if mark else 1}", f"not valid YAML: "

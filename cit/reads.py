@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import hashlib
+import io
 import os
 import stat
 from pathlib import Path
@@ -33,6 +34,20 @@ MISSING = "missing"
 
 def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def _size(source) -> int:
+    return (len(source.getbuffer()) if isinstance(source, io.BytesIO)
+            else os.fstat(source.fileno()).st_size)
+
+
+def _utf8_line(raw: bytes, where: str, n: int) -> str:
+    """Line `n` of a file decoded (utf8's message, at that line)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BuildError(f"{where}:{n}", f"not UTF-8 (byte 0x{raw[e.start]:02x} at column "
+                         f"{e.start + 1}); save the file as UTF-8") from None
 
 
 def utf8(data: bytes, where: str) -> str:
@@ -51,12 +66,15 @@ def utf8(data: bytes, where: str) -> str:
 class Reads:
     """The project's files, read and recorded (see the module docstring)."""
 
-    def __init__(self, root: Path, *more: Path):
+    def __init__(self, root: Path, *more: Path, only: tuple[Path, ...] = ()):
         """Files of the project at `root` (and of the folders `more`: a test renders its
-        own content with the project's templates)."""
+        own content with the project's templates). `only`, when given: the folders a
+        read may land in, when that is less than the bases (the engine's templates
+        folder, named from its parent: docs/output.md, "What the build reads")."""
         self.root = Path(root).resolve()
         # each place a path may name (paths may be built on the unresolved root too)
         self._bases = [(Path(os.path.abspath(r)), Path(r).resolve()) for r in (root, *more)]
+        self._fences = [Path(f).resolve() for f in only] or [r for _, r in self._bases]
         self._scopes: list[dict[str, str]] = []       # the scopes open, outermost first
         self._private = 0                             # private scopes open
         self._shared: dict[str, str] = {}             # reads outside private scopes
@@ -88,7 +106,7 @@ class Reads:
         rel = self.rel(path)
         base = self._base(path)
         real = Path(os.path.realpath(base / rel))
-        if not any(real == r or r in real.parents for _, r in self._bases):
+        if not any(real == r or r in real.parents for r in self._fences):
             raise BuildError(rel, f"a link to {real}, outside the project; the build "
                              "reads only the project's own files")
         return rel, real
@@ -182,6 +200,47 @@ class Reads:
             os.close(fd)
         self._note("f:" + rel, _digest(data))
         return data
+
+    def lines(self, path: Path | str, max_bytes: int | None = None,
+              what: str = "file") -> Iterator[tuple[int, str, bool]]:
+        """(line number, text without its newline, whether it ended in one) of each
+        line of the file, decoded as
+        UTF-8, read as it is used (a log is never held whole: docs/faults.md, N20) and
+        recorded, like a whole read, once the last line is given. A file over
+        `max_bytes` is refused before it is read; a missing one is a BuildError (named
+        as `rel` names it, like every other read's errors)."""
+        rel, real = self._inside(path)
+        if rel in self._given:
+            source, fd = io.BytesIO(self._given[rel]), None
+        else:
+            fd = self._open_file(rel, real)
+            source = os.fdopen(fd, "rb", closefd=True)
+        with source:
+            if max_bytes is not None and _size(source) > max_bytes:
+                raise BuildError(rel, f"{_size(source):,} bytes, over the {max_bytes:,} a "
+                                 f"{what} may hold (docs/faults.md)")
+            h = hashlib.sha256()
+            for n, raw in enumerate(source, 1):
+                h.update(raw)
+                text = utf8(raw, rel) if n == 1 else _utf8_line(raw, rel, n)
+                ended = text.endswith("\n")
+                yield n, text[:-1] if ended else text, ended
+        self._note("f:" + rel, h.hexdigest())
+
+    def _open_file(self, rel: str, real: Path) -> int:
+        """A descriptor on the regular file `real` (named `rel`), opened without
+        blocking; BuildError when it is missing or not a file."""
+        try:
+            fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except FileNotFoundError:
+            raise BuildError(rel, "missing") from None
+        except OSError as e:
+            raise BuildError(rel, f"cannot be read ({e.strerror})") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise BuildError(rel, "not a regular file (a folder, a FIFO or a device); "
+                             "the build reads only files here")
+        return fd
 
     def bytes(self, path: Path | str) -> bytes:
         data = self.maybe_bytes(path)

@@ -10,7 +10,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from .errors import BuildError
+from .errors import BuildError, did_you_mean
 
 KINDS = ("measured", "derived", "simulated", "hypothetical", "assumption",
          "quoted", "extrapolated", "illustrative", "fitted")
@@ -152,7 +152,9 @@ class Registry:
         try:
             return self.numbers[id]
         except KeyError:
-            raise BuildError(where, f"unknown number id {id!r}") from None
+            raise BuildError(where, f"unknown number id {id!r}"
+                             + did_you_mean(id, self.numbers) + " (a stage registers "
+                             "each id with reg.add; docs/numbers.md)") from None
 
     def __contains__(self, id: str) -> bool:
         return id in self.numbers

@@ -43,7 +43,7 @@ PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentenc
 
 DECK_FILE_RE = re.compile(r"^(\d{2})-([a-z0-9][a-z0-9-]*)\.md$")
 PAGE_FILE_RE = re.compile(r"^([a-z0-9][a-z0-9-]*)\.md$")
-RESERVED = {"decks", "static", "index"}
+RESERVED = {"decks", "static", "index", "pagefind"}   # the site's own folders
 GLOSSARY_URL = "/glossary/"
 OUTLINE_MIN = 3   # `##` sections that earn a page its outline
 
@@ -290,7 +290,7 @@ def discover(content_dir: Path, rel: Callable[[Path], str], reads: Reads) -> lis
         m = PAGE_FILE_RE.match(f.name)
         if not m or m.group(1) in RESERVED:
             raise BuildError(rel(f), "page file names are lower-case words with hyphens "
-                                     "(and not decks, static or index)")
+                                     "(and not decks, static, index or pagefind)")
         doc = parse_content_file(reads.text(f), rel(f))
         _expect_layout(doc, "page")
         slug = m.group(1)
@@ -362,7 +362,7 @@ def _render_body(state: SiteState, page: Page) -> None:
             chunk, notes = split_notes(chunk, page.doc.path)
             # the first slide titled as the deck is the page's h1 (no hidden copy)
             r = render_chunk(md, chunk, ctx, page.doc.path,
-                             title_heading=page.title if k == 1 else None)
+                             title_heading=page.title if k == 1 else None, slide=True)
             page.has_h1 = page.has_h1 or (k == 1 and r.has_h1)
             if r.first_heading is None:
                 raise BuildError(f"{page.doc.path}:{chunk.first_line}",
@@ -469,6 +469,7 @@ def _render_templates(state: SiteState, templates_dir: Path, assets: StaticAsset
     env = jinja2.Environment(loader=_template_loader(templates_dir, state.reads),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
+    _check_site_names(state, assets.names)
     files: dict[str, bytes] = {}
     for p in state.pages:
         if p.out in reused:
@@ -488,6 +489,27 @@ def _render_templates(state: SiteState, templates_dir: Path, assets: StaticAsset
         files[p.out] = _render_page(env, p, ctx, assets).encode("utf-8")
     files[sharing.NOT_FOUND] = _not_found_page(state, env, assets).encode("utf-8")
     return files
+
+
+def check_nav(cfg: SiteConfig, urls: set[str]) -> None:
+    """Each of site.yaml's nav items names one of the site's pages (`urls`); one that
+    named none was dropped without a word before (docs/faults.md, N9). The build calls
+    it (a test may render a few pages under the project's navigation)."""
+    for url, _ in cfg.nav:
+        if url != "decks" and url not in urls:
+            raise BuildError(cfg.where.get(f"nav {url}", "site.yaml"), f"nav: {url!r} is "
+                             "no page of the site (/NAME/ is content/pages/NAME.md)")
+
+
+def _check_site_names(state: SiteState, names) -> None:
+    """site.yaml's layouts' scripts name files of static/ that exist; one that did not
+    was dropped without a word before (docs/faults.md, N9)."""
+    cfg = state.config
+    for layout, scripts in cfg.layout_scripts.items():
+        for name in scripts:
+            if name not in names:
+                raise BuildError(cfg.where.get(f"layouts {layout}", "site.yaml"),
+                                 f"layouts: {layout}: static/{name} does not exist")
 
 
 NOT_FOUND_TITLE = "Page not found"

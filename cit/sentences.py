@@ -31,6 +31,7 @@ from .claimrefs import SENTENCE_END_RE
 from .claims import parse_reference
 from .errors import BuildError
 from .fieldcheck import FieldRule, check_fields
+from .fragments import without_mark
 from .frontmatter import parse_content_file
 from .reads import Reads
 
@@ -129,7 +130,7 @@ def markdown_sentences(text: str, file: str) -> list[Sentence]:
         out += split_inline(getattr(doc.meta, key), file, at)
     for tok in _block_parser().parse(doc.body.text):
         if tok.type == "inline" and tok.map and not tok.content.lstrip().startswith("@["):
-            out += split_inline(tok.content, file, doc.body.first_line + tok.map[0])
+            out += split_inline(without_mark(tok.content), file, doc.body.first_line + tok.map[0])
     return out
 
 
@@ -162,7 +163,7 @@ def yaml_sentences(text: str, file: str, name_keys=()) -> list[Sentence]:
                 and isinstance(node.value, str) and len(node.value.split()) >= MIN_WORDS:
             first = node.start_mark.line + 1 + (1 if node.style in (">", "|") else 0)
             out.extend(split_inline(node.value, file, first))
-    walk(yamlio.compose(text))
+    walk(yamlio.compose(text, file))
     return out
 
 

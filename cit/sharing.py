@@ -42,6 +42,10 @@ def base_url(value: str | None, where: str) -> str | None:
     BuildError(where, ...) otherwise."""
     if value is None:
         return None
+    odd = re.search(r"[^A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]", value.strip())
+    if odd:      # robots.txt and the sitemap carry it as written (docs/faults.md, N15)
+        raise BuildError(where, f"base URL {value!r} holds {odd.group()!r}, which a URL "
+                                "never holds as written; percent-encode it")
     parts = urlsplit(value.strip())
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise BuildError(where, f"base URL {value!r} is not an http(s) address with a host "

@@ -46,19 +46,69 @@ class Entry:
     ref: str
     where: str
 
-    def resolve(self):
-        """The function itself; BuildError at its site.yaml line when it cannot be had."""
+    def resolve(self, root: Path | None = None):
+        """The function itself; BuildError at its site.yaml line when it cannot be had,
+        or (given the project's `root`) when it is not the project's code or the
+        engine's, or does not take one argument (docs/faults.md, N8)."""
         module, _, name = self.ref.partition(":")
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as e:
             if e.name and module.startswith(e.name):
                 raise BuildError(self.where, f"`{self.ref}`: no module {e.name}") from None
-            raise
+            raise BuildError(self.where, f"`{self.ref}`: {module} imports {e.name}, which "
+                             "is not installed") from None
         fn = getattr(mod, name, None)
         if not callable(fn):
             raise BuildError(self.where, f"`{self.ref}`: {module} has no function {name}")
+        if root is not None:
+            self._check_callable(mod, fn, Path(root).resolve())
         return fn
+
+    def _check_callable(self, mod, fn, root: Path) -> None:
+        import inspect
+        engine = Path(__file__).resolve().parent
+        file = Path(getattr(mod, "__file__", None) or "/").resolve()
+        top = mod.__name__.split(".")[0]
+        # the project's own package (found by name too: a test's copy of the project
+        # runs, in-process, the package already imported from the checkout)
+        own = (root / top).is_dir() or (root / f"{top}.py").is_file()
+        if not (root in file.parents or engine in file.parents or own):
+            raise BuildError(self.where, f"`{self.ref}`: {mod.__name__} is not the "
+                             "project's code nor the engine's; a stage or block provider "
+                             "is a function of the study's own package")
+        try:
+            inspect.signature(fn).bind(None)
+        except (TypeError, ValueError):
+            raise BuildError(self.where, f"`{self.ref}` does not take one argument (a "
+                             "cit.stages.StageContext or cit.blocks.BlockInputs)") from None
+
+    def call(self, arg, root: Path, what: str):
+        """`resolve(root)`(arg); an exception it raises is one line at this entry's
+        site.yaml line, naming the exception and the line of the study's code it came
+        from (a BuildError is passed on as it is)."""
+        fn = self.resolve(root)
+        try:
+            return fn(arg)
+        except BuildError:
+            raise
+        except Exception as e:
+            raise BuildError(self.where, _failure(e, what, arg)) from None
+
+
+def _failure(e: Exception, what: str, arg) -> str:
+    """What a stage's or provider's exception says, in one line."""
+    import traceback
+    frames = traceback.extract_tb(e.__traceback__)
+    at = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    registry = getattr(arg, "registry", None)
+    key = e.args[0] if isinstance(e, KeyError) and e.args else None
+    if isinstance(key, str) and registry is not None and key not in registry.numbers \
+            and key not in registry.claims:
+        return (f"{what} looked up {key!r}, which no earlier stage registered (the stages "
+                f"run in site.yaml's order){at}")
+    text = " ".join(str(e).split())
+    return f"{what} failed: {type(e).__name__}: {text[:300]}{at}"
 
 
 @dataclass(frozen=True)
@@ -94,6 +144,43 @@ class SiteConfig:
         return tuple(sorted({r.split(":")[0].split(".")[0] for r in refs} - {"cit"}))
 
 
+def engine_templates() -> Path:
+    """The engine's own templates folder (beside cit/), which a study may share."""
+    return Path(__file__).resolve().parent.parent / "templates"
+
+
+def folder_of(root: Path, site: SiteConfig, key: str) -> Path | None:
+    """The folder site.yaml's `key` (templates, static) names, resolved: inside the
+    project, or (for templates only) the engine's own templates; anything else, an
+    absolute path included, is a BuildError at its line (the read boundary is the
+    project, whatever site.yaml says: docs/output.md)."""
+    given = site.templates if key == "templates" else site.static
+    if given is None:
+        return None
+    where, base = site.where.get(key, NAME), Path(root).resolve()
+    if Path(given).is_absolute():
+        raise BuildError(where, f"{key}: {given} is an absolute path; name a folder of "
+                         "the project, relative to site.yaml")
+    folder = (base / given).resolve()
+    if folder == base or base in folder.parents:
+        return folder
+    if key == "templates" and folder == engine_templates():
+        return folder
+    raise BuildError(where, f"{key}: {given} leads to {folder}, outside the project; the "
+                     "build reads only the project's own files"
+                     + (" (and the engine's templates)" if key == "templates" else ""))
+
+
+def reads_for(root: Path, site: SiteConfig) -> Reads:
+    """The Reads of a build of `root`: the project, plus the engine's templates folder
+    itself (not its parent) when site.yaml names them."""
+    templates = folder_of(root, site, "templates")
+    base = Path(root).resolve()
+    if templates == base or base in templates.parents:
+        return Reads(root)
+    return Reads(root, templates.parent, only=(base, templates))
+
+
 def load_site(root: Path, reads: Reads | None = None) -> SiteConfig:
     """site.yaml of the project at `root`, read through `reads` (cit/reads.py: so every
     page's record and the data stages' key hold it) and checked;
@@ -121,14 +208,27 @@ def parse_site(text: str, name: str = NAME) -> SiteConfig:
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup:
         raise BuildError(where("stages"), f"two stages are named {dup!r}")
-    seqs = {k: items[k].value if k in items else [] for k in ("blocks",)}
+    seqs = {k: items[k].value if k in items else [] for k in ("blocks", "unpickle")}
     blocks = tuple(_entry(v, n, name) for v, n in zip(data.get("blocks", []), seqs["blocks"]))
+    for prefix, n in zip(data.get("unpickle", []), seqs["unpickle"]):
+        _unpickle_prefix(prefix, _line(name, n))
     return SiteConfig(data["title"], data["base_url"], nav, scripts, cards, stages, blocks,
                       tuple(data.get("unpickle", [])), tuple(data.get("tested", [])),
-                      {k: where(k) for k in data}, data.get("templates", "templates"),
+                      {k: where(k) for k in data} | _item_places(items, name),
+                      data.get("templates", "templates"),
                       data.get("static"),
                       data.get("share_figure"), tuple(data.get("yaml_name_keys", [])),
                       tuple(data.get("pinned", [])))
+
+
+def _item_places(items: dict, name: str) -> dict[str, str]:
+    """`where` entries of each nav item ("nav /url/") and each layout's scripts
+    ("layouts page"), for the checks made once the pages and static files are known."""
+    places = {f"nav {v.value}": _line(name, v) for item in items["nav"].value
+              for k, v in item.value if k.value == "url"}
+    for k, spec in items["layouts"].value:
+        places[f"layouts {k.value}"] = key_places(name, spec)("scripts")
+    return places
 
 
 def _line(name: str, node) -> str:
@@ -137,7 +237,11 @@ def _line(name: str, node) -> str:
 
 def _nav(items: list, node, name: str):
     for item, n in zip(items, node.value):
-        check_fields(item, NAV_RULES, key_places(name, n), "nav item")
+        place = key_places(name, n)
+        check_fields(item, NAV_RULES, place, "nav item")
+        if item["url"] != "decks" and not re.fullmatch(r"/([a-z0-9-]+/)?", item["url"]):
+            raise BuildError(place("url"), f"nav: {item['url']!r} is not a page's address "
+                             "(/, /name/ for content/pages/name.md, or decks)")
         yield item["url"], item["label"]
 
 
@@ -148,12 +252,20 @@ def _layouts(data: dict, node, name: str):
         if layout not in LAYOUTS:
             raise BuildError(_line(name, lines[layout]), f"layouts: unknown layout "
                              f"{layout!r} (the engine has {', '.join(LAYOUTS)})")
-        check_fields(spec, LAYOUT_RULES, key_places(name, lines[layout]), f"layout {layout}")
+        place = key_places(name, lines[layout])
+        check_fields(spec, LAYOUT_RULES, place, f"layout {layout}")
         scripts[layout] = tuple(spec.get("scripts", ()))
+        odd = next((s for s in scripts[layout] if not re.fullmatch(r"[\w.-]+\.js", s)
+                    or s.startswith(".")), None)
+        if odd is not None:
+            raise BuildError(place("scripts"), f"layouts: {layout}: {odd!r} is not the name "
+                             "of a script in static/ (a file name ending .js)")
         if spec.get("findings_cards"):
             cards.add(layout)
-    for layout in LAYOUTS:
-        scripts.setdefault(layout, ())
+    missing = [layout for layout in LAYOUTS if layout not in scripts]
+    if missing:      # a layout left out loaded none of its scripts, without a word (N9)
+        raise BuildError(_line(name, node), f"layouts: no entry for {', '.join(missing)} "
+                         f"(give each of {', '.join(LAYOUTS)}, `{{scripts: []}}` for none)")
     return scripts, frozenset(cards)
 
 
@@ -162,6 +274,19 @@ def _stages(items: list, node, name: str):
         place = key_places(name, n)
         check_fields(item, STAGE_RULES, place, "stage")
         yield Stage(item["name"], Entry(item["run"], place("run")))
+
+
+def _unpickle_prefix(prefix: str, where: str) -> None:
+    """An `unpickle` entry: a dotted module name of the study's own, never blank, the
+    standard library's or a builtin (docs/faults.md, N5: an empty prefix let the cache
+    unpickler import any module a cache names)."""
+    if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", prefix):
+        raise BuildError(where, f"unpickle: {prefix!r} is not a module name (a dotted "
+                         "name of the study's own package, such as study.sim)")
+    top = prefix.split(".")[0]
+    if top in sys.stdlib_module_names or top in sys.builtin_module_names:
+        raise BuildError(where, f"unpickle: {prefix!r} is the standard library's; the "
+                         "cache may rebuild only the study's own data classes")
 
 
 def _entry(value, node, name: str) -> Entry:

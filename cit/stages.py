@@ -262,7 +262,7 @@ def _run_fresh(stage: Stage, ctx: StageContext, before: Mapping[str, str], run: 
 
 
 def _run_one(stage: Stage, ctx: StageContext) -> StageOutput:
-    out = stage.run.resolve()(ctx)
+    out = stage.run.call(ctx, ctx.root, f"stage {stage.name}")
     if out is None:
         return StageOutput()
     if not isinstance(out, StageOutput):

@@ -95,7 +95,7 @@ def read_lock(path: Path = LOCK, reads: Reads | None = None) -> Lock:
         """Where a key of the lock (or of its files' entry `entry`) is: the node tree
         is composed only when there is an error to place, as for front matter."""
         def at(key):
-            node = yamlio.compose(text)
+            node = yamlio.compose(text, name)
             if entry is not None:
                 node = next(v for k, v in node.value if k.value == "files").value[entry]
             return key_places(name, node)(key)

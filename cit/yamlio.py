@@ -6,6 +6,14 @@ A key given twice in one mapping is an error naming the file, the key and both l
 PyYAML would otherwise keep the last value without a word. The check is a constructor
 for mappings registered on the loader (its own hook), so it sees every mapping at every
 depth, with the parser's line marks.
+
+Before any of that, the text is bounded (docs/faults.md, N1): a file over `MAX_BYTES`, a
+collection nested deeper than `MAX_DEPTH`, or any anchor or alias (`&a`, `*a`, `<<: *a`)
+is refused at its line. An alias lets nine short lines stand for a hundred million
+nodes (a "billion laughs"), which any walk over the data then visits; none of our YAML
+needs one. The check reads libyaml's event stream, which is flat (no recursion, so a
+deep document cannot overflow the stack as composing it does) and stops at the first
+problem, so a hostile file costs a few milliseconds.
 """
 
 import yaml
@@ -14,6 +22,39 @@ from .errors import BuildError
 
 BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MERGE_TAG = "tag:yaml.org,2002:merge"
+MAX_BYTES = 1_000_000     # the largest YAML file read (data/sentences.yaml) is 54 KB
+MAX_DEPTH = 32            # collections inside collections; ours go 6 deep
+_OPENS = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_CLOSES = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+
+def bounded(text: str, name: str = "YAML text", first_line: int = 1) -> None:
+    """Refuse `text` (the file `name`) when it is over MAX_BYTES, nests deeper than
+    MAX_DEPTH or holds an anchor or alias: BuildError at the line. Bad YAML is left for
+    the parse that follows to report."""
+    def at(mark) -> str:
+        return f"{name}:{first_line + mark.line}"
+    if len(text) > MAX_BYTES:
+        line = text.count("\n", 0, MAX_BYTES) + first_line
+        raise BuildError(f"{name}:{line}", f"over {MAX_BYTES:,} characters, the most a "
+                         "YAML file may hold (docs/faults.md); split it or shorten it")
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=BASE_LOADER):
+            if isinstance(event, yaml.AliasEvent):
+                raise BuildError(at(event.start_mark), f"a YAML alias (*{event.anchor}): "
+                                 "aliases and anchors are refused (docs/faults.md); write "
+                                 "the value out")
+            if getattr(event, "anchor", None) is not None:
+                raise BuildError(at(event.start_mark), f"a YAML anchor (&{event.anchor}): "
+                                 "aliases and anchors are refused (docs/faults.md); write "
+                                 "the value out")
+            depth += isinstance(event, _OPENS) - isinstance(event, _CLOSES)
+            if depth > MAX_DEPTH:
+                raise BuildError(at(event.start_mark), f"nested more than {MAX_DEPTH} "
+                                 "collections deep, the most a YAML file may be")
+    except yaml.YAMLError:
+        return
 
 
 class UniqueKeyLoader(BASE_LOADER):
@@ -53,7 +94,8 @@ UniqueKeyLoader.add_constructor("tag:yaml.org,2002:map", _construct_unique_map)
 def load(text: str, name: str = "YAML text", first_line: int = 1):
     """Parse `text` (the file `name`, whose first line is `first_line` of that file:
     front matter starts on line 2). Bad YAML raises yaml.YAMLError as PyYAML does; a
-    duplicate key raises BuildError("name:line", ...)."""
+    duplicate key, or a text `bounded` refuses, raises BuildError("name:line", ...)."""
+    bounded(text, name, first_line)
     loader = UniqueKeyLoader(text)
     loader.cit_name, loader.cit_first_line = name, first_line
     try:
@@ -62,8 +104,10 @@ def load(text: str, name: str = "YAML text", first_line: int = 1):
         loader.dispose()
 
 
-def compose(text: str):
-    """The node tree, whose marks give line numbers for error messages."""
+def compose(text: str, name: str = "YAML text", first_line: int = 1):
+    """The node tree, whose marks give line numbers for error messages (the text
+    `bounded` first)."""
+    bounded(text, name, first_line)
     return yaml.compose(text, Loader=BASE_LOADER)
 
 
@@ -71,7 +115,7 @@ def load_with_nodes(text: str, name: str):
     """(the data, its node tree) of the file `name`, whose nodes give each key's line
     for the checks that follow; bad YAML is a BuildError naming the file and line."""
     try:
-        return load(text, name), compose(text)
+        return load(text, name), compose(text, name)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         raise BuildError(f"{name}:{mark.line + 1}" if mark else name,
@@ -83,7 +127,7 @@ def entries(text: str, name: str) -> list[tuple[int, object]]:
     sentence exemptions): each entry with its file line. Bad YAML or another shape is a
     BuildError naming the file's first line."""
     try:
-        node = compose(text)
+        node = compose(text, name)
         data = load(text, name)
     except yaml.YAMLError as e:
         raise BuildError(f"{name}:1", f"not valid YAML: {e}") from None

@@ -104,7 +104,8 @@ def load_experiment(vendored: dict[str, VendoredFile], root: Path, study: dict, 
                                         study["sweep_log"])
     _register_ledger(reg, src, folders, sessions, study["sweep_log"])
     from . import experiment_claims
-    experiment_claims.register_experiment_claims(reg, src, groups)
+    experiment_claims.register_experiment_claims(
+        reg, src, groups, folders[study["learning_rate_runs"][0]].runs)
     return Experiment(head, folders, groups, checked, sessions)
 
 

@@ -111,12 +111,38 @@ class _Ctx:
         return self.reg.numbers[id].value
 
 
-def register_experiment_claims(reg: Registry, src, groups: list[Group]) -> None:
-    """Every experiment claim, in the order the site first states them."""
+def register_experiment_claims(reg: Registry, src, groups: list[Group], lr_runs=()) -> None:
+    """Every experiment claim, in the order the site first states them. `lr_runs`: the
+    short runs that chose the learning rates (the first folder of learning_rate_runs)."""
     c = _Ctx(reg, src, groups)
     for fn in (_headline, _energy, _optics_first, _optics_repaired, _sweep_grid,
                _optics_verdict, _shakespeare, _traffic, _setup):
         fn(c)
+    _demo_lr_from_topk(c, tuple(lr_runs))
+
+
+def _demo_lr_from_topk(c: _Ctx, lr_runs) -> None:
+    """Every DeMo run at the one rate chosen for DeMo, and that rate chosen on top-k's
+    short runs alone: no band had a rate of its own."""
+    demo = [g for g in c.groups if g.first.cfg.variant != "adamw"]
+    rate = c.v("exp.lr_demo")
+    off = [r.name for g in demo for r in g.runs if r.cfg.lr != rate]
+    short = sorted({r.cfg.variant for r in lr_runs if r.cfg.variant != "adamw"})
+    at_rate = [r for r in lr_runs if r.cfg.variant != "adamw" and r.cfg.lr == rate]
+    c.book.add("exp.demo_lr_chosen_on_topk",
+               "every DeMo run of the headline folder, every band included, ran at the "
+               "learning rate chosen for DeMo, and the only DeMo variant among the short runs "
+               "that chose it is top-k, one of which ran at that rate",
+               Verdict(not off and short == ["topk"] and len(at_rate) >= 1,
+                       (("DeMo rate chosen", c.reg.numbers["exp.lr_demo"].text),
+                        ("DeMo runs at another rate", fmt_int(len(off))),
+                        ("DeMo runs", fmt_int(sum(len(g.runs) for g in demo))),
+                        ("DeMo variants among the short runs", ", ".join(short) or "none"),
+                        ("short runs at the chosen rate", ", ".join(r.name for r in at_rate)))),
+               sources=c.files(demo) + c.src(tuple(r.rel for r in lr_runs))
+               + c.reg.numbers["exp.lr_demo"].sources,
+               computation="config.lr of every DeMo run against lr_choice.json's demo rate; "
+                           "config.variant of the short runs other than AdamW's")
 
 
 def _headline(c: _Ctx) -> None:

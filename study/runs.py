@@ -158,6 +158,32 @@ class DoneRecord(_Strict):
     _check = field_validator("seconds")(_finite)
 
 
+# the most a run log may hold: the study's largest is under 40 KB; a 100 MB one took
+# 301 s and 2 GB before its error (docs/faults.md, N20). Refused before it is read.
+MAX_LOG_BYTES = 32 * 1024 * 1024
+
+@dataclass(frozen=True, slots=True)
+class Eval:
+    """An eval record as a run keeps it: EvalRecord's values, validated, in a slotted
+    object (a pydantic model held six times its line's bytes; a long log is mostly
+    evals: docs/faults.md, N20)."""
+    step: int
+    val_loss: float
+    train_loss: float
+    lr: float
+    payload_bytes: int
+    wire_bytes: int
+    seconds: float
+    clip_rate: float | None = None
+    clip_rate_interval: float | None = None
+    type: str = "eval"
+
+    @classmethod
+    def of(cls, rec: EvalRecord) -> "Eval":
+        return cls(rec.step, rec.val_loss, rec.train_loss, rec.lr, rec.payload_bytes,
+                   rec.wire_bytes, rec.seconds, rec.clip_rate, rec.clip_rate_interval)
+
+
 RECORD_TYPES = {"config": ConfigRecord, "eval": EvalRecord, "diag": DiagRecord,
                 "done": DoneRecord}
 
@@ -170,7 +196,7 @@ class Run:
     rel: str
     config: ConfigRecord
     variant: variants_mod.Variant
-    evals: list[EvalRecord] = field(default_factory=list)
+    evals: list[Eval] = field(default_factory=list)
     diags: list[DiagRecord] = field(default_factory=list)
     done: DoneRecord | None = None
     eval_lines: list[int] = field(default_factory=list)
@@ -246,7 +272,9 @@ class _DuplicateKey(ValueError):
 
 
 def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
-    obj = dict(pairs)
+    # keys interned: every record repeats the same few dozen, and a long log held them
+    # once per record (docs/faults.md, N20)
+    obj = {sys.intern(k): v for k, v in pairs}
     if len(obj) != len(pairs):
         seen: set[str] = set()
         twice = next(k for k, _ in pairs if k in seen or seen.add(k))
@@ -288,43 +316,51 @@ def load_run(path: Path, rel: str, reads: Reads | None = None,
     makes the run incomplete, not an error."""
     reads = reads or Reads.beside(path)
     catalogue = catalogue or variants_mod.for_reads(reads)
-    data = reads.text(path)
-    lines = data.split("\n")
-    ends_with_newline = data.endswith("\n")
-    if ends_with_newline:
-        lines = lines[:-1]
-    last = max((i for i, l in enumerate(lines) if l.strip()), default=-1)
     run = None
     last_step = {"eval": None, "diag": None}
-    for i, text in enumerate(lines):
-        if not text.strip():
-            continue
-        where = f"{rel}:{i + 1}"
-        rec = parse_line(text, where, i == last, ends_with_newline)
-        if run is None:
-            if not isinstance(rec, ConfigRecord):
-                raise BuildError(where, f"the first record must be 'config', not {rec.type!r}")
-            run = Run(path, rel, rec, catalogue.of(rec.config, where))
-            continue
-        if run.done is not None:
-            raise BuildError(where, "record after 'done'")
-        if isinstance(rec, ConfigRecord):
-            raise BuildError(where, "a second 'config' record")
-        if isinstance(rec, DoneRecord):
-            run.done = rec
-            continue
-        prev = last_step[rec.type]
-        if prev is not None and rec.step <= prev:
-            raise BuildError(where, f"{rec.type} step {rec.step} does not increase "
-                             f"(previous {rec.type} step {prev})")
-        last_step[rec.type] = rec.step
-        if isinstance(rec, EvalRecord):
-            run.evals.append(rec)
-            run.eval_lines.append(i + 1)
-        else:
-            run.diags.append(rec)
+    try:
+        for i, text, ended in reads.lines(path, MAX_LOG_BYTES, "run log"):
+            if text.strip():
+                run = _take(run, parse_line(text, f"{rel}:{i}", not ended, ended),
+                            i, path, rel, catalogue, last_step)
+    except BuildError as e:      # named as the logs are: upstream-relative (N13)
+        raise BuildError(_upstream_name(e.where, rel), e.message) from None
     if run is None:
         raise BuildError(f"{rel}:1", "empty log: no config record")
+    return run
+
+
+def _upstream_name(where: str, rel: str) -> str:
+    """An error's place in a log, named by `rel` (not by its vendored/ path)."""
+    _, sep, line = where.rpartition(":")
+    return f"{rel}:{line}" if sep and line.isdigit() else (where if ":" in where else rel)
+
+
+def _take(run, rec, i: int, path: Path, rel: str, catalogue, last_step: dict):
+    """The run with line `i`'s record `rec` added (a new Run for the first record);
+    BuildError at the line for a record out of place."""
+    where = f"{rel}:{i}"
+    if run is None:
+        if not isinstance(rec, ConfigRecord):
+            raise BuildError(where, f"the first record must be 'config', not {rec.type!r}")
+        return Run(path, rel, rec, catalogue.of(rec.config, where))
+    if run.done is not None:
+        raise BuildError(where, "record after 'done'")
+    if isinstance(rec, ConfigRecord):
+        raise BuildError(where, "a second 'config' record")
+    if isinstance(rec, DoneRecord):
+        run.done = rec
+        return run
+    prev = last_step[rec.type]
+    if prev is not None and rec.step <= prev:
+        raise BuildError(where, f"{rec.type} step {rec.step} does not increase "
+                         f"(previous {rec.type} step {prev})")
+    last_step[rec.type] = rec.step
+    if isinstance(rec, EvalRecord):
+        run.evals.append(Eval.of(rec))
+        run.eval_lines.append(i)
+    else:
+        run.diags.append(rec)
     return run
 
 

@@ -13,13 +13,29 @@ Each adds to the registry and returns a cit.stages.StageOutput of plain data.
 from __future__ import annotations
 
 from cit import yamlio
+from cit.fieldcheck import FieldRule, check_fields, key_places
 from cit.stages import StageContext, StageOutput
+
+
+STUDY_RULES = {"headline": FieldRule(str, nonblank=True),
+               "learning_rate_runs": FieldRule(list, item_kind=str),
+               "sweep_log": FieldRule(str, nonblank=True),
+               "sim_target_group": FieldRule(str, nonblank=True),
+               "shakespeare": FieldRule(dict), "quoted": FieldRule(dict)}
+
+
+def read_study(text: str, name: str = "data/study.yaml") -> dict:
+    """data/study.yaml, its keys checked at their line: an unknown one (a misspelt key,
+    a stray block) is refused, not ignored (docs/faults.md, N9)."""
+    data, node = yamlio.load_with_nodes(text, name)
+    check_fields(data, STUDY_RULES, key_places(name, node), name)
+    return data
 
 
 def experiment(ctx: StageContext) -> StageOutput:
     """Load the logs, recompute and check the upstream results.md files, register."""
     from . import experiment as exp_stage
-    study = yamlio.load(ctx.reads.text(ctx.root / "data" / "study.yaml"), "data/study.yaml")
+    study = read_study(ctx.reads.text(ctx.root / "data" / "study.yaml"))
     exp = exp_stage.load_experiment(ctx.vendored, ctx.root, study, ctx.registry, ctx.reads)
     figures = {}
     for key, c in exp.verification.items():

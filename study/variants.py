@@ -19,6 +19,7 @@ from cit import yamlio
 from cit.errors import BuildError
 from cit.fieldcheck import FieldRule, check_fields, key_places
 from cit.fmt import fmt_general
+from cit.palette import contrast_problem
 from cit.reads import Reads
 
 PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
@@ -217,6 +218,7 @@ def _variant(raw, node, name: str) -> Variant:
     key = raw["key"]
     check_fields(raw["shades"], SHADE_RULES, key_places(name, _sub(node, "shades")),
                  f"variant {key} shades")
+    _check_shades(raw["shades"], key_places(name, _sub(node, "shades")), key)
     check_fields(raw.get("text", {}), TEXT_RULES, key_places(name, _sub(node, "text")),
                  f"variant {key} text")
     when = raw.get("when") or {}
@@ -240,6 +242,15 @@ def _variant(raw, node, name: str) -> Variant:
                    tuple(when.items()), raw.get("follows"), labels, raw.get("energy", False),
                    raw["colour"].lower(), tuple(raw["shades"][m].lower() for m in MODES),
                    {m: c.lower() for m, c in raw.get("text", {}).items()})
+
+
+def _check_shades(shades: dict, where, key: str) -> None:
+    """Each mark shade clear of the page it is drawn on (cit/palette.py, 3:1), else a
+    BuildError at the shade's own line."""
+    for m in MODES:
+        problem = contrast_problem(shades[m].lower(), m)
+        if problem:
+            raise BuildError(where(m), f"variant {key}: its {problem}")
 
 
 def _sub(node, key: str):

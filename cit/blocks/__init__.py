@@ -36,7 +36,8 @@ def block_table(inputs: BlockInputs, providers: Iterable = (), stage_key: str = 
     inputs = replace(inputs, memo=code_memo)
     table: dict[str, BlockSpec] = {}
     groups = [("the engine", generic_blocks(inputs.registry))]
-    groups += [(p.where, p.resolve()(inputs)) for p in providers]
+    groups += [(p.where, p.call(inputs, inputs.root, f"block provider {p.ref}"))
+               for p in providers]
     for where, group in groups:
         for name, spec in group.items():
             if name in table:

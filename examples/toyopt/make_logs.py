@@ -3,8 +3,12 @@
     python examples/toyopt/make_logs.py
 
 Three optimisers (plain gradient descent, heavy-ball momentum, Adam) minimise the same
-noisy quadratic, two seeds each. Every run logs its loss every ten steps to
-vendored/logs/<optimiser>-s<seed>.jsonl; the "experiment" reports the final losses in
+noisy quadratic, two seeds each. Every run logs its loss every ten steps, in the three
+formats the engine reads as text (cit/logs.py, docs/logs.md), as three teams might keep
+them: gradient descent as JSON lines, vendored/logs/sgd-s<seed>.jsonl (a config record,
+eval records, a done record); momentum as TensorBoard's scalar CSV download,
+vendored/logs/run-momentum-s<seed>-tag-loss.csv (Wall time, Step, Value); Adam as one
+long-form CSV, vendored/logs/adam.csv (run, step, metric, value). The "experiment" reports the final losses in
 vendored/report/results.md, which the build recomputes cell by cell; vendored/lock.yaml
 pins every file by its git blob SHA-1, which the build verifies before reading.
 The output is a function of the code alone (seeded), so rerunning it changes nothing.
@@ -21,6 +25,7 @@ HERE = Path(__file__).resolve().parent
 CURVATURE = (4.0, 1.0, 0.25)        # the quadratic's curvature along each axis
 START = (1.0, -1.5, 2.0)
 STEPS, EVERY, NOISE = 200, 10, 0.05
+WALL_START, WALL_PER_STEP = 1767225600.0, 0.25   # the exports' made-up wall times (s)
 OPTIMISERS = {"sgd": {"lr": 0.2}, "momentum": {"lr": 0.1, "beta": 0.9},
               "adam": {"lr": 0.05, "beta1": 0.9, "beta2": 0.999}}
 SEEDS = (1, 2)
@@ -62,20 +67,44 @@ def report(finals: dict) -> str:
             "|---|---|---|---|\n" + "\n".join(rows) + "\n")
 
 
+def jsonl(lines: list[dict]) -> bytes:
+    return "".join(json.dumps(x, sort_keys=True) + "\n" for x in lines).encode()
+
+
+def tb_csv(lines: list[dict]) -> bytes:
+    """As TensorBoard's scalar download writes it: one run, one tag."""
+    return ("Wall time,Step,Value\n" + "".join(
+        f"{WALL_START + x['step'] * WALL_PER_STEP!r},{x['step']},{x['loss']!r}\n"
+        for x in lines if x["type"] == "eval")).encode()
+
+
+def long_csv(runs: dict[str, list[dict]]) -> bytes:
+    return ("run,step,metric,value\n" + "".join(
+        f"{name},{x['step']},loss,{x['loss']!r}\n"
+        for name, lines in runs.items() for x in lines if x["type"] == "eval")).encode()
+
+
 def blob_sha1(data: bytes) -> str:
     import hashlib
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def main() -> None:
-    files, finals = {}, {}
+    files, finals, long = {}, {}, {}
     for name in OPTIMISERS:
         finals[name] = []
         for seed in SEEDS:
             lines = run(name, seed)
             finals[name].append(lines[-2]["loss"])
-            files[f"logs/{name}-s{seed}.jsonl"] = "".join(
-                json.dumps(x, sort_keys=True) + "\n" for x in lines).encode()
+            if name == "sgd":
+                files[f"logs/{name}-s{seed}.jsonl"] = jsonl(lines)
+            elif name == "momentum":
+                files[f"logs/run-{name}-s{seed}-tag-loss.csv"] = tb_csv(lines)
+            else:
+                long[f"{name}-s{seed}"] = lines
+    files["logs/adam.csv"] = long_csv(long)
+    for old in (HERE / "vendored" / "logs").glob("*"):
+        old.unlink()            # a log this script no longer writes
     files["report/results.md"] = report(finals).encode()
     lock = ["# The made-up study's files, pinned for the build; written by make_logs.py.",
             "repository: none, a made-up study whose logs make_logs.py writes",

@@ -150,7 +150,7 @@ def _load_checked(path: Path | str, reads: Reads | None = None) -> tuple[Chain, 
     if text is None:
         raise BuildError(_display(path), "cannot read the chain file: it is missing")
     try:
-        root = yamlio.compose(text)
+        root = yamlio.compose(text, _display(path))
         raw = yamlio.load(text, _display(path))
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)

@@ -27,7 +27,7 @@ from cit.errors import BuildError
 from cit.fmt import GBPS, GFLOPS, PCT, US, fmt_sig
 from . import closed
 from .closed import Params
-from .quoted import QUOTED, QuotedFile
+from .quoted import QUOTED, QuotedFile, against, at_precision
 
 # How each fittable input sets the model's parameters (the same operations as
 # compute.build_params), and the coordinate the fit moves it in: step time is linear in
@@ -244,14 +244,49 @@ def calibrate(scenario, v, p: Params, steps: dict, quoted: QuotedFile) -> Calibr
     raw, iterations = gauss_newton(p, steps, keys, figures, quoted, v)
     _check_reach(p, steps, keys, raw, figures, quoted, v)
     _check_range(p, steps, keys, raw, figures, quoted, v)
+    return _recorded(p, steps, scenario, keys, raw, iterations, figures, quoted, v)
+
+
+def _recorded(p, steps, scenario, keys, raw, iterations, figures, quoted, v) -> Calibration:
+    """The fit as recorded: each value to its significant figures, the residuals there."""
     fitted = tuple(Fitted(k, round_sig(x, scenario.entries[k].fit.significant),
                           scenario.entries[k].fit.significant) for k, x in zip(keys, raw))
-    at = [f.value for f in fitted]
-    res = _residuals(_params(p, keys, [1 / a if INVERSE[k] else a for k, a in zip(keys, at)]),
-                     steps, figures, quoted, v)
+    res = _residuals(fitted_params(p, fitted), steps, figures, quoted, v)
     rms = math.sqrt(math.fsum(x * x for x in res) / len(res))
     return Calibration(figures, fitted, dict(zip(figures, res)),
                        round_sig(rms, RESIDUAL_FIGURES), iterations)
+
+
+def fitted_params(p: Params, fitted) -> Params:
+    """`p` with each fitted input (a `Fitted`) set where the fit put it."""
+    for f in fitted:
+        p = SETTERS[f.key](p, f.value)
+    return p
+
+
+def refit(scenario, v, p: Params, steps: dict, quoted: QuotedFile) -> Calibration | None:
+    """The same fit, by the same PROCEDURE and to the same figures, on other model
+    parameters `p` (another collective layout): recorded as `calibrate` records it, but
+    without its range checks, so that a fit the original's figures reject is still
+    reported (with its values and residuals) rather than refused."""
+    keys, figures = fitted_keys(scenario)
+    if not keys:
+        return None
+    raw, iterations = gauss_newton(p, steps, keys, figures, quoted, v)
+    return _recorded(p, steps, scenario, keys, raw, iterations, figures, quoted, v)
+
+
+def reads_same(p: Params, steps: dict, quoted: QuotedFile, v) -> dict:
+    """For each of the original's transit figures (quoted.against), whether ours with
+    parameters `p` reads the same at the precision the original printed (the test of
+    results.md's "Against the original")."""
+    lo, hi, iters = GBPS.base(v.sweep_min), GBPS.base(v.sweep_max), v.bisection_iterations
+    out = {}
+    for key in against(quoted):
+        q = quoted.figures[key]
+        kind, ours = figure_value(p, steps, key, lo, hi, iters)
+        out[key] = at_precision(q, kind, ours) == q.text()
+    return out
 
 
 def check_calibration(scenario, cal: Calibration | None) -> None:

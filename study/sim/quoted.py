@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from cit import yamlio
 from cit.errors import BuildError
-from cit.fmt import GBPS, fmt
+from cit.fmt import GBPS, SECONDS, fmt
 from cit.reads import Reads
 
 QUOTED = "data/sim/quoted.yaml"
@@ -27,6 +27,16 @@ def be_text(kind: str, shown: str | None) -> str:
     if kind == "none":
         return "none in range"
     return f"{kind} {GBPS.after(shown)}"
+
+
+def at_precision(q: "QuotedFigure", kind: str, ours) -> str:
+    """Our figure as the original printed its own: a time (seconds, or None: never) to
+    its decimals, a break-even (`kind`, GB/s) in its words. Two figures read the same
+    when this equals `q.text()` (results.md, "Against the original")."""
+    if kind == "time":
+        return "never" if ours is None else SECONDS.text(ours, q.decimals)
+    return be_text(kind, None if ours is None
+                   else GBPS.text(ours, q.decimals or 0, sig=False, scaled=True))
 
 
 class QuotedFigure(BaseModel):

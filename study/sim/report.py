@@ -21,7 +21,7 @@ from cit.reads import Reads
 from . import closed, interval
 from .closed import VARIANTS, BreakEven, Step
 from .compute import BREAKEVENS, Computed
-from .quoted import against, be_text
+from .quoted import against, at_precision, be_text
 
 RESULTS = "data/sim/results.md"
 TITLE = "Simulator results: training across data centres"
@@ -478,13 +478,8 @@ def against_rows(c: Computed) -> list:
     for key in against(c.quoted):
         q = c.quoted.figures[key]
         kind, ours = ours_for(c, key)
-        if kind == "time":
-            text = f_s(ours)
-            shown = "never" if ours is None else SECONDS.text(ours, q.decimals)
-        else:
-            text = f_be(c.breakevens[key.partition(".")[2]])
-            shown = be_text(kind, None if ours is None
-                            else GBPS.text(ours, q.decimals or 0, sig=False, scaled=True))
+        text = f_s(ours) if kind == "time" else f_be(c.breakevens[key.partition(".")[2]])
+        shown = at_precision(q, kind, ours)
         rel = None if ours is None or q.value is None or kind != (q.kind or "time") \
             else ours / q.value - 1
         out.append((key, q, text, shown, rel, shown == q.text()))

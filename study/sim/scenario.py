@@ -189,7 +189,7 @@ def _validate(vals: dict, scen_like) -> Values:
 def _key_lines(text: str, path: str) -> tuple[int, dict[str, int], dict[str, dict[str, int]]]:
     """Line numbers (1-based) of `inputs:`, of each key under it, and of each field."""
     try:
-        root = yamlio.compose(text)
+        root = yamlio.compose(text, path)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = mark.line + 1 if mark else 1

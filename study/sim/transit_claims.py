@@ -10,12 +10,15 @@ stage after its figures are in the registry (`groups`: the headline folder's run
 from __future__ import annotations
 
 from cit.claims import Verdict, claim_book
-from cit.fmt import GB, GBPS, GFLOPS, GVALUES, MS, SECONDS, fmt, fmt_int, fmt_pct
+from cit.fmt import (GB, GBPS, GFLOPS, GVALUES, MS, SECONDS, US, fmt, fmt_general,
+                     fmt_int, fmt_pct, fmt_sig)
 from cit.registry import Registry, Source
-from . import closed, interval
+from . import calibrate, closed, interval
 from .closed import BY_KEY, BreakEven
-from .report import f_be
+from .report import f_be, f_typed
 from .compute import Computed
+from .counterfactual import free_module
+from .quoted import against as quoted_against
 
 
 def _gbps(bw: float | None) -> str:
@@ -78,20 +81,24 @@ def _three(bes) -> str:
 def register_transit_claims(reg: Registry, computed: Computed, groups, results_path: str) -> None:
     s = _Sim(reg, computed, results_path)
     for fn in (_breakevens, _enob, _intervals, _target, _sweep, _bytes, _causes, _layout,
-               _module, _e_run, _charged):
+               _module, _e_run, _charged, _switch_on_optics_steps):
         fn(s, groups)
 
 
 def _breakevens(s: _Sim, groups) -> None:
     c = s.c
     e3 = s.be3("E_vs_A")
+    ew = _wins_on_grid(s, "E", "A")
     s.add("sim.e_never_breaks_even",
           "E, on the optics run that stands for it, breaks even with AdamW nowhere in the "
           "swept range, at the grid values and at both ends of the steps' interval",
-          Verdict(all(b.kind == "none" for b in e3), (("E vs A", _three(e3)),),
+          Verdict(all(b.kind == "none" for b in e3) and ew[0] == 0,
+                  (("E vs A", _three(e3)),
+                   ("sweep points where E is faster, grid values and both ends", _points(ew))),
                   s.seeds("E", "A")),
           "BreakEven.kind of E vs A is none at the grid values, with E at its fewest steps "
-          "and A at its most, and the reverse (bisection over sweep_min..sweep_max)")
+          "and A at its most, and the reverse (bisection over sweep_min..sweep_max); E slower "
+          "at every point of the sweep grid in all three")
     none = f_be(BreakEven("none", None))
     quoted = {k: s.reg.numbers[f"quoted.breakeven.{k}"].text for k in ("E_vs_A", "Eprime_vs_Cprime")}
     s.add("sim.quoted_e_and_eprime_never",
@@ -102,19 +109,148 @@ def _breakevens(s: _Sim, groups) -> None:
           "text of the quoted break-evens against the text of 'none in the range'",
           extra=(Source("data/sim/quoted.yaml"),))
     _fit_count(s)
+    _unfitted(s, quoted, none)
+    _budget_figures(s)
+    _cprime_higher(s)
+
+
+def _grid_wins(s: _Sim, a: str, b: str, steps: dict, pa=None) -> int:
+    """Grid points of the sweep at which a, with `steps`, reaches the target before b
+    (closed form, which the simulation matches there); `pa`: a's parameters when they
+    differ from the scenario's (a counterfactual)."""
+    c = s.c
+    pa = pa or c.params
+    return sum(steps[a] * closed.step(pa.with_(bw_wan=bw), BY_KEY[a].mech).total
+               < steps[b] * closed.step(c.params.with_(bw_wan=bw), BY_KEY[b].mech).total
+               for bw in c.grid)
+
+
+def _wins_on_grid(s: _Sim, a: str, b: str, pa=None, ends=interval.ENDS) -> tuple[int, int]:
+    """(grid points at which a reaches the target before b, points tried), over every
+    bandwidth of the sweep grid at the grid values and at the corners `ends` of the steps'
+    interval: a statement that a never (or always) wins is tested over the whole sweep,
+    not only where the bisection looks, at its two ends."""
+    c = s.c
+    sets = (c.steps,) + tuple(interval.corner(c.steps, c.ends, a, b, e) for e in ends)
+    return sum(_grid_wins(s, a, b, st, pa) for st in sets), len(sets) * len(c.grid)
+
+
+def _points(w: tuple[int, int]) -> str:
+    return f"{fmt_int(w[0])} of {fmt_int(w[1])}"
+
+
+def _unfitted(s: _Sim, quoted: dict, none: str) -> None:
+    """The two comparisons the fit was not fitted to: the same in ours as in the
+    original's, over the whole sweep, and for every module budget."""
+    c = s.c
     ours = {k: s.be3(k) for k in ("E_vs_A", "Eprime_vs_Cprime")}
+    free = {k: s.cf(k) for k in ("E_free_vs_A", "Eprime_free_vs_Cprime")}
+    grid = {("E", "A"): _wins_on_grid(s, "E", "A"),
+            ("Eprime_Csteps", "Cprime"): _wins_on_grid(s, "Eprime_Csteps", "Cprime")}
+    grid_free = {k: _wins_on_grid(s, *k, pa=free_module(c.params)) for k in grid}
+    fb = {k: (o.breakeven,) + tuple(o.ends) for k, o in free.items()}
     s.add("sim.unfitted_comparisons_agree",
           "in ours as in the original's figures, E never beats AdamW and E′ never beats C′ on "
-          "the exact band's steps",
-          Verdict(all(b.kind == "none" for v in ours.values() for b in v)
+          "the exact band's steps; in ours the same holds with a module that takes no time, "
+          "so it holds at every module budget and tests nothing about the budget",
+          Verdict(all(b.kind == "none" for v in list(ours.values()) + list(fb.values()) for b in v)
+                  and all(w == 0 for w, _ in list(grid.values()) + list(grid_free.values()))
                   and all(t == none for t in quoted.values()),
                   (("ours, E vs A", _three(ours["E_vs_A"])),
                    ("ours, E′ vs C′", _three(ours["Eprime_vs_Cprime"])),
+                   ("module taking no time, E vs A", _three(fb["E_free_vs_A"])),
+                   ("module taking no time, E′ vs C′", _three(fb["Eprime_free_vs_Cprime"])),
+                   ("sweep points where E or E′ wins, as fitted and with a module taking no "
+                    "time", f"{sum(w for w, _ in list(grid.values()) + list(grid_free.values()))}"
+                    f" of {sum(n for _, n in list(grid.values()) + list(grid_free.values()))}"),
                    ("quoted, E vs A", quoted["E_vs_A"]), ("quoted, E′ vs C′", quoted["Eprime_vs_Cprime"]))),
-          "ours: BreakEven.kind none at the grid values and at both ends of the interval; "
-          "quoted: the text 'none in range'", extra=(Source("data/sim/quoted.yaml"),),
+          "ours: BreakEven.kind none at the grid values and at both ends of the interval, with "
+          "the fitted budget and with the module taking no time (counterfactual E_free_vs_A, "
+          "Eprime_free_vs_Cprime), and no point of the sweep grid where E or E′ is faster, at "
+          "the grid values or either corner; the module's time only lengthens E's and E′'s "
+          "steps, so what they lose with it taking no time they lose at every budget; quoted: "
+          "the text 'none in range'", extra=(Source("data/sim/quoted.yaml"),),
           keys=('E', 'A', 'Eprime_Csteps', 'Cprime'))
-    _cprime_higher(s)
+
+
+# the figures of the original's that turn on the module's budget, as the page names them
+# the bisection for the ends of the budgets that reproduce them stops at this fraction of
+# the fitted budget (the page prints them to four significant figures)
+BUDGET_TOLERANCE = 1e-5
+BUDGET_FIGURES = ("time.E", "time.Eprime_Esteps", "breakeven.Eprime_Esteps_vs_A",
+                  "breakeven.Eprime_Csteps_vs_A")
+
+
+def _budget_figures(s: _Sim) -> None:
+    """Which of the original's figures turn on the module's budget, and the budgets at
+    which all of them read as the original's (the latency where the fit put it)."""
+    c, v = s.c, s.c.values
+    if c.calibration is None:
+        return
+    same = calibrate.reads_same(c.params, c.steps, c.quoted, v)
+    fitted = [k for k in c.calibration.figures if same[k]]
+    s.add("sim.fit_reproduces_its_figures",
+          "with the two fitted inputs, every figure of the original's they were fitted to "
+          "reads the same as ours at the precision it printed, and the fitted budget lies "
+          "inside the range the original page gives",
+          Verdict(len(fitted) == len(c.calibration.figures)
+                  and v.module_budget_min <= v.module_budget <= v.module_budget_max,
+                  (("fitted figures read the same",
+                    f"{fmt_int(len(fitted))} of {fmt_int(len(c.calibration.figures))}"),
+                   ("RMS relative residual", fmt_general(c.calibration.rms)),
+                   ("fitted budget", GFLOPS.after(f_typed(v.module_budget))),
+                   ("range", f"{GFLOPS.text(v.module_budget_min, scaled=True)} to "
+                             f"{GFLOPS.labelled(v.module_budget_max, scaled=True)}"))),
+          "calibrate.reads_same at the scenario's recorded fitted values, for each figure "
+          "of fit.figures; module_budget_min ≤ module_budget ≤ module_budget_max",
+          keys=('A', 'B', 'C', 'E'))
+    lo_bw, hi_bw, it = GBPS.base(v.sweep_min), GBPS.base(v.sweep_max), v.bisection_iterations
+    at = lambda b: c.params.with_(module_budget=GFLOPS.base(b))
+    ends = (v.module_budget_min, v.module_budget_max)
+    figures = [k for k in quoted_against(c.quoted)
+               if len({calibrate.figure_value(at(b), c.steps, k, lo_bw, hi_bw, it)
+                       for b in ends}) > 1]
+    sub = c.quoted.model_copy(update={"figures": {k: c.quoted.figures[k] for k in figures}})
+    ok = lambda b: all(calibrate.reads_same(at(b), c.steps, sub, v).values())
+    fit = v.module_budget
+    edges = []
+    for end in ends:           # each figure is monotone in the budget: one interval
+        a, b = fit, end
+        while abs(b - a) > BUDGET_TOLERANCE * fit:
+            mid = (a + b) / 2
+            a, b = (mid, b) if ok(mid) else (a, mid)
+        edges.append(a)
+    where = ("closed form at the scenario with module_budget moved, the latency at its "
+             "fitted value; data/sim/quoted.yaml")
+    s.reg.add("sim.fitted.budget_figures", len(figures), fmt_int(len(figures)),
+              unit="figures", kind="derived", sources=s.sources, locator=where,
+              computation="the original's transit figures whose value (ours) differs "
+                          "between module_budget_min and module_budget_max")
+    for key, x, how in (("low", edges[0], "lowest"), ("high", edges[1], "highest")):
+        s.reg.add(f"sim.fitted.budget_agrees.{key}", x, fmt_sig(x, 4), unit=GFLOPS.label,
+                  kind="derived", sources=s.sources, locator=where,
+                  computation=f"the {how} budget at which every figure that turns on the "
+                              "budget reads as the original's at its precision: bisection "
+                              "from the fitted budget toward the range's end, to "
+                              f"{BUDGET_TOLERANCE:g} of the fitted budget")
+    s.add("sim.budget_pins_its_figures",
+          "exactly four of the original's figures turn on the module's budget across the "
+          "range its page gives, E's and E′'s times and E′'s two break-evens with AdamW; "
+          "with the fitted latency all four read as the original's only for budgets inside "
+          "an interval that holds the fitted budget and reaches neither end of the range",
+          Verdict(tuple(figures) == BUDGET_FIGURES and ok(fit) and not ok(ends[0])
+                  and not ok(ends[1]) and ends[0] < edges[0] <= fit <= edges[1] < ends[1],
+                  (("figures that turn on the budget", ", ".join(figures)),
+                   ("budgets at which all read as the original's",
+                    f"{fmt_sig(edges[0], 4)} to {GFLOPS.after(fmt_sig(edges[1], 4))}"),
+                   ("fitted budget", GFLOPS.after(f_typed(fit))),
+                   ("range", f"{GFLOPS.text(ends[0], scaled=True)} to "
+                             f"{GFLOPS.labelled(ends[1], scaled=True)}"))),
+          "calibrate.figure_value of each quoted transit figure at module_budget_min and "
+          "module_budget_max (those that differ); calibrate.reads_same of those at the fitted "
+          "budget (true), at both ends of the range (false), and bisection for the ends of "
+          "the interval where all read the same (each figure is monotone in the budget)",
+          keys=('E', 'C', 'A'))
 
 
 def _fit_count(s: _Sim) -> None:
@@ -216,14 +352,16 @@ def _intervals(s: _Sim, groups) -> None:
     b3 = s.be3("B_vs_A")
     sa, sb = c.inputs.steps["A"], c.inputs.steps["B"]
     same = sorted(zip(sa.above, sa.per_seed)) == sorted(zip(sb.above, sb.per_seed))
+    bw = _wins_on_grid(s, "B", "A", ends=("fewest",))
     s.add("sim.b_beats_a_only_on_the_grid",
           "at the grid values B beats AdamW across the whole range, but not at both ends of "
           "the interval: with B at its most steps and AdamW at its fewest, only below a "
           "bandwidth inside the range; every seed of both crosses the target between the "
           "same two evaluations",
           Verdict(b3[0].kind == "whole" and b3[1].kind == "whole" and b3[2].kind == "below"
-                  and same,
+                  and same and bw[0] == bw[1],
                   (("B vs A", _three(b3)),
+                   ("sweep points where B is faster, grid values and B at its fewest", _points(bw)),
                    ("A's seeds, last eval above and first at or below",
                     ", ".join(f"{a}-{f}" for a, f in zip(sa.above, sa.per_seed))),
                    ("B's seeds, the same", ", ".join(f"{a}-{f}" for a, f in zip(sb.above, sb.per_seed)))),
@@ -300,25 +438,50 @@ def _sweep(s: _Sim, groups) -> None:
                                     ("largest change from there", fmt_pct(max(change[flat:]), 2)),
                                     ("largest change one grid point lower", fmt_pct(change[flat - 1], 2)))),
           "max over variants of |step(bw) ÷ step(top) − 1| on the sweep grid")
-    top = {k: closed.step(c.params.with_(bw_wan=c.grid[last]), BY_KEY[k].mech) for k in keys}
-    part = lambda k, what: getattr(top[k], what) / top[k].total     # phases at the top
-    compute = {k: part(k, "compute") for k in keys}
-    comm = {k: part(k, "comm") for k in ("A", "B")}
+    _step_parts(s, keys, flat)
+
+
+def _step_parts(s: _Sim, keys, flat: int) -> None:
+    """What is more than half of each variant's step, at every grid bandwidth from the
+    point where the curves flatten to the top of the sweep (the sentence's "there")."""
+    c = s.c
+    pts = range(flat, len(c.grid))
+    steps = {i: {k: closed.step(c.params.with_(bw_wan=c.grid[i]), BY_KEY[k].mech)
+                 for k in keys} for i in pts}
+    share = lambda i, k, what: getattr(steps[i][k], what) / steps[i][k].total
+    compute_heavy = [{k for k in keys if share(i, k, "compute") > 0.5} for i in pts]
+    comm = {k: [share(i, k, "comm") for i in pts] for k in ("A", "B")}
+    span = f"{_gbps(c.grid[flat])} to {_gbps(c.grid[-1])}, {len(pts)} grid points"
     s.add("sim.step_parts_at_max",
-          "at the top of the sweep, compute is more than half of the step for C and C′ and "
-          "for no other variant, and communication is more than half for A and B",
-          Verdict({k for k, v in compute.items() if v > 0.5} == {"C", "Cprime"}
-                  and min(comm.values()) > 0.5,
-                  tuple((f"compute, {BY_KEY[k].label}", fmt_pct(v, 0)) for k, v in compute.items())
-                  + tuple((f"communication, {BY_KEY[k].label}", fmt_pct(v, 0)) for k, v in comm.items())),
-          "phase time ÷ step time, both from the closed form at the top of the sweep "
-          "(sweep_max), per variant")
-    mod = {k: part(k, "module") for k in ("E", "Eprime_Esteps")}
+          "at every grid bandwidth from where the curves flatten to the top of the sweep, "
+          "compute is more than half of the step for C and C′ and for no other variant, and "
+          "communication is more than half for A and B",
+          Verdict(all(h == {"C", "Cprime"} for h in compute_heavy)
+                  and min(min(v) for v in comm.values()) > 0.5,
+                  (("bandwidths", span),)
+                  + tuple((f"compute, {BY_KEY[k].label}, lowest to highest share",
+                           f"{fmt_pct(min(share(i, k, 'compute') for i in pts), 1)} to "
+                           f"{fmt_pct(max(share(i, k, 'compute') for i in pts), 1)}")
+                          for k in keys)
+                  + tuple((f"communication, {BY_KEY[k].label}, lowest share", fmt_pct(min(v), 1))
+                          for k, v in comm.items())),
+          "phase time ÷ step time, both from the closed form, per variant at every point of "
+          "the sweep grid from sim.sweep_flat_from to sweep_max")
+    mod = {k: [share(i, k, "module") for i in pts] for k in ("E", "Eprime_Esteps")}
     s.add("sim.module_largest_part_of_e",
-          "at the top of the sweep, the module's compression is more than half of the step "
-          "of E and of E′",
-          Verdict(min(mod.values()) > 0.5, tuple((BY_KEY[k].label, fmt_pct(v, 0)) for k, v in mod.items())),
-          "module compression ÷ step time, both from the closed form at the top of the sweep")
+          "at every grid bandwidth from where the curves flatten to the top of the sweep, "
+          "the module's compression is more than half of the step of E and of E′",
+          Verdict(min(min(v) for v in mod.values()) > 0.5,
+                  (("bandwidths", span),)
+                  + tuple((f"{BY_KEY[k].label}, lowest share", fmt_pct(min(v), 1))
+                          for k, v in mod.items())),
+          "module compression ÷ step time, both from the closed form, at every point of the "
+          "sweep grid from sim.sweep_flat_from to sweep_max")
+    _cheaper_steps(s)
+
+
+def _cheaper_steps(s: _Sim) -> None:
+    c = s.c
     cb, bb = c.default["C"], c.default["B"]
     corner = interval.corner(c.steps, c.ends, "C", "B", "fewest")    # C fewest, B most
     tc, tb = s.at("C", corner["C"]), s.at("B", corner["B"])
@@ -364,16 +527,19 @@ def _bytes(s: _Sim, groups) -> None:
     dense = s.v("sim.payload.A")
     ep, cc, cp = d["Eprime"], d["C"], d["Cprime"]
     e3 = s.be3("Eprime_vs_Cprime")
+    w3 = _wins_on_grid(s, "Eprime_Csteps", "Cprime")
     s.add("sim.eprime_saves_on_wan_only",
           "under E′ each worker sends more bytes a step than under C or C′; E′ puts the same "
           "bytes on the WAN as C′, fewer than C; and E′ never beats C′, at the grid values or "
           "at either end of the steps' interval",
           Verdict(ep.wire > cc.wire and ep.wire > cp.wire and ep.wan_bytes == cp.wan_bytes
-                  and ep.wan_bytes < cc.wan_bytes and all(b.kind == "none" for b in e3),
+                  and ep.wan_bytes < cc.wan_bytes and all(b.kind == "none" for b in e3)
+                  and w3[0] == 0,
                   (("E′ bytes per worker", fmt_int(ep.wire)), ("C bytes per worker", fmt_int(cc.wire)),
                    ("C′ bytes per worker", fmt_int(cp.wire)), ("dense delta", fmt_int(dense)),
                    ("E′ WAN bytes", fmt_int(ep.wan_bytes)), ("C′ WAN bytes", fmt_int(cp.wan_bytes)),
-                   ("C WAN bytes", fmt_int(cc.wan_bytes)), ("E′ vs C′", _three(e3)))),
+                   ("C WAN bytes", fmt_int(cc.wan_bytes)), ("E′ vs C′", _three(e3)),
+                   ("sweep points where E′ is faster, grid values and both ends", _points(w3)))),
           "per-worker wire bytes E′ > C and E′ > C′; WAN bytes per step E′ = C′ < C; "
           "BreakEven.kind of E′ vs C′ (C's steps, shared) none at the grid values and both ends")
     s.add("sim.cprime_fewer_wan_bytes",
@@ -395,6 +561,8 @@ def _causes(s: _Sim, groups) -> None:
     """Causes, each by a counterfactual run of the model (results.md §9)."""
     c = s.c
     free, asteps = s.cf("E_free_vs_A"), s.cf("E_Asteps_vs_A")
+    nothing = free_module(c.params)
+    fw = _wins_on_grid(s, "E", "A", pa=nothing)
     w = {k: c.wan_to_target[k] for k in ("E", "A")}
     s.add("sim.e_slow_by_steps_not_module",
           "E's steps alone make it lose to AdamW: with a module that takes no time it still "
@@ -404,9 +572,10 @@ def _causes(s: _Sim, groups) -> None:
           "WAN on its way to the target, at the grid values and at its fewest steps against "
           "AdamW's most",
           Verdict(all(b.kind == "none" for b in (free.breakeven,) + tuple(free.ends))
-                  and asteps.breakeven.kind == "below"
+                  and fw[0] == 0 and asteps.breakeven.kind == "below"
                   and w["E"][0] > w["A"][0] and w["E"][1] > w["A"][2],
                   _cf_evidence(free, "E, module taking no time", "A")
+                  + (("sweep points where E with no module time is faster", _points(fw)),)
                   + _cf_evidence(asteps, "E on A's steps", "A")
                   + (("WAN bytes to target, E against A",
                       f"{GB.text(w['E'][0])} against {GB.labelled(w['A'][0])}"),
@@ -417,19 +586,22 @@ def _causes(s: _Sim, groups) -> None:
           "values and both ends; E_Asteps_vs_A (E's step time, A's steps): kind below; WAN "
           "bytes to target E > A at the grid values and at E's fewest/A's most")
     vc = s.cf("E_free_vs_C")
+    vw = _wins_on_grid(s, "E", "C", pa=nothing)
     e_c = interval.corner(c.steps, c.ends, "E", "C", "fewest")      # E fewest, C most
     s.add("sim.module_makes_e_slower_than_c",
           "at the default WAN E takes longer than C to reach the target because of its "
           "module's time: with a module that takes no time E would reach it first across the "
           "whole range, at the grid values and both ends of the interval",
           Verdict(s.time("E") > s.time("C") and s.at("E", e_c["E"]) > s.at("C", e_c["C"])
-                  and all(b.kind == "whole" for b in (vc.breakeven,) + tuple(vc.ends)),
+                  and all(b.kind == "whole" for b in (vc.breakeven,) + tuple(vc.ends))
+                  and vw[0] == vw[1],
                   (("E to target", SECONDS.labelled(s.time('E'))),
                    ("C to target", SECONDS.labelled(s.time('C'))),
                    ("E at its fewest steps, C at its most",
                     _secs_vs(s.at('E', e_c['E']), s.at('C', e_c['C']))),
                    ("module time per step", MS.labelled(c.default['E'].module)))
-                  + _cf_evidence(vc, "E, module taking no time", "C"),
+                  + _cf_evidence(vc, "E, module taking no time", "C")
+                  + (("sweep points where E with no module time is faster", _points(vw)),),
                   s.seeds("E", "C")),
           "E's time to target > C's at the default WAN (grid values and E's fewest/C's most); "
           "counterfactual E_free_vs_C: BreakEven.kind whole at the grid values and both ends")
@@ -448,16 +620,18 @@ def _causes(s: _Sim, groups) -> None:
           "steps to target × simulated step time at sweep_min (results.md §6 first row), E < C, "
           "at the grid values and at the corner that favours C (interval.py)")
     pf = s.cf("Eprime_free_vs_Cprime")
+    pw = _wins_on_grid(s, "Eprime_Csteps", "Cprime", pa=nothing)
     ep, cp = c.default["Eprime"], c.default["Cprime"]
     s.add("sim.eprime_free_never_beats_cprime",
           "on the same steps (C's), even with a module that takes no time, E′ never beats C′ "
           "anywhere in the range, at the grid values or either end of the interval, though "
           "the two put the same bytes on the WAN",
-          Verdict(ep.wan_bytes == cp.wan_bytes
+          Verdict(ep.wan_bytes == cp.wan_bytes and pw[0] == 0
                   and all(b.kind == "none" for b in (pf.breakeven,) + tuple(pf.ends)),
                   (("WAN bytes per step, E′ and C′", f"{fmt_int(ep.wan_bytes)} and {fmt_int(cp.wan_bytes)}"),
                    ("bytes per worker per step, E′ and C′", f"{fmt_int(ep.wire)} and {fmt_int(cp.wire)}"))
-                  + _cf_evidence(pf, "E′, module taking no time", "C′")),
+                  + _cf_evidence(pf, "E′, module taking no time", "C′")
+                  + (("sweep points where E′ with no module time is faster", _points(pw)),)),
           "counterfactual Eprime_free_vs_Cprime (E′ on C's steps, module time zero, against "
           "C′): BreakEven.kind none at the grid values and both ends; WAN bytes per step equal")
 
@@ -479,14 +653,128 @@ def _layout(s: _Sim, groups) -> None:
               sources=s.sources, locator=where,
               computation="A's steps to target × its step time with one ring of all workers, "
                           "at the default WAN")
+    _flat_bound(s, flat)
+    _flat_refit(s, flat)
+
+
+def _flat_bound(s: _Sim, flat) -> None:
+    """AdamW under the flat ring at no latency at all: its step does not turn on the
+    module's budget and rises with the latency, so no pair of the two fitted inputs (a
+    latency of zero or more, any budget) brings its time to target under this one. It
+    rests on the WAN bandwidth, so the WAN at which it would read as the original's is
+    given too."""
+    c, mech = s.c, BY_KEY["A"].mech
+    where = ("closed form at the scenario's defaults with collective_layout flat-ring "
+             "and no worker link latency")
+    p0 = flat.with_(alpha_intra=0.0)
+    t0 = closed.time_to_target(p0, mech, c.steps["A"])
+    s.reg.add("sim.flat_ring.time.A_no_latency", t0, SECONDS.text(t0), unit=SECONDS.label,
+              kind="simulated", sources=s.sources, locator=where,
+              computation="A's steps to target × its step time with one ring of all workers "
+                          "and a worker link latency of zero, at the default WAN")
+    v = s.c.values
+    budgets = [closed.time_to_target(p0.with_(module_budget=GFLOPS.base(b)), mech,
+                                     c.steps["A"])
+               for b in (v.module_budget_min, v.module_budget_max)]
+    fitted = closed.time_to_target(flat, mech, c.steps["A"])
     quoted = c.quoted.figures["time.A"]
-    shown = SECONDS.text(t, quoted.decimals)
+    wan = _flat_wan_for(c, p0, quoted.value)
+    s.reg.add("sim.flat_ring.wan_for_quoted_a", GBPS.of(wan), GBPS.text(wan),
+              unit=GBPS.label, kind="simulated", sources=s.sources, locator=where,
+              computation="bisection in log-bandwidth (bisection_iterations halvings, from "
+                          "the default WAN to sweep_max) for the WAN at which A under the "
+                          "flat ring, with no latency, takes the original's time to target")
     s.add("sim.flat_ring_misses_quoted_a",
-          "with one ring of all workers, AdamW's time to target does not read as the "
-          "original's at the precision it printed",
-          Verdict(shown != quoted.text(), (("A, flat ring", SECONDS.after(shown)),
-                                           ("original", SECONDS.after(quoted.text())))),
-          "A's time to target under the flat ring, rounded as the original rounds it")
+          "with one ring of all workers at the default WAN, AdamW's time to target with no "
+          "worker link latency at all reads above the original's at the precision it "
+          "printed; that time is the same at both ends of the budget range and lower than "
+          "at the fitted latency, so no latency of zero or more and no budget brings it "
+          "down to the original's; only a WAN faster than the default would",
+          Verdict(SECONDS.of(t0) > quoted.value and SECONDS.text(t0, quoted.decimals) != quoted.text()
+                  and budgets[0] == budgets[1] == t0 and t0 < fitted
+                  and wan > s.c.params.bw_wan,
+                  (("A, flat ring, no latency", SECONDS.labelled(t0)),
+                   ("the same at the two ends of the budget range",
+                    f"{SECONDS.text(budgets[0])} and {SECONDS.labelled(budgets[1])}"),
+                   ("A, flat ring, fitted latency", SECONDS.labelled(fitted)),
+                   ("original", SECONDS.after(quoted.text())),
+                   ("default WAN", GBPS.labelled(s.c.params.bw_wan)),
+                   ("WAN at which it would read as the original's", GBPS.labelled(wan)))),
+          "closed.time_to_target of A with collective_layout flat-ring: at alpha_intra 0, "
+          "rounded as the original rounds it, above the quoted time; equal at "
+          "module_budget_min and module_budget_max; below its value at the fitted latency "
+          "(the step is linear in the latency); the WAN that would give the quoted time "
+          "above the default")
+
+
+def _flat_wan_for(c, p0, seconds: float) -> float:
+    """The WAN bandwidth (bytes/s) at which A under `p0` takes `seconds` to the target:
+    bisection in log-bandwidth between the default WAN and the top of the sweep (its
+    time falls as the WAN rises)."""
+    mech, v = BY_KEY["A"].mech, c.values
+    a, b = p0.bw_wan, GBPS.base(v.sweep_max)
+    for _ in range(v.bisection_iterations):
+        mid = (a * b) ** 0.5
+        if closed.time_to_target(p0.with_(bw_wan=mid), mech, c.steps["A"]) > seconds:
+            a = mid
+        else:
+            b = mid
+    return (a * b) ** 0.5
+
+
+def _flat_refit(s: _Sim, flat) -> None:
+    """The two fitted inputs fitted again, by the recorded procedure and to the same
+    figures, with the flat ring: what they come to and how many of the original's
+    figures that fit reproduces (docs/simulator.md, "Fitted inputs")."""
+    c = s.c
+    cal = calibrate.refit(c.scenario, c.values, flat, c.steps, c.quoted)
+    if cal is None or c.calibration is None:
+        return
+    same = calibrate.reads_same(calibrate.fitted_params(flat, cal.fitted), c.steps,
+                                c.quoted, c.values)
+    where = ("study/sim/calibrate.py refit: the recorded procedure on the closed form with "
+             "collective_layout flat-ring, to the figures data/sim/scenario.yaml names")
+    for f in cal.fitted:
+        e = c.scenario.entries[f.key]
+        s.reg.add(f"sim.flat_ring.refit.{f.key}", f.value, f_typed(f.value), unit=e.unit,
+                  kind="fitted", sources=s.sources[1:] + (Source("data/sim/quoted.yaml"),),
+                  locator=where, computation=f"{f.key} refitted under the flat ring, to "
+                  f"{f.significant} significant figures")
+    off = min(abs(r) for r in cal.residuals.values())
+    n_same = sum(same.values())
+    for key, value, text, unit, how in (
+            ("residual", cal.rms, fmt_general(cal.rms), "", "root-mean-square relative "
+             "residual of the refit at its recorded values"),
+            ("least_off", off, fmt_pct(off, 1), "", "smallest |ours / quoted − 1| over the "
+             "figures the refit was fitted to"),
+            ("same", n_same, fmt_int(n_same), "figures", "the original's transit figures "
+             "that read the same as ours at its precision with the refitted inputs")):
+        s.reg.add(f"sim.flat_ring.refit.{key}", value, text, unit=unit, kind="fitted",
+                  sources=s.sources[1:] + (Source("data/sim/quoted.yaml"),),
+                  locator=where, computation=how)
+    lat = cal.value("intra_dc_latency_us")
+    s.add("sim.flat_ring_refit_misses",
+          "fitted again by the recorded procedure with one ring of all workers, the two "
+          "inputs reproduce fewer of the original's figures than with the layout by data "
+          "centre, miss every figure they were fitted to by more than the hierarchical fit "
+          "misses any, and need a negative worker link latency",
+          Verdict(n_same < s.v("sim.against.same") and off > max(abs(r) for r in c.calibration.residuals.values())
+                  and lat < 0,
+                  (("figures read the same, flat ring refit", f"{fmt_int(n_same)} of "
+                    f"{fmt_int(len(same))}"),
+                   ("the same, layout by data centre", s.reg.numbers["sim.against.same"].text),
+                   ("smallest miss of a fitted figure, flat ring", fmt_pct(off, 1)),
+                   ("largest miss, layout by data centre",
+                    fmt_pct(max(abs(r) for r in c.calibration.residuals.values()), 2)),
+                   ("RMS residual, flat ring and by data centre",
+                    f"{fmt_general(cal.rms)} and {fmt_general(c.calibration.rms)}"),
+                   ("latency, flat ring refit", US.after(f_typed(lat))),
+                   ("budget, flat ring refit",
+                    GFLOPS.after(f_typed(cal.value("module_budget")))))),
+          "calibrate.refit (gauss_newton, the recorded PROCEDURE) with collective_layout "
+          "flat-ring; calibrate.reads_same at its recorded values, against sim.against.same; "
+          "its smallest |relative residual| over the fitted figures against the largest of "
+          "the recorded fit; the refit latency < 0")
 
 
 def _module(s: _Sim, groups) -> None:
@@ -509,6 +797,7 @@ def _module(s: _Sim, groups) -> None:
                                             ("budget, top", GFLOPS.labelled(top, scaled=True)))),
           "port rate × multiply-adds per value × budget operations per multiply-add, "
           "against module_budget_max")
+    _fft_margin(s, fast, port, top)
     fit, low = s.v("sim.fitted.module_budget"), s.v("scenario.module_budget_min")
     s.add("sim.fitted_budget_in_range",
           "the fitted module budget lies inside the range the original page gives",
@@ -538,6 +827,36 @@ def _module(s: _Sim, groups) -> None:
                    ("with the budget doubled", GVALUES.labelled(big_budget, scaled=True)))),
           "closed.module_rate at the scenario, with module_port_rate × 2 (equal) and with "
           "module_budget × 2 (higher); sim.module_rate < scenario.module_port_rate")
+
+
+def _fft_margin(s: _Sim, fast: float, port: float, top: float) -> None:
+    """How far the fast transform at the port rate is above the budget's top, and what it
+    needs when a multiply-add counts as one budget operation."""
+    low = s.v("scenario.module_budget_min")
+    over = fast / top - 1
+    one = port * s.v("scenario.fft_flops_per_value")
+    where = "data/sim/scenario.yaml"
+    s.reg.add("sim.band_gflops_at_port.fft_over_top", over, fmt_pct(over, 0), kind="derived",
+              sources=(Source(where),), locator=where,
+              computation="sim.band_gflops_at_port.fft ÷ module_budget_max − 1")
+    s.reg.add("sim.band_gflops_at_port.fft_one_op", one, GFLOPS.text(one, scaled=True),
+              unit=GFLOPS.label, kind="derived", sources=(Source(where),), locator=where,
+              computation="module_port_rate × fft_flops_per_value × 1 (a multiply-add "
+                          "counted as one budget operation)")
+    s.add("sim.fft_at_port_over_budget_only_at_two_ops",
+          "through a fast transform at the port rate, the band needs more than the top of "
+          "the budget range only because a multiply-add counts as more than one operation: "
+          "counted as one, it needs a rate inside the range",
+          Verdict(fast > top and s.v("scenario.module_ops_per_multiply_add") > 1
+                  and low <= one <= top,
+                  (("fast transform, as counted", GFLOPS.labelled(fast, scaled=True)),
+                   ("above the top by", fmt_pct(over, 1)),
+                   ("counted as one operation a multiply-add", GFLOPS.labelled(one, scaled=True)),
+                   ("range", f"{GFLOPS.text(low, scaled=True)} to "
+                             f"{GFLOPS.labelled(top, scaled=True)}"))),
+          "module_port_rate × fft_flops_per_value × module_ops_per_multiply_add > "
+          "module_budget_max with module_ops_per_multiply_add > 1; × 1 instead, between "
+          "module_budget_min and module_budget_max")
 
 
 def _e_run(s: _Sim, groups) -> None:
@@ -601,3 +920,45 @@ def _charged(s: _Sim, groups) -> None:
           "counterfactual.charged (closed.innet_left_out added to E′'s step): step longer; "
           "BreakEven.at lower for E′ vs A on E's and C's steps at the grid values and both "
           "ends; E′ vs C′ none at all three")
+
+
+def _switch_on_optics_steps(s: _Sim, groups) -> None:
+    """E′ on the optics' steps against C′ on C's: the comparison the results file does not
+    list (its E′ against C′ shares C's steps), for the sentence that says no summing at
+    the switch is needed on C's steps and only there."""
+    from .compute import breakeven_pair
+    c, v = s.c, s.c.values
+    lo, hi, it = GBPS.base(v.sweep_min), GBPS.base(v.sweep_max), v.bisection_iterations
+    a, b = "Eprime_Esteps", "Cprime"
+    grid = breakeven_pair(c.params, c.steps, a, b, lo, hi, it)
+    ends = [breakeven_pair(c.params, interval.corner(c.steps, c.ends, a, b, e), a, b, lo, hi, it)
+            for e in interval.ENDS]
+    where = ("closed form at the scenario: bisection of E′ on E's steps against C′ on C's, "
+             "at the grid values and at both corners of the steps' interval")
+    for key, be, how in (("", grid, "the grid values"),
+                         (".fewest", ends[0], "E′ at its fewest steps and C′ at its most"),
+                         (".most", ends[1], "E′ at its most steps and C′ at its fewest")):
+        s.reg.add(f"sim.switch.Eprime_Esteps_vs_Cprime{key}", GBPS.of(be.at), f_be(be),
+                  unit=GBPS.label, kind="hypothetical", sources=s.sources, locator=where,
+                  computation=f"bisection: E′ (E's steps) against C′ (C's steps), at {how}")
+    wins, tried = _wins_on_grid(s, a, b)
+    below = [bw for bw in c.grid if bw < grid.at] if grid.kind == "below" else []
+    s.add("sim.eprime_beats_cprime_on_optics_steps",
+          "on the optics' steps E′ beats C′, on C's steps, below a WAN bandwidth inside the "
+          "range, at the grid values and at both ends of the steps' interval, and at no "
+          "point of the sweep above it",
+          Verdict(all(be.kind == "below" for be in [grid] + ends) and wins > 0
+                  and all(s.step_at(a, i) * c.steps[a] < s.step_at(b, i) * c.steps[b]
+                          for i, bw in enumerate(c.grid) if bw < grid.at)
+                  and all(s.step_at(a, i) * c.steps[a] > s.step_at(b, i) * c.steps[b]
+                          for i, bw in enumerate(c.grid) if bw > grid.at),
+                  (("E′ (E's steps) vs C′", _three([grid] + ends)),
+                   ("sweep points where E′ is faster, grid values",
+                    f"{len(below)} of {len(c.grid)}"),
+                   ("E′ and C′ at the highest such point",
+                    _secs_vs(c.steps[a] * s.step_at(a, len(below) - 1),
+                             c.steps[b] * s.step_at(b, len(below) - 1)) if below else "none"))),
+          "closed.breakeven_pair of Eprime_Esteps against Cprime: kind below at the grid "
+          "values and both corners; the simulated sweep (results.md §6) has E′ faster at "
+          "every grid bandwidth below the break-even and slower at every one above",
+          keys=('Eprime_Esteps', 'Cprime'))

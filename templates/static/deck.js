@@ -7,8 +7,12 @@
    and the presenter view are static/deck-views.js and deck-views.css, loaded when first
    asked for. A click on the right two-thirds of a slide goes on, on the left third goes
    back; a swipe does the same on touch screens. The URL hash follows the slide
-   (#slide-K) so a reload or a shared link opens the same slide. Without this script the
-   deck stays a readable stacked page. */
+   (#slide-K) so a reload or a shared link opens the same slide. A slide's fragments
+   (list items marked "- [+]" in the Markdown, class "step") appear one per → and go
+   one per ←; a slide reached by → starts with none shown, one reached by ←, a link or
+   a reload with all. "The data behind this figure" opens in a modal <dialog> over the
+   slide, its table moved there while it is open. Without this script the deck stays a
+   readable stacked page, every fragment shown. */
 (function () {
   "use strict";
 
@@ -21,9 +25,14 @@
   var root = document.documentElement;
   var here = document.currentScript ? document.currentScript.src : "";
   var current = -1;
+  // stepAt: how many of the current slide's fragments are shown (deck-steps.js, on a
+  // deck that has any, shows them); ALL, as a step: every one
+  var stepAt = 0;
+  var ALL = Infinity;
+  var api = {};
   var listeners = [];
   root.classList.add("deck-js");
-  var presenting = /(?:^|[?&])presenter(?:[=&]|$)/.test(window.location.search.slice(1));
+  var presenting = /(?:^|[?&])presenter(?:[=&]|$)/.test(location.search.slice(1));
 
   // Clicks and keys on these belong to the element, not to the deck.
   var OWN_CLICKS = "a, button, input, select, textarea, label, summary, details, " +
@@ -44,25 +53,13 @@
     if (!slide.hasAttribute("tabindex")) slide.tabIndex = -1;
   });
 
+  // The slide a link names (#slide-K), or the one holding the element it names.
   function indexFromHash() {
-    var hash = window.location.hash;
-    var m = /^#slide-([0-9]+)$/.exec(hash);
-    if (m) {
-      var k = parseInt(m[1], 10);
-      if (k >= 1 && k <= n) return k - 1;
-    }
-    // A link to something inside a slide opens that slide.
-    if (hash.length > 1) {
-      var target = null;
-      try {
-        target = document.getElementById(decodeURIComponent(hash.slice(1)));
-      } catch (err) {
-        target = null;
-      }
-      var owner = target && target.closest ? target.closest("section.slide") : null;
-      if (owner && slides.indexOf(owner) >= 0) return slides.indexOf(owner);
-    }
-    return 0;
+    var m = /^#slide-([0-9]+)$/.exec(location.hash);
+    if (m && m[1] >= 1 && m[1] <= n) return m[1] - 1;
+    var target = document.querySelector(":target");
+    var k = target ? slides.indexOf(target.closest("section.slide")) : -1;
+    return k < 0 ? 0 : k;
   }
 
   // ---------------------------------------------------------- two windows in step
@@ -71,11 +68,13 @@
   try {
     channel = new BroadcastChannel("cit-deck");
   } catch (err) {
-    channel = null; // postMessage to the other window still works (file:// included)
+    // postMessage to the other window still works (file:// included)
+    channel = null;
   }
 
-  function tell(i) {
-    var msg = { citDeck: window.location.pathname, slide: i };
+  // The other window: this one's slide and step, or (hello) a presenter view asking
+  function tell(i, step, hello) {
+    var msg = { citDeck: location.pathname, slide: i, step: step, hello: hello };
     if (channel) channel.postMessage(msg);
     if (peer && !peer.closed) {
       try {
@@ -87,9 +86,9 @@
   }
 
   function heard(data) {
-    if (data && data.citDeck === window.location.pathname && typeof data.slide === "number") {
-      show(data.slide, true);
-    }
+    if (!data || data.citDeck !== location.pathname) return;
+    if (data.hello) tell(current, stepAt);
+    else if (typeof data.slide === "number") show(data.slide, true, data.step);
   }
   if (channel) channel.onmessage = function (e) { heard(e.data); };
   window.addEventListener("message", function (e) {
@@ -97,21 +96,29 @@
   });
 
   // ---------------------------------------------------------- showing a slide
-  function show(i, fromPeer) {
+  function stepsOf(i) {
+    return api.steps ? api.steps.count(i) : 0;
+  }
+
+  // Slide i with its first "step" fragments shown (ALL, or none given: every one).
+  function show(i, fromPeer, step) {
     i = Math.max(0, Math.min(n - 1, i));
-    if (i === current) return;
+    step = Math.max(0, Math.min(step === undefined ? ALL : step, stepsOf(i)));
+    if (i === current && step === stepAt) return;
     var old = current >= 0 ? slides[current] : null;
-    var focusWasInOld = old && old.contains(document.activeElement);
+    var focusWasInOld = old && old !== slides[i] && old.contains(document.activeElement);
     if (old) old.classList.remove("is-current");
     current = i;
+    stepAt = step;
     var slide = slides[i];
     slide.classList.add("is-current");
+    if (api.steps) api.steps.show(i, step);
     status.textContent = "Slide " + (i + 1) + " of " + n;
-    prevBtn.disabled = i === 0;
-    nextBtn.disabled = i === n - 1;
+    prevBtn.disabled = i === 0 && !step;
+    nextBtn.disabled = i === n - 1 && step === stepsOf(i);
     progress.style.transform = "scaleX(" + (i + 1) / n + ")";
     var hash = "#slide-" + (i + 1);
-    if (window.location.hash !== hash) {
+    if (location.hash !== hash) {
       try {
         history.replaceState(history.state, "", hash);
       } catch (err) {
@@ -119,23 +126,27 @@
       }
     }
     if (focusWasInOld) slide.focus({ preventScroll: true });
-    if (!fromPeer) tell(i);
-    listeners.forEach(function (fn) { fn(i); });
+    if (!fromPeer) tell(i, step);
+    listeners.forEach(function (fn) { fn(i, step); });
   }
 
-  function go(step) {
-    show(current + step);
+  // One step on (→) or back (←): a fragment of this slide while there is one, else a slide.
+  function go(dir) {
+    var to = stepAt + dir;
+    if (to >= 0 && to <= stepsOf(current)) return show(current, false, to);
+    show(current + dir, false, dir > 0 ? 0 : ALL);
   }
 
   // ---------------------------------------------------------- F, S, O and ?
   function fullscreen() {
     var done = document.fullscreenElement ? document.exitFullscreen() : root.requestFullscreen();
-    if (done && done.catch) done.catch(function () { /* refused: the page stays as it is */ });
+    // refused: the page stays as it is
+    if (done && done.catch) done.catch(function () {});
   }
 
   function presenterView() {
     if (presenting) return;
-    var url = window.location.href.split("#")[0].split("?")[0] + "?presenter#slide-" + (current + 1);
+    var url = location.href.split("#")[0].split("?")[0] + "?presenter#slide-" + (current + 1);
     var w = window.open(url, "cit-presenter", "popup,width=1200,height=760");
     if (w) peer = w;
   }
@@ -162,14 +173,17 @@
     document.body.appendChild(script);
   }
 
-  window.CIT_DECK = {
+  window.CIT_DECK = api;
+  Object.assign(api, {
     slides: slides,
     presenting: presenting,
     current: function () { return current; },
+    step: function () { return stepAt; },
+    stepsOf: stepsOf,
     show: show,
     onShow: function (fn) { listeners.push(fn); },
     key: function (name) { VIEW_KEYS[name](); }
-  };
+  });
 
   var VIEW_KEYS = {
     f: fullscreen,
@@ -182,30 +196,16 @@
   nextBtn.addEventListener("click", function () { go(1); });
   bar.querySelector(".deck-keys").addEventListener("click", VIEW_KEYS["?"]);
 
+  var MOVES = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 };
   function moveKey(e, t) {
-    switch (e.key) {
-      case "ArrowRight":
-      case "PageDown":
-        go(1);
-        break;
-      case "ArrowLeft":
-      case "PageUp":
-        go(-1);
-        break;
-      case " ":
-      case "Spacebar":
-        if (t.closest(OWN_SPACE)) return false;
-        go(e.shiftKey ? -1 : 1);
-        break;
-      case "Home":
-        show(0);
-        break;
-      case "End":
-        show(n - 1);
-        break;
-      default:
-        return false;
-    }
+    var k = e.key;
+    if (MOVES[k]) go(MOVES[k]);
+    else if (k === " " || k === "Spacebar") {
+      if (t.closest(OWN_SPACE)) return false;
+      go(e.shiftKey ? -1 : 1);
+    } else if (k === "Home") show(0, false, 0);
+    else if (k === "End") show(n - 1, false, ALL);
+    else return false;
     return true;
   }
 
@@ -223,12 +223,20 @@
     e.preventDefault();
   });
 
+  // "The data behind this figure" opens in a dialog over the slide (deck-views.js), not
+  // in the slide, which it would make scroll.
   deck.addEventListener("click", function (e) {
     if (e.defaultPrevented || e.button !== 0) return;
     if (views && views.click(e)) return;
-    if (e.target.closest && e.target.closest(OWN_CLICKS)) return;
+    var summary = e.target.closest("details.chart-data > summary");
+    if (summary) {
+      e.preventDefault();
+      return withViews(function (v) { v.data(summary.parentNode); });
+    }
+    if (e.target.closest(OWN_CLICKS)) return;
     var sel = window.getSelection ? window.getSelection() : null;
-    if (sel && !sel.isCollapsed && String(sel).trim()) return; // the reader is selecting text
+    // the reader is selecting text
+    if (sel && !sel.isCollapsed && String(sel).trim()) return;
     var box = deck.getBoundingClientRect();
     go(e.clientX < box.left + box.width / 3 ? -1 : 1);
   });
@@ -251,10 +259,13 @@
   }, { passive: true });
 
   window.addEventListener("hashchange", function () {
-    show(indexFromHash());
+    var i = indexFromHash();
+    if (i !== current) show(i);
   });
 
   show(indexFromHash(), true);
 
-  if (presenting) withViews(function (v) { v.presenter(); });
+  // a presenter view opened on a slide part-way through its fragments: the audience's
+  // window answers its hello with its slide and step
+  if (presenting) withViews(function (v) { v.presenter(); tell(current, stepAt, true); });
 })();

@@ -135,18 +135,26 @@ def test_a_deck_first_paints_its_final_layout(make_page, served, size, measured)
 
 
 def test_f_toggles_fullscreen_and_the_slide_takes_the_screen(page, served):
+    """The site header is hidden while presenting, in fullscreen or not (test_deck_present
+    checks the slide's share of the window at four sizes); F enters and leaves fullscreen,
+    the slide filling the stage above the bar."""
     site, url = served
     _open(page, url, deck_names(site)[0])
-    before = page.locator("main.deck").bounding_box()
+    assert page.locator(".site-header").is_hidden()
     page.keyboard.press("f")
     page.wait_for_function("() => document.fullscreenElement === document.documentElement")
-    page.wait_for_function("h => document.querySelector('main.deck').getBoundingClientRect().height > h",
-                           arg=before["height"])
+    page.wait_for_function("""() => {
+        const stage = document.querySelector('main.deck').getBoundingClientRect();
+        const slide = document.querySelector('section.slide.is-current').getBoundingClientRect();
+        const bar = document.querySelector('.deck-bar').getBoundingClientRect();
+        return Math.abs(slide.height - stage.height) < 1 && stage.top === 0 &&
+               Math.abs(stage.bottom - bar.top) < 1 && Math.abs(bar.bottom - innerHeight) < 1; }""")
     assert page.locator(".site-header").is_hidden()
     assert page.locator(".deck-bar").is_visible()
     page.keyboard.press("f")
     page.wait_for_function("() => document.fullscreenElement === null")
-    assert page.locator(".site-header").is_visible()
+    assert page.locator(".site-header").is_hidden()
+    assert page.locator(".deck-bar .deck-home").is_visible(), "the bar's way back to the hub"
 
 
 def test_s_opens_a_presenter_view_kept_in_step_both_ways(make_page, served):

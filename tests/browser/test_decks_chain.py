@@ -176,12 +176,12 @@ def _page(title: str, depth: int, body: str, *, scripts: list[str], url: str,
 """
 
 
-def deck_bar() -> str:
-    """The deck's control bar as templates/deck.html writes it (it holds no template
-    expression), for the demo deck."""
+def deck_bar(home: str) -> str:
+    """The deck's control bar as templates/deck.html writes it, for the demo deck: its
+    one template expression is the link to the hub, `home`."""
     text = (ROOT / "templates" / "deck.html").read_text(encoding="utf-8")
-    bar = re.search(r'<nav class="deck-bar".*?</nav>\n', text, re.S).group(0)
-    assert "{" not in bar, "the control bar now needs the template"
+    bar = re.search(r'<nav class="deck-bar".*?</nav>\n', text, re.S).group(0).replace("{{ home }}", home)
+    assert "{" not in bar, "the control bar now needs more of the template"
     return bar
 
 
@@ -232,7 +232,7 @@ data-term="other-term">other term</a>.</p>
     (out / DECK / "index.html").write_text(
         _page("Demo deck", 2, sections, scripts=["site.js", "deck.js"], url="/" + DECK,
               prov=deck.prov(out, "/" + DECK, terms=True), main_class="deck",
-              before_main=deck_bar(), body_class="layout-deck"),
+              before_main=deck_bar("../../index.html"), body_class="layout-deck"),
         encoding="utf-8")
 
     gl = "<h1>Glossary</h1><dl class=\"glossary\">" + "".join(

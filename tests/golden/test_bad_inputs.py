@@ -848,10 +848,14 @@ def test_superscript_digits_and_vulgar_fractions_are_naked_numbers(case):
     """W2: `⁴²` and `½` were published; every Unicode number form is a digit now."""
     p = case.root / "content" / "pages" / "optics.md"
     p.write_text(p.read_text() + "\nThere were ⁴² runs and ½ of them failed.\n")
+    line = len(p.read_text().splitlines())          # the line the test added
     err = case.run().stderr
     assert err.startswith("build failed: naked-number check: digits outside number "
-                          "elements:\n  optics/index.html: naked number '⁴²' in “")
-    assert "\n  optics/index.html: naked number '½' in “" in err
+                          "elements (write each as a registered number, :n[id], or allow "
+                          "it with a reason in data/allowlist.yaml; docs/numbers.md):\n  "
+                          f"content/pages/optics.md:{line} (optics/index.html): naked "
+                          "number '⁴²' in “")
+    assert f"\n  content/pages/optics.md:{line} (optics/index.html): naked number '½' in “" in err
     assert "There were ⁴² runs and ½ of them failed. " in err
 
 

@@ -119,10 +119,29 @@ def test_deck03_clip_rate_only_optics(case):
             "runs logging a clip rate = 14")
 
 
-def test_deck04_same_demo_lr(case):
+def _band_at_another_rate(case):
     rel, recs = _records(case, "tinystories-band-zigzag-k16-2d64-lr0.001-s0")
     recs[0]["config"]["lr"] = 0.002
     _write(case, rel, recs)
+
+
+def test_hub_demo_lr_chosen_on_topk(case):
+    """The hub's learning-rate caveat, where it draws its conclusion about hardware: one
+    band at a rate of its own."""
+    _band_at_another_rate(case)
+    _expect(case, "content/hub.md", "exp.demo_lr_chosen_on_topk", "DeMo runs at another rate = 1")
+
+
+def test_deck04_same_demo_lr(case):
+    """The same edit breaks deck 04's claim; the hub, which renders first, cites the
+    stronger caveat above, so its sentence is taken out of this copy."""
+    _band_at_another_rate(case)
+    hub = case.root / "content" / "hub.md"
+    text = hub.read_text()
+    cut = re.sub(r" That is at one learning rate, .*?:c\[exp\.demo_lr_chosen_on_topk\]\.",
+                 "", text, count=1)
+    assert cut != text
+    hub.write_text(cut)
     _expect(case, "content/decks/04-hypothesis.md", "exp.same_demo_lr",
             "distinct learning rates = 2")
 

@@ -159,7 +159,8 @@ def test_a_run_log_byte_that_is_not_utf8(case):
     lines[2] = lines[2].replace(b'"type"', b'"typ\xe9"', 1)
     case.repin(rel, b"\n".join(lines))
     column = lines[2].index(b"\xe9") + 1
-    _fails_with(case, f"build failed: vendored/{rel}:3: not UTF-8 (byte 0xe9 at column "
+    # named as every other log error names it, without vendored/ (docs/faults.md, N13)
+    _fails_with(case, f"build failed: {rel}:3: not UTF-8 (byte 0xe9 at column "
                       f"{column}); save the file as UTF-8")
 
 

@@ -62,7 +62,8 @@ def test_a_failed_build_leaves_the_previous_site_untouched(project_copy, built_s
     assert r.returncode == 1
     lines = hub.read_text().splitlines()
     assert r.stderr == (f"build failed: content/hub.md:{len(lines)}: unknown number id "
-                        "'no.such.id'\n"), r.stderr
+                        "'no.such.id' (a stage registers each id with reg.add; "
+                        "docs/numbers.md)\n"), r.stderr
     assert tree_digest(out) == before
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".site-")]
 

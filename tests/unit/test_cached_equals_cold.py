@@ -171,6 +171,11 @@ def test_a_prose_only_page_kept_from_the_cache_is_refused_after_an_allow_list_ed
              "  - pattern: '\\bQ\\d+ of the test\\b'\n    reason: an entry the test adds\n", "")
     cached = _same_outcome(project_copy, tmp_path)
     assert cached.returncode == 1
-    assert cached.stderr.startswith("build failed: naked-number check: digits outside "
-                                    "number elements:\n  prose/index.html: naked number '7' in “")
+    prose = (project_copy / "content" / "pages" / "prose.md").read_text().splitlines()
+    line = next(n for n, l in enumerate(prose, 1) if "Q7" in l)
+    assert cached.stderr.startswith(
+        "build failed: naked-number check: digits outside number elements (write each as a "
+        "registered number, :n[id], or allow it with a reason in data/allowlist.yaml; "
+        f"docs/numbers.md):\n  content/pages/prose.md:{line} (prose/index.html): naked number "
+        "'7' in “")
     assert "It ran as Q7 of the test." in cached.stderr and cached.stderr.count("\n") == 2

@@ -45,3 +45,37 @@ def test_the_sites_claims_hold_and_say_how_their_loose_words_were_tested(built_s
     assert pair["hypothesis"] and pair["seeds"] == [1, 1]
     # the like-for-like confound: the optics start behind before any optics acts
     assert claims["exp.optics_behind_before_calibration"]["appears"]
+
+
+def _lr_claim(vendored_root, lr_demo=None, lr_runs=None):
+    """exp.demo_lr_chosen_on_topk on the real logs; `lr_demo` overrides the rate
+    lr_choice.json records, `lr_runs` the short runs that chose it."""
+    from cit.registry import Registry, Source
+    from study import experiment_claims, tables
+    from study.runs import load_folder
+    head = load_folder(vendored_root / "results/tinystories-gpu", "results/tinystories-gpu")
+    short = load_folder(vendored_root / "results/tinystories-gpu-lr", "results/tinystories-gpu-lr")
+    choice = json.loads((vendored_root / "results/tinystories-gpu/lr_choice.json").read_text())
+    reg = Registry()
+    rate = choice["demo"] if lr_demo is None else lr_demo
+    reg.add("exp.lr_demo", rate, str(rate), kind="measured",
+            sources=(Source("results/tinystories-gpu/lr_choice.json"),), locator="demo",
+            computation="lr_choice.json demo")
+    ctx = experiment_claims._Ctx(reg, lambda fs: tuple(Source(f) for f in fs),
+                                 tables.groups_of(head))
+    experiment_claims._demo_lr_from_topk(ctx, tuple(short.runs if lr_runs is None
+                                                    else lr_runs(head, short)))
+    return reg.claims["exp.demo_lr_chosen_on_topk"]
+
+
+def test_every_demo_variant_ran_at_the_rate_chosen_on_topk(vendored_root):
+    """The hub's caveat: the DeMo rate was chosen on top-k's short runs and every band ran
+    at it. It fails if the recorded choice were another rate, or if a band had short runs
+    of its own among those that chose it."""
+    c = _lr_claim(vendored_root)
+    assert c.holds, c.evidence
+    assert dict(c.evidence)["DeMo variants among the short runs"] == "topk"
+    assert not _lr_claim(vendored_root, lr_demo=0.003).holds
+    with_band = lambda head, short: list(short.runs) + [
+        r for r in head.runs if r.cfg.variant == "band"][:1]
+    assert not _lr_claim(vendored_root, lr_runs=with_band).holds

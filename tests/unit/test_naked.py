@@ -193,3 +193,21 @@ def test_every_unicode_digit_and_number_form_is_a_digit(text, run):
     """W2: superscripts and vulgar fractions passed the check (`\\d` is category Nd)."""
     assert check_pages(_page(f"<p>{text}</p>")) == [
         f"p/index.html: naked number {run!r} in “{text}”"]
+
+
+def test_a_naked_number_is_named_at_its_markdown_line():
+    """Of the content lines holding the digit run, the one whose words surround it on
+    the page; digits inside a mark (:n[run.s12]) are not the reader's."""
+    from cit.naked import source_line
+    md = ("---\ntitle: Runs\n---\n\nWe kept :n[run.s12] seeds.\n\nThe 12 runs of May.\n\n"
+          "Of those, 12 runs finished in June.\n")
+    lines = md.splitlines()
+    june = next(n for n, l in enumerate(lines, 1) if "June" in l)
+    may = next(n for n, l in enumerate(lines, 1) if "May" in l)
+    assert source_line(md, "12", "Of those, ", " runs finished in June.") == june
+    assert source_line(md, "12", "The ", " runs of May.") == may
+    assert source_line(md, "7", "a ", " b") is None
+    page = _page("<p>Of those, 12 runs finished in June.</p>")
+    (fail,) = scan_page("p/index.html", page["p/index.html"].decode(), [],
+                        source=("content/pages/runs.md", md))
+    assert fail.startswith(f"content/pages/runs.md:{june} (p/index.html): naked number '12'")

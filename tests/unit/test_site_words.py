@@ -255,6 +255,13 @@ def test_where_eprime_is_headlined_its_caveats_are_checked_claims(built_site):
     card = next(a for a in hub.css("article.card")
                 if a.css_first("h3") and "could pay" in a.css_first("h3").text())
     assert EPRIME_CAVEATS | {"exp.feedback_pair"} <= _claim_ids(card)
+    # at the figure itself: its caption says E′ is assumed to train like a run whose
+    # repair, the feedback of the band sent, it lacks (issue 28)
+    figure, caption = card.css("p")[:2]
+    assert figure.css_first("data.num").attributes["data-id"] == "sim.breakeven.Eprime_Esteps_vs_A"
+    terms = {a.attributes.get("data-term") for a in caption.css("a.term")}
+    assert "feedback-of-the-band-sent" in terms and "assumes" in caption.text()
+    assert "lacks" in caption.text()
     nums = {d.attributes["data-id"] for d in card.css("data.num")}
     assert {"sim.breakeven.Eprime_Csteps_vs_A", "sim.target", "sim.e_run.margin",
             "sim.charged.breakeven.Eprime_Esteps_vs_A"} <= nums
@@ -262,6 +269,32 @@ def test_where_eprime_is_headlined_its_caveats_are_checked_claims(built_site):
         assert EPRIME_CAVEATS <= _claim_ids(_html(built_site, rel)), rel
     chain = hub.css_first(".chain") or hub
     assert EPRIME_CAVEATS <= _claim_ids(chain)
+
+# Issue 28, items 4 and 5: where a conclusion is drawn, the claim that tests its caveat sits
+# in the same paragraph or list item, so the caveat cannot drift away from it.
+CAVEATS_BESIDE = (     # (page, words that draw the conclusion, its claim, the caveat's claim)
+    ("index.html", "could not have replaced it here", "exp.topk_below_every_band",
+     "exp.demo_lr_chosen_on_topk"),
+    ("decks/05-results/index.html", "No summing at the switch is needed",
+     "sim.eprime_free_never_beats_cprime", "sim.eprime_beats_cprime_on_optics_steps"),
+    ("decks/05-results/index.html", "More arithmetic", "sim.band_at_port_rate_exceeds_budget",
+     "sim.fft_at_port_over_budget_only_at_two_ops"),
+    ("transit/index.html", "What the fit does test", "sim.unfitted_comparisons_agree",
+     "sim.budget_pins_its_figures"),
+    ("transit/index.html", "rule out one ring", "sim.flat_ring_misses_quoted_a",
+     "sim.flat_ring_refit_misses"),
+)
+
+
+@pytest.mark.parametrize("rel,words,conclusion,caveat", CAVEATS_BESIDE)
+def test_a_conclusion_carries_its_caveat_where_it_is_drawn(built_site, rel, words, conclusion,
+                                                           caveat):
+    page = _html(built_site, rel)
+    blocks = [b for b in page.css("p, li") if words in b.text().replace("’", "'")
+              and len(b.css("p, li")) == 1]          # the innermost block (css matches b itself)
+    assert len(blocks) == 1, (rel, words, len(blocks))
+    assert {conclusion, caveat} <= _claim_ids(blocks[0]), (rel, words)
+
 
 # ---------------------------------------------------------------- the decks (read3 report)
 

@@ -28,10 +28,46 @@ def test_front_matter_lines_count_from_the_file():
     assert e.value.where == "content/x.md:3" and "first given at line 2" in e.value.message
 
 
-def test_distinct_keys_and_merge_keys_load_as_before():
-    text = "base: &b {u: 1, v: 2}\nd:\n  <<: *b\n  u: 3\nlist: [1, 2]\n"
-    assert yamlio.load(text, "f.yaml") == {"base": {"u": 1, "v": 2}, "d": {"u": 3, "v": 2},
+def test_distinct_keys_load_as_before():
+    text = "base: {u: 1, v: 2}\nd:\n  u: 3\nlist: [1, 2]\n"
+    assert yamlio.load(text, "f.yaml") == {"base": {"u": 1, "v": 2}, "d": {"u": 3},
                                            "list": [1, 2]}
+
+
+@pytest.mark.parametrize("text,where,what", [
+    ("base: &b {u: 1, v: 2}\n", "f.yaml:1", "a YAML anchor (&b)"),
+    ("base: {u: 1}\nd:\n  <<: *b\n", "f.yaml:3", "a YAML alias (*b)"),   # bad YAML too
+    ("a: [1, [2, [3]]]\n" + "b: " + "[" * 40 + "]" * 40 + "\n", "f.yaml:2", "nested more than"),
+])
+def test_anchors_aliases_and_deep_nesting_are_refused_at_their_line(text, where, what):
+    for read in (lambda: yamlio.load(text, "f.yaml"), lambda: yamlio.compose(text, "f.yaml")):
+        with pytest.raises(BuildError) as e:
+            read()
+        assert e.value.where == where and e.value.message.startswith(what)
+
+
+def test_a_billion_laughs_is_refused_at_once():
+    """N1 (docs/faults.md): nine lines that alias a hundred million nodes."""
+    lines = ["x0: [lol]"] + [f"x{i}: [" + ",".join(["lol"] * 10) + "]" for i in range(1, 9)]
+    lines[0] = "x0: &a0 [lol]"
+    with pytest.raises(BuildError) as e:
+        yamlio.compose("\n".join(lines) + "\n", "content/glossary.yaml", 319)
+    assert str(e.value).startswith("content/glossary.yaml:319: a YAML anchor (&a0)")
+
+
+def test_a_document_nested_a_hundred_thousand_deep_is_refused_not_a_crash():
+    # composing it overflows libyaml's C stack (a segmentation fault) without the bound
+    with pytest.raises(BuildError, match="nested more than"):
+        yamlio.compose("[" * 100_000 + "]" * 100_000, "f.yaml")
+
+
+def test_a_file_over_the_size_limit_is_refused_at_the_line_it_crosses_it():
+    line = "k: " + "w" * 99 + "\n"           # 103 characters a line
+    text = "".join(line.replace("k:", f"k{i}:") for i in range(12_000))
+    with pytest.raises(BuildError) as e:
+        yamlio.load(text, "f.yaml")
+    assert e.value.where == f"f.yaml:{text.count(chr(10), 0, yamlio.MAX_BYTES) + 1}"
+    assert "over 1,000,000 characters" in e.value.message
 
 
 def test_the_safe_schema_still_refuses_python_objects():

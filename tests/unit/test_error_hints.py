@@ -1,0 +1,44 @@
+"""Where an error can say what to write instead, it says it: a misspelt number id, term
+or block names the closest one there is (built in a copy of the example study)."""
+
+import shutil
+
+import pytest
+
+from cit.build import run_stages
+from cit.errors import BuildError, did_you_mean
+from cit.siteconfig import load_site
+from tests.conftest import ROOT
+
+EXAMPLE = ROOT / "examples" / "toyopt"
+
+
+def _copy_with(tmp_path, line: str):
+    dst = tmp_path / "study"
+    shutil.copytree(EXAMPLE, dst, ignore=shutil.ignore_patterns("__pycache__", ".cache", "expected"))
+    rel = load_site(EXAMPLE).templates
+    site = dst / "site.yaml"
+    site.write_text(site.read_text().replace(f"templates: {rel}",
+                                             f"templates: {(EXAMPLE / rel).resolve()}"))
+    page = dst / "content" / "pages" / "results.md"
+    page.write_text(page.read_text() + "\n" + line + "\n")
+    return dst, len(page.read_text().splitlines())
+
+
+@pytest.mark.parametrize("line, hint", [
+    ("The target is :n[targt].", "unknown number id 'targt'; did you mean 'target'? (a stage "
+                                 "registers each id with reg.add; docs/numbers.md)"),
+    ("A run of :t[momentm].", "undefined glossary term 'momentm'; did you mean 'momentum'? "
+                              "(terms are the keys of content/glossary.yaml: add it there)"),
+    ("@[chart:loss-curve]", "unknown block @[chart:loss-curve]; did you mean "
+                            "'chart:loss-curves'?")])
+def test_a_misspelt_name_is_answered_with_the_closest_one(tmp_path, line, hint):
+    root, n = _copy_with(tmp_path, line)
+    with pytest.raises(BuildError) as e:
+        run_stages(root, use_cache=False)
+    assert e.value.where == f"content/pages/results.md:{n}"
+    assert e.value.message.startswith(hint)
+
+
+def test_no_hint_when_nothing_is_close():
+    assert did_you_mean("zzz", ["target", "runs.count"]) == ""
