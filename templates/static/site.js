@@ -188,6 +188,14 @@
   document.addEventListener("click", function (e) {
     if (closestFrom(e.target, "button.search-open")) openSearch();
   });
+  /* "/" and Ctrl-K (Cmd-K) open the box too, unless the reader is typing in a field */
+  document.addEventListener("keydown", function (e) {
+    var k = e.key, t = e.target, c = e.ctrlKey || e.metaKey;
+    if ((k === "/" ? c : !(c && /^k$/i.test(k))) || e.altKey || e.defaultPrevented ||
+        t.isContentEditable || closestFrom(t, "input,textarea,select,dialog[open]")) return;
+    e.preventDefault();
+    openSearch();
+  });
   document.documentElement.classList.add("has-js");
 
   // numbers a script adds later (the number index's rows) are prepared the same way

@@ -125,3 +125,52 @@ def test_on_a_deck_keys_typed_in_the_search_box_stay_in_the_box(make_page, serve
     page.wait_for_selector("dialog.search-dialog:not([open])", state="attached")
     page.keyboard.press("o")
     page.wait_for_selector("html.deck-overview")
+
+
+NUMBER_INDEX = "/method/index.html#index-"
+
+
+def _shown_value(site: Path) -> str:
+    """The text of the registry number shown on the most pages (read from numbers.json):
+    a query for it matches prose and the number index's rows alike."""
+    numbers = json.loads((site / "numbers.json").read_text(encoding="utf-8"))["numbers"]
+    return max(numbers, key=lambda n: (len(n["appears"]), n["text"]))["text"]
+
+
+@pytest.mark.parametrize("words", ["zig-zag", "a value shown on most pages"])
+def test_prose_results_come_before_the_number_index(make_page, served, words):
+    """Pages' prose first, the number index's pages after them, and the index still
+    listed: a reader looking for a word or a value meets the pages that say it."""
+    site, base = served
+    if words.startswith("a value"):
+        words = _shown_value(site)
+    page = make_page()
+    page.goto(base + "index.html")
+    _search(page, words)
+    tops = page.eval_on_selector_all("dialog .search-results > li > a",
+                                     "as => as.map(a => a.getAttribute('href'))")
+    kinds = ["index" if h.startswith(NUMBER_INDEX) else "prose" for h in tops]
+    assert "prose" in kinds and "index" in kinds, (words, tops)
+    assert kinds == sorted(kinds, key=lambda k: k == "index"), (words, tops)
+
+
+@pytest.mark.parametrize("key", ["/", "Control+k", "Meta+k"])
+def test_slash_and_ctrl_k_open_the_search_box_but_not_while_typing(make_page, served, key):
+    _, base = served
+    page = make_page()
+    page.goto(base + "transit/index.html", wait_until="load")
+    page.wait_for_function("document.documentElement.classList.contains('has-js')")
+    page.keyboard.press(key)
+    page.wait_for_selector("dialog.search-dialog[open]")
+    page.wait_for_function("document.activeElement.matches('dialog .search-input')")
+    page.click("dialog .search-close")
+    # in a field of the page, the key is typed, and no box opens
+    page.wait_for_selector("dialog.search-dialog:not([open])", state="attached")
+    page.evaluate("""() => { const i = document.createElement('input');
+                             i.id = 'typing-here'; document.querySelector('main').prepend(i); }""")
+    page.focus("#typing-here")
+    page.keyboard.press("/")
+    page.wait_for_timeout(200)
+    assert page.locator("dialog.search-dialog[open]").count() == 0
+    if key == "/":
+        assert page.input_value("#typing-here") == "/"
