@@ -68,16 +68,8 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     store = store and use_cache     # False: read the caches, write none (--check)
     # after one failed write, no more (a full disk); --serve writes after the reload
     writes = cache.Writes(root, store, defer=index_later is not None)
-    with reads.scope() as config_reads:
-        site_cfg = siteconfig.load_site(root, reads)
+    reads, site_cfg, templates = _site_config(root, reads)
     base = sharing.chosen_base_url(base_url, site_cfg)
-    templates = siteconfig.folder_of(root, site_cfg, "templates")
-    siteconfig.folder_of(root, site_cfg, "static")
-    _require_folders(root, templates, site_cfg)
-    if not templates.is_relative_to(reads.root):      # the engine's, shared by a study
-        reads = siteconfig.reads_for(root, site_cfg)
-        with reads.scope() as config_reads:
-            site_cfg = siteconfig.load_site(root, reads)
     with progress.stage("vendor", "verifying the upstream files against the lock"):
         with reads.scope() as vendor_reads:
             vendored = vendor.materialise(vendor_from, root, reads=reads, store=store_vendored)
@@ -132,6 +124,20 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
                          list(progress.reused), list(staged.summaries.values()),
                          vendor.unpinned(root, vendored))
     return _completed(result, index, writes, root if store else None, index_later, t0)
+
+
+def _site_config(root: Path, reads: Reads):
+    """site.yaml, read and checked, with the folders every build needs (the templates
+    named when missing); a study sharing the engine's templates gets a Reads that admits
+    that folder too: (reads, site config, templates folder)."""
+    site_cfg = siteconfig.load_site(root, reads)
+    templates = siteconfig.folder_of(root, site_cfg, "templates")
+    siteconfig.folder_of(root, site_cfg, "static")
+    _require_folders(root, templates, site_cfg)
+    if not templates.is_relative_to(reads.root):      # the engine's, shared by a study
+        reads = siteconfig.reads_for(root, site_cfg)
+        site_cfg = siteconfig.load_site(root, reads)
+    return reads, site_cfg, templates
 
 
 def _completed(result: BuildResult, index, writes, records_root: Path | None,
