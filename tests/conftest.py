@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cit.siteconfig import load_site
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -493,3 +494,18 @@ def site(render_content, render_tiny):
 
 
 # ---- end render fixtures ---------------------------------------------------------------
+
+
+def copy_example_study(tmp_path: Path) -> Path:
+    """A throwaway copy of examples/toyopt (no caches, no expected tree) with its own copy
+    of the engine's templates: site.yaml may name no folder outside its project but the
+    engine's own (docs/faults.md), and a copy in tmp_path is outside the checkout."""
+    example = ROOT / "examples" / "toyopt"
+    dst = tmp_path / "study"
+    shutil.copytree(example, dst, ignore=shutil.ignore_patterns("__pycache__", ".cache", "expected"))
+    rel = load_site(example).templates
+    shutil.copytree((example / rel).resolve(), dst / "templates",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    site = dst / "site.yaml"
+    site.write_text(site.read_text().replace(f"templates: {rel}", "templates: templates"))
+    return dst

@@ -8,18 +8,13 @@ import pytest
 from cit.build import run_stages
 from cit.errors import BuildError, did_you_mean
 from cit.siteconfig import load_site
-from tests.conftest import ROOT
+from tests.conftest import ROOT, copy_example_study
 
 EXAMPLE = ROOT / "examples" / "toyopt"
 
 
 def _copy_with(tmp_path, line: str):
-    dst = tmp_path / "study"
-    shutil.copytree(EXAMPLE, dst, ignore=shutil.ignore_patterns("__pycache__", ".cache", "expected"))
-    rel = load_site(EXAMPLE).templates
-    site = dst / "site.yaml"
-    site.write_text(site.read_text().replace(f"templates: {rel}",
-                                             f"templates: {(EXAMPLE / rel).resolve()}"))
+    dst = copy_example_study(tmp_path)
     page = dst / "content" / "pages" / "results.md"
     page.write_text(page.read_text() + "\n" + line + "\n")
     return dst, len(page.read_text().splitlines())

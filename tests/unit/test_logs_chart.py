@@ -12,18 +12,13 @@ from pathlib import Path
 from cit.build import run_stages
 from cit.siteconfig import load_site
 from cit.vendor import git_blob_sha1
-from tests.conftest import ROOT
+from tests.conftest import ROOT, copy_example_study
 
 EXAMPLE = ROOT / "examples" / "toyopt"
 
 
 def _copy(tmp_path: Path) -> Path:
-    dst = tmp_path / "study"
-    shutil.copytree(EXAMPLE, dst, ignore=shutil.ignore_patterns("__pycache__", ".cache", "expected"))
-    rel = load_site(EXAMPLE).templates
-    site = dst / "site.yaml"
-    site.write_text(site.read_text().replace(f"templates: {rel}",
-                                             f"templates: {(EXAMPLE / rel).resolve()}"))
+    dst = copy_example_study(tmp_path)
     return dst
 
 

@@ -14,10 +14,10 @@ from cit.build import run_stages
 from cit.frontmatter import parse_content_file, split_notes
 from cit.glossary import load_glossary
 from cit.naked import load_allowlist
-from cit.sentences import load_exemptions
+from cit.sentences import split_inline
 from cit.siteconfig import load_site, parse_site
 from cit.vendor import read_lock
-from tests.conftest import ROOT
+from tests.conftest import ROOT, copy_example_study
 
 DOC = ROOT / "docs" / "syntax.md"
 EXAMPLE = ROOT / "examples" / "toyopt"
@@ -38,12 +38,7 @@ def test_every_fenced_example_says_how_it_is_checked():
 
 
 def _study_copy(tmp_path: Path) -> Path:
-    dst = tmp_path / "study"
-    shutil.copytree(EXAMPLE, dst, ignore=shutil.ignore_patterns("__pycache__", ".cache", "expected"))
-    rel = load_site(EXAMPLE).templates
-    site = dst / "site.yaml"
-    site.write_text(site.read_text().replace(f"templates: {rel}",
-                                             f"templates: {(EXAMPLE / rel).resolve()}"))
+    dst = copy_example_study(tmp_path)
     return dst
 
 
@@ -82,10 +77,10 @@ def test_the_yaml_examples_are_read_by_the_engine(tmp_path):
     (lock,) = _of("lock")
     (tmp_path / "lock.yaml").write_text(lock)
     assert [f.path for f in read_lock(tmp_path / "lock.yaml").files] == ["logs/sgd-s1.jsonl"]
-    (exempt,) = _of("exemptions")
-    (tmp_path / "data").mkdir()
-    (tmp_path / "data" / "sentences.yaml").write_text(exempt)
-    assert len(load_exemptions(tmp_path)) == 1
+    (reason,) = _of("reason")
+    (sentence,) = split_inline(reason, "content/pages/results.md", 1)
+    declared = load_site(EXAMPLE).sentences["reasons"]
+    assert sentence.reasons and set(sentence.reasons) <= set(declared)
 
 
 def test_the_log_examples_are_read_by_the_log_readers():
