@@ -33,17 +33,12 @@ PAGEFIND_DIR = "pagefind"
 # the files of Pagefind's bundle a reader's browser needs; its UI files are not shipped
 SHIPPED = re.compile(r"^(pagefind\.js|pagefind-worker\.js|pagefind-entry\.json"
                      r"|pagefind\.[a-z0-9_]+\.pf_meta|wasm\.en\.pagefind"
-                     r"|index/[^/]+\.pf_index|fragment/[^/]+\.pf_fragment"
-                     r"|filter/[^/]+\.pf_filter)$")
+                     r"|index/[^/]+\.pf_index|fragment/[^/]+\.pf_fragment)$")
 LANGUAGE = "en"
 # in <main> but not words of the page: permalinks, the outline, the index's wait line
 NOT_INDEXED = (".permalink", ".page-outline", ".index-wait")
 INDEX_URL = "/method/index.html"
 GLOSSARY_URL = "/glossary/index.html"
-# every indexed page carries one of two filter values, so that the box can list pages'
-# prose before the number index's pages (static/search.js asks for each in turn)
-SEARCH_PROSE, SEARCH_NUMBERS = "prose", "numbers"
-MAIN_RE = re.compile(r"<main\b")
 
 
 def search_records(files: Mapping[str, bytes], numbers: Mapping) -> dict:
@@ -62,7 +57,7 @@ def search_records(files: Mapping[str, bytes], numbers: Mapping) -> dict:
             text = TERM_RE.sub(r'<h3 id="\1">\2</h3>', text)
         if url.startswith("/decks/"):
             text = _slides_as_sections(text)
-        pages.append([url, MAIN_RE.sub(_kind(SEARCH_PROSE), text, count=1)])
+        pages.append([url, text])
     return {"pages": pages + _number_pages(numbers)}
 
 
@@ -96,7 +91,7 @@ def _number_pages(numbers: Mapping) -> list[list[str]]:
     for g, ids in groups.items():
         for k in range(0, len(ids), CHUNK):
             part = "" if k == 0 else f".{k // CHUNK + 1}"
-            body = [f"{_kind(SEARCH_NUMBERS)}><h1>Number index: {escape(g)}</h1>"]
+            body = [f"<main><h1>Number index: {escape(g)}</h1>"]
             for i in ids[k:k + CHUNK]:
                 n = numbers[i]
                 # the id's parts as words too, so "final loss" finds final_loss.B
@@ -104,11 +99,6 @@ def _number_pages(numbers: Mapping) -> list[list[str]]:
                 body.append(f'<h2 id="n-{escape(i)}">{escape(i)}</h2><p>{escape(said)}</p>')
             out.append([f"{INDEX_URL}#index-{g}{part}", "".join(body) + "</main>"])
     return out
-
-
-def _kind(kind: str) -> str:
-    """The opening of a <main> that files its page under `kind` (Pagefind's filter)."""
-    return f'<main data-pagefind-filter="kind:{kind}"'
 
 
 def pagefind_version() -> str:
@@ -121,9 +111,11 @@ def pagefind_version() -> str:
 
 def search_files(records: dict, memo) -> dict[str, bytes]:
     """The index's files, `pagefind/<name>` -> bytes, kept by `memo` under a key of the
-    records and Pagefind's version."""
+    records, Pagefind's version and this module's own code (which files are shipped and
+    how Pagefind is driven: an index made by older code is not reused)."""
     version = pagefind_version()
-    key = hashlib.sha256(json.dumps([version, records], sort_keys=True,
+    code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    key = hashlib.sha256(json.dumps([version, code, records], sort_keys=True,
                                     ensure_ascii=False).encode("utf-8")).hexdigest()
     kept = memo("search-index", key, lambda: {
         name: base64.b64encode(data).decode("ascii")

@@ -6,8 +6,9 @@
 
    Results are pages, glossary terms (at their entry) and numbers (at their row of the
    number index). Pages' prose is listed first and the number index's pages after it
-   (cit/search.py files each page under the filter kind: prose or numbers, and a query
-   asks for each), as an index row's heading would otherwise outrank the prose. Their excerpts come marked with <mark>; they are parsed into an inert
+   (of the LOOK best results, told apart by the index's address), as an index row's
+   heading would otherwise outrank the prose. (Pagefind's filters would do it in the
+   index, but the filter files it writes differ from build to build.) Their excerpts come marked with <mark>; they are parsed into an inert
    document and copied as text and mark elements, never inserted as markup.
 
    From file:// a browser will not run Pagefind's module: the box says so in one line
@@ -17,6 +18,8 @@ window.CIT_SEARCH = (function () {
 
   var MAX = 10;            // pages listed
   var MAX_INDEX = 3;       // the number index's pages kept after the prose (more if room)
+  var LOOK = 24;           // best results read to sort prose above the index
+  var INDEX_PAGE = /#index-/;   // a number index page's address (cit/search.py)
   var SUBS = 4;            // sections, terms or numbers listed under each
   var PAUSE_MS = 150;
   var me = document.querySelector('script[src$="static/search.js"]');
@@ -154,18 +157,17 @@ window.CIT_SEARCH = (function () {
     load().then(function (pf) {
       // a pause in typing before asking: only the latest query goes to Pagefind
       return new Promise(function (resolve) { setTimeout(resolve, PAUSE_MS); }).then(function () {
-        if (mine !== asked) return null;
-        return Promise.all([pf.search(words, { filters: { kind: "prose" } }),
-                            pf.search(words, { filters: { kind: "numbers" } })]);
+        return mine === asked ? pf.search(words) : null;
       });
-    }).then(function (both) {
-      if (!both || mine !== asked) return null;        // a newer query took over
-      var prose = both[0].results, index = both[1].results;
-      var listed = index.slice(0, Math.max(MAX_INDEX, MAX - prose.length));
-      listed = prose.slice(0, MAX - listed.length).concat(listed);
-      return Promise.all(listed.map(function (r) { return r.data(); }))
+    }).then(function (search) {
+      if (!search || mine !== asked) return null;      // a newer query took over
+      return Promise.all(search.results.slice(0, LOOK).map(function (r) { return r.data(); }))
         .then(function (found) {
-          if (mine === asked) show(found, prose.length + index.length, words);
+          var prose = found.filter(function (d) { return !INDEX_PAGE.test(d.url); });
+          var index = found.filter(function (d) { return INDEX_PAGE.test(d.url); });
+          var kept = index.slice(0, Math.max(MAX_INDEX, MAX - prose.length));
+          if (mine === asked) show(prose.slice(0, MAX - kept.length).concat(kept),
+                                   search.results.length, words);
         });
     }).catch(function () {
       if (mine === asked) status.textContent = "The search index did not load.";
