@@ -320,11 +320,14 @@ def _render_math(self, tokens, idx, options, env) -> str:
     if not display:
         return body
     label = (tok.meta or {}).get("label")
+    # a display formula may scroll sideways on a phone: it takes the focus, so a
+    # keyboard can scroll it (axe's scrollable-region-focusable)
     if not label:
-        return f'<div class="equation">{body}</div>\n'
+        return f'<div class="equation" tabindex="0" role="group" aria-label="formula">{body}</div>\n'
     n, _, anchor = env["ctx"].refs.labels[label]
-    return (f'<div class="equation" id="{anchor}">{body}'
-            f'<span class="eqno xnum">({n})</span></div>\n')
+    return (f'<div class="equation" id="{anchor}" tabindex="0" role="group" '
+            f'aria-labelledby="{anchor}-no">{body}'
+            f'<span class="eqno xnum" id="{anchor}-no">({n})</span></div>\n')
 
 
 def _render_caption_open(self, tokens, idx, options, env) -> str:

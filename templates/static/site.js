@@ -124,6 +124,9 @@
     var nums = (root || document).querySelectorAll(NUM);
     for (var i = 0; i < nums.length; i++) {
       var num = nums[i];
+      // inside a formula a number stays a plain token: MathML's children may not take
+      // the focus (axe's nested-interactive); a click or tap still opens its card
+      if (num.closest("math")) continue;
       if (!num.hasAttribute("tabindex")) num.tabIndex = 0;
       num.setAttribute("role", "button");
       // a claim's mark names itself (cit/claims.py puts the words in data-label)

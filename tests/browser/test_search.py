@@ -26,9 +26,18 @@ def served(built_site, serve_dir) -> tuple[Path, str]:
     return Path(built_site), serve_dir(built_site)
 
 
-def _search(page, words: str) -> list[str]:
-    page.click("button.search-open")
+def _open_search(page) -> None:
+    """The search box opened as a reader would: the header's Search button, or on a
+    deck, whose header is hidden while presenting, the "/" key."""
+    if page.locator("button.search-open").is_visible():
+        page.click("button.search-open")
+    else:
+        page.keyboard.press("/")
     page.wait_for_selector("dialog.search-dialog[open]")
+
+
+def _search(page, words: str) -> list[str]:
+    _open_search(page)
     page.fill("dialog .search-input", words)
     page.wait_for_function("() => /result/i.test(document.querySelector('.search-status').textContent)"
                            " || /Nothing/.test(document.querySelector('.search-status').textContent)")
@@ -108,8 +117,7 @@ def test_on_a_deck_keys_typed_in_the_search_box_stay_in_the_box(make_page, serve
     page.context.on("page", lambda p: windows.append(p))
     page.goto(base + "decks/02-training-traffic/index.html#slide-2", wait_until="load")
     slide = page.evaluate(CURRENT_SLIDE)
-    page.click("button.search-open")
-    page.wait_for_selector("dialog.search-dialog[open]")
+    _open_search(page)
     box = page.locator("dialog .search-input")
     box.focus()
     page.keyboard.type("fso? FSO")
