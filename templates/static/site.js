@@ -127,13 +127,13 @@
       // inside a formula a number stays a plain token: MathML's children may not take
       // the focus (axe's nested-interactive); a click or tap still opens its card
       if (num.closest("math")) continue;
+      num.setAttribute("aria-controls", CARD_ID);
       if (!num.hasAttribute("tabindex")) num.tabIndex = 0;
       num.setAttribute("role", "button");
       // a claim's mark names itself (cit/claims.py puts the words in data-label)
       if (num.hasAttribute("data-label")) num.setAttribute("aria-label", num.getAttribute("data-label"));
       num.setAttribute("aria-haspopup", "dialog");
       num.setAttribute("aria-expanded", "false");
-      num.setAttribute("aria-controls", CARD_ID);
     }
   }
 

@@ -261,6 +261,9 @@ CHECK_NUMBERS = """async ({expected, settleMs}) => {
       found[i].push(`data-kind ${num.getAttribute('data-kind')} != ${want.kind}`);
     if (!sameAttr(num.getAttribute('value'), want.value))
       found[i].push(`value attribute ${JSON.stringify(num.getAttribute('value'))} != ${JSON.stringify(want.value)}`);
+    // a number inside a formula is a plain MathML token (its children may take no focus
+    // nor a button's ARIA: axe); its card is its row's in /method's number index
+    if (num.closest('math')) continue;
     if (num.tabIndex < 0) found[i].push(`not reachable by keyboard (tabindex ${num.tabIndex})`);
     if (seen.has(shape(want)) && i > 0 && i < nums.length - 1) continue;
     seen.add(shape(want));

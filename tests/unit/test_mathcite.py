@@ -60,7 +60,7 @@ def test_inline_and_display_math_become_mathml_with_no_script(page):
     assert '<math display="inline">' in html and '<math display="block">' in html
     assert "<script" not in html and "$" not in html
     assert '<div class="equation" id="eq-sum" tabindex="0" role="group" aria-labelledby="eq-sum-no">' in html
-    assert '<span class="eqno xnum">(1)</span>' in html
+    assert '<span class="eqno xnum" id="eq-sum-no">(1)</span>' in html
     assert '<a class="xref" href="#eq-sum"><span class="xnum">(1)</span></a>' in html
     # digits in an index, limit or exponent are marked as such, none other
     assert html.count('class="math-index"') == 3          # the exponent 2, the limits 0 and 1
