@@ -1,13 +1,11 @@
 """Where an error can say what to write instead, it says it: a misspelt number id, term
 or block names the closest one there is (built in a copy of the example study)."""
 
-import shutil
 
 import pytest
 
 from cit.build import run_stages
 from cit.errors import BuildError, did_you_mean
-from cit.siteconfig import load_site
 from tests.conftest import ROOT, copy_example_study
 
 EXAMPLE = ROOT / "examples" / "toyopt"

@@ -6,20 +6,13 @@ tests with the engine's test extra alone, which has no tensorboard (it brings nu
 
 import html
 import re
-import shutil
 from pathlib import Path
 
 from cit.build import run_stages
-from cit.siteconfig import load_site
 from cit.vendor import git_blob_sha1
 from tests.conftest import ROOT, copy_example_study
 
 EXAMPLE = ROOT / "examples" / "toyopt"
-
-
-def _copy(tmp_path: Path) -> Path:
-    dst = copy_example_study(tmp_path)
-    return dst
 
 
 def _relock(root: Path) -> None:
@@ -69,7 +62,7 @@ def _write_event_files(root: Path) -> dict[str, tuple[list[int], list[float]]]:
 
 
 def test_a_tensorboard_event_file_is_read_into_the_chart(tmp_path):
-    root = _copy(tmp_path)
+    root = copy_example_study(tmp_path)
     before = run_stages(root, use_cache=False)
     runs = _write_event_files(root)
     _relock(root)

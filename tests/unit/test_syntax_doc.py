@@ -4,8 +4,6 @@ deck example as a deck) are built together in a copy of the example study, passi
 every check of the build."""
 
 import re
-import shutil
-from pathlib import Path
 
 import pytest
 
@@ -37,13 +35,8 @@ def test_every_fenced_example_says_how_it_is_checked():
     assert fences == len(_examples()) > 0
 
 
-def _study_copy(tmp_path: Path) -> Path:
-    dst = copy_example_study(tmp_path)
-    return dst
-
-
 def test_the_page_and_deck_examples_build_in_the_example_study(tmp_path):
-    root = _study_copy(tmp_path)
+    root = copy_example_study(tmp_path)
     (front,) = _of("frontmatter")
     (root / "content" / "pages" / "syntax.md").write_text(
         front + "\n" + "\n\n".join(_of("page")) + "\n")
