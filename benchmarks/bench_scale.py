@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from cit import vendor, yamlio  # noqa: E402  (the checkout's cit)
 from cit.buildrecord import measured_at  # noqa: E402
+from cit.siteconfig import load_site  # noqa: E402
 from study import resultsmd, tables  # noqa: E402
 from study.runs import SEED_SUFFIX, load_folder  # noqa: E402
 
@@ -142,7 +143,8 @@ def make_project(k: int, base: Path) -> Path:
         md.write_text(rewrite_results_md(md.read_text(), doc))
     _synthetic_whys(proj / "data" / "sim" / "quoted.yaml")
     vendor.write_lock(mirror, proj / "vendored" / "lock.yaml",
-                      vendor.read_lock(ROOT / "vendored" / "lock.yaml"))   # its upstream
+                      vendor.read_lock(ROOT / "vendored" / "lock.yaml"),   # its upstream
+                      load_site(ROOT).pinned)                              # site.yaml's `pinned`
     vendor.materialise(mirror, proj)
     # the simulator's fitted inputs and recorded results, redone from the synthetic logs
     # by its own commands, as its docs say to after new data

@@ -225,7 +225,7 @@ def _register_optics(add, by, groups):
     add("optics.best_repaired.loss", best.first.final_val_loss, fmt(best.first.final_val_loss, 3),
         "nats/token", best.files, f"lowest final val loss of the {len(repaired)} repaired runs")
     exact = by["C.1d256"]
-    last = [r.diags[-1].energy["delta"]["all"]["low"] for r in exact.runs]
+    last = [r.diags[-1].share("delta", "all", "low") for r in exact.runs]
     share = sum(last) / len(last)
     add("optics.band_share_end", share, fmt_sci_sig(share), "share", exact.files,
         "mean over seeds of the low band's share of the delta's energy (diag delta/all/low) "
@@ -369,7 +369,7 @@ def _register_series(reg, src, groups):
                            short=chart_label(g.first, detail=True), **_design_dash(g), **common)
     for slug in ("C.1d256", "E.e8p8.fixed.exact", "E.e8p8.reset100.sent"):
         g = next(g for g in groups if g.slug == slug)
-        df = pd.DataFrame([(d.step, d.energy["delta"]["all"]["low"]) for r in g.runs for d in r.diags],
+        df = pd.DataFrame([(d.step, d.share("delta", "all", "low")) for r in g.runs for d in r.diags],
                           columns=["step", "share"]).groupby("step")["share"].mean()
         reg.add_series(f"band_energy.{slug}", list(df.index), list(df), label=g.label,
                        short=chart_label(g.first, detail=True), variant=g.first.variant.key,

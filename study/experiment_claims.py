@@ -33,8 +33,8 @@ def _is_band(g: Group) -> bool:
 def _diag_energy(g: Group, sel: str) -> float | None:
     """Mean share of the momentum's energy that selector `sel` keeps, over the group's
     diag records after the warm-up, pooled over seeds (None: no such records)."""
-    vals = [d.energy["momentum"]["all"][sel] for r in g.runs for d in r.diags
-            if d.step > r.cfg.warmup and sel in d.energy.get("momentum", {}).get("all", {})]
+    vals = [v for r in g.runs for d in r.diags if d.step > r.cfg.warmup
+            for v in (d.share("momentum", "all", sel, None),) if v is not None]
     return mean(vals) if vals else None
 
 

@@ -12,6 +12,7 @@ import json
 import math
 import re
 import sys
+from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -184,6 +185,45 @@ class Eval:
                    rec.wire_bytes, rec.seconds, rec.clip_rate, rec.clip_rate_interval)
 
 
+class EnergyKeys:
+    """The (source, group, selector) triples of a diag record's `energy`, in the order
+    the record gives them, with each one's place: one object per shape of record,
+    shared by every diag of that shape in a folder (load_folder's `shapes`)."""
+    __slots__ = ("triples", "index")
+
+    def __init__(self, triples: tuple[tuple[str, str, str], ...]):
+        self.triples = triples
+        self.index = {t: i for i, t in enumerate(triples)}
+
+
+@dataclass(frozen=True, slots=True)
+class Diag:
+    """A diag record as a run keeps it: its step, and its energy shares as one array of
+    floats in the order of `keys` (a pydantic record with its nested dicts held about
+    six times its line's bytes, and a log is mostly diags: docs/faults.md, N20)."""
+    step: int
+    keys: EnergyKeys
+    values: array
+    type: str = "diag"
+
+    @classmethod
+    def of(cls, rec: DiagRecord, shapes: dict) -> "Diag":
+        triples = tuple((src, grp, sel) for src, groups in rec.energy.items()
+                        for grp, sels in groups.items() for sel in sels)
+        keys = shapes.setdefault(triples, EnergyKeys(triples))
+        return cls(rec.step, keys, array("d", (rec.energy[s][g][k] for s, g, k in triples)))
+
+    def share(self, src: str, grp: str, sel: str, default=KeyError) -> float:
+        """energy[src][grp][sel]; `default` where the record has none (KeyError if
+        no default is given, as the record's dict raised)."""
+        i = self.keys.index.get((src, grp, sel))
+        if i is None:
+            if default is KeyError:
+                raise KeyError((src, grp, sel))
+            return default
+        return self.values[i]
+
+
 RECORD_TYPES = {"config": ConfigRecord, "eval": EvalRecord, "diag": DiagRecord,
                 "done": DoneRecord}
 
@@ -197,9 +237,8 @@ class Run:
     config: ConfigRecord
     variant: variants_mod.Variant
     evals: list[Eval] = field(default_factory=list)
-    diags: list[DiagRecord] = field(default_factory=list)
+    diags: list[Diag] = field(default_factory=list)
     done: DoneRecord | None = None
-    eval_lines: list[int] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -310,19 +349,22 @@ def parse_line(text: str, where: str, is_last: bool, ends_with_newline: bool):
 
 
 def load_run(path: Path, rel: str, reads: Reads | None = None,
-             catalogue: variants_mod.Catalogue | None = None) -> Run:
+             catalogue: variants_mod.Catalogue | None = None, shapes: dict | None = None) -> Run:
     """Read (through `reads`, cit/reads.py) and validate one log, its variant one the
     `catalogue` lists (default: the project's, variants.for_reads). A missing `done`
-    makes the run incomplete, not an error."""
+    makes the run incomplete, not an error. `shapes` holds the diag records' key
+    layouts (Diag.of), shared by the runs of a folder. Each record is validated and
+    reduced as its line is read; the log itself is never held (docs/faults.md, N20)."""
     reads = reads or Reads.beside(path)
     catalogue = catalogue or variants_mod.for_reads(reads)
     run = None
     last_step = {"eval": None, "diag": None}
+    shapes = {} if shapes is None else shapes
     try:
         for i, text, ended in reads.lines(path, MAX_LOG_BYTES, "run log"):
             if text.strip():
                 run = _take(run, parse_line(text, f"{rel}:{i}", not ended, ended),
-                            i, path, rel, catalogue, last_step)
+                            i, path, rel, catalogue, last_step, shapes)
     except BuildError as e:      # named as the logs are: upstream-relative (N13)
         raise BuildError(_upstream_name(e.where, rel), e.message) from None
     if run is None:
@@ -336,7 +378,7 @@ def _upstream_name(where: str, rel: str) -> str:
     return f"{rel}:{line}" if sep and line.isdigit() else (where if ":" in where else rel)
 
 
-def _take(run, rec, i: int, path: Path, rel: str, catalogue, last_step: dict):
+def _take(run, rec, i: int, path: Path, rel: str, catalogue, last_step: dict, shapes: dict):
     """The run with line `i`'s record `rec` added (a new Run for the first record);
     BuildError at the line for a record out of place."""
     where = f"{rel}:{i}"
@@ -358,9 +400,8 @@ def _take(run, rec, i: int, path: Path, rel: str, catalogue, last_step: dict):
     last_step[rec.type] = rec.step
     if isinstance(rec, EvalRecord):
         run.evals.append(Eval.of(rec))
-        run.eval_lines.append(i)
     else:
-        run.diags.append(rec)
+        run.diags.append(Diag.of(rec, shapes))
     return run
 
 
@@ -373,8 +414,8 @@ def load_folder(folder: Path, rel_prefix: str, reads: Reads | None = None,
     files = sorted(reads.glob(folder, "*.jsonl"), key=lambda p: p.name)
     if not files:
         raise BuildError(str(folder), "no run logs (*.jsonl) found")
-    runs, incomplete = [], []
+    runs, incomplete, shapes = [], [], {}
     for p in files:
-        run = load_run(p, f"{rel_prefix}/{p.name}", reads, catalogue)
+        run = load_run(p, f"{rel_prefix}/{p.name}", reads, catalogue, shapes)
         (runs if run.complete else incomplete).append(run)
     return Folder(rel_prefix, runs, incomplete, catalogue)

@@ -197,41 +197,61 @@ def loss_table(folder: Folder, groups: list[Group], target: float) -> ResultsTab
     return ResultsTable("§1", cols, rows)
 
 
-def energy_table(folder: Folder) -> tuple[ResultsTable, int, str]:
-    """Captured energy (§2), pooled by (variant, chunk_mode, chunk) after the warm-up."""
-    first = folder.runs[0]
-    warmup = first.cfg.warmup
-    recs, letters = [], {}
-    selectors = [(sel["key"], sel["column"]) for sel in folder.catalogue.selectors]
+def _pooled_means(folder: Folder, warmup: int) -> tuple[dict, dict, dict]:
+    """The §2 pools, (variant, chunk_mode, chunk) of the runs whose variant data/variants.yaml
+    pools: {pool: {(source, group, selector): mean of every diag value with step >
+    `warmup`}}, {pool: its files, sorted}, {variant: letter}. Each pool's mean is pandas'
+    grouped mean over its values in run and record order, as one frame of every value
+    gave it, built a pool at a time from the runs' value arrays (never one Python
+    object per value: docs/faults.md, N20)."""
+    pools: dict[tuple, list] = {}
+    letters = {}
     for r in folder.runs:
         c = r.cfg
         if not r.variant.energy:        # data/variants.yaml: the variants §2 pools
             continue
         letters[c.variant] = r.variant.letter
-        for d in r.diags:
-            if d.step <= warmup:
-                continue
-            for src, groups in d.energy.items():
-                for grp, sels in groups.items():
-                    for sel, v in sels.items():
-                        recs.append((c.variant, c.chunk_mode, c.chunk, src, grp, sel, v, r.rel))
-    df = pd.DataFrame(recs, columns=["variant", "mode", "chunk", "source", "group",
-                                     "selector", "value", "file"])
-    means = df.groupby(["variant", "mode", "chunk", "source", "group", "selector"])["value"].mean()
-    files = df.groupby(["variant", "mode", "chunk"])["file"].agg(lambda s: tuple(sorted(set(s))))
+        diags = [d for d in r.diags if d.step > warmup]
+        if diags:
+            pools.setdefault((c.variant, c.chunk_mode, c.chunk), []).append((r.rel, diags))
+    means, files = {}, {}
+    for pool, runs in pools.items():
+        triples: dict[tuple, int] = {}
+        coded: dict = {}        # each records' shape (runs.EnergyKeys) -> its triples' codes
+        codes, values = [], []
+        for _, diags in runs:
+            for d in diags:
+                if d.keys not in coded:
+                    coded[d.keys] = np.array([triples.setdefault(t, len(triples))
+                                              for t in d.keys.triples], dtype=np.int64)
+                codes.append(coded[d.keys])
+                values.append(np.frombuffer(d.values, dtype=np.float64))
+        frame = pd.DataFrame({"key": np.concatenate(codes), "value": np.concatenate(values)})
+        by_code = frame.groupby("key")["value"].mean()
+        means[pool] = {t: float(by_code[i]) for t, i in triples.items()}
+        files[pool] = tuple(sorted({rel for rel, _ in runs}))
+    return means, files, letters
+
+
+def energy_table(folder: Folder) -> tuple[ResultsTable, int, str]:
+    """Captured energy (§2), pooled by (variant, chunk_mode, chunk) after the warm-up."""
+    first = folder.runs[0]
+    warmup = first.cfg.warmup
+    selectors = [(sel["key"], sel["column"]) for sel in folder.catalogue.selectors]
+    means, files, letters = _pooled_means(folder, warmup)
     cols = ["Run", "Tensor", "Group"] + [name for _, name in selectors]
     rows = []
-    for (variant, mode, chunk) in sorted(files.index, key=lambda k: (k[0], k[1], int(k[2]))):
+    for (variant, mode, chunk) in sorted(files, key=lambda k: (k[0], k[1], int(k[2]))):
         run_label = f"{letters[variant]}, {mode} {chunk}"
         key = f"{letters[variant].lower()}{mode}{chunk}"
+        pool = means[(variant, mode, chunk)]
         for src in SOURCES:
             for grp in GROUPS:
-                if (variant, mode, chunk, src, grp, "topk") not in means.index:
+                if (src, grp, "topk") not in pool:
                     continue
                 row = [run_label, src, grp]
                 for sel, _ in selectors:
-                    v = means.get((variant, mode, chunk, src, grp, sel))
-                    v = None if v is None else float(v)
+                    v = pool.get((src, grp, sel))
                     row.append(Quantity(f"energy.{key}.{src}.{grp}.{sel}", v, fmt(v, 3), "share",
                                  files[(variant, mode, chunk)],
                                  f"mean of every diag energy[{src}][{grp}][{sel}] with step > "  # :x[method]
