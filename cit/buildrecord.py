@@ -92,15 +92,16 @@ def build_figures(root: Path, upstream_files: int, stage_figures: Mapping[str, t
     # not the count of every sentence read: any edit would change it, and with it every
     # page that shows the registry (docs/claims.md)
     figures["sentences_found"] = (sentences.found, "Comparison candidates found",
-                                  "sentences naming two of the study's entities, or one and "  # :x[label]
-                                  "a quantity, or holding a comparing word; or carrying a claim")
+                                  "sentences naming one of the study's entities (or inheriting "  # :x[label]
+                                  "one through a pronoun), its data or a quantity, or holding a "
+                                  "comparing word; or carrying a claim")
     figures["sentences_checked"] = (sentences.checked, "Comparison candidates carrying a checked claim",
                                     "sentences ending in a claim reference")
     figures["sentences_exempt"] = (sentences.exempt, "Comparison candidates exempt, with a reason",
                                    "candidates ending in a reason mark")
     probe_words = (("sentence_probes", "Probe sentences that compare, in words the site does not use"),
                    ("sentence_probes_flagged", "Comparing probe sentences the detector flags"),
-                   ("sentence_probes_plain", "Probe sentences that compare nothing"),
+                   ("sentence_probes_plain", "Probe sentences that name nothing of the study"),
                    ("sentence_probes_plain_flagged", "Plain probe sentences the detector flags"))
     for (key, label), value in zip(probe_words, sentences.probes):
         figures[key] = (value, label, "the sentence check's detector run on the probe file "  # :x[label]
