@@ -24,7 +24,7 @@ BUDGETS = "data/budgets.yaml"
 # record, under `figure_labels` (_timings; docs/testing.md, "No timed tests").
 TIMINGS = (("cold_build_s", "Cold build (no cache, every stage and check), median"),  # :x[caption]
            ("noop_rebuild_s", "No-op rebuild (caches verified and reused), median"),
-           ("content_rebuild_s", "Rebuild after editing one page's Markdown, median"),
+           ("content_rebuild_s", "Rebuild after editing one page's Markdown, median"),  # :x[label]
            ("mkdocs_build_s", "mkdocs build of the same Markdown after the same edit, median"),
            ("ratio_to_mkdocs", "Our rebuild after the edit ÷ mkdocs build"))
 
@@ -197,14 +197,14 @@ def _register_rebuild_by_page(reg: Registry, by_page, figs: dict) -> None:
                   rows, source=BENCH)
 
 
-SCALE_COLUMNS = (("run_logs", "Run logs", "run logs in the synthetic mirror", "logs"),
+SCALE_COLUMNS = (("run_logs", "Run logs", "run logs in the synthetic mirror", "logs"),  # :x[label]
                  ("data_stages_s", "Data stages (s)",
                   "vendor verification and the data stages with their checks, median",
                   SECONDS.label),
                  ("time_ratio_to_1x", "Time ÷ time at the study's size",
                   "data-stage time at this size ÷ at the study's own size", "x"),
                  ("peak_rss_mib", "Peak memory (MiB)",
-                  "peak resident memory of the measuring process (Python, pandas and the "
+                  "peak resident memory of the measuring process (Python, pandas and the "  # :x[label]
                   "stages), the highest of the runs", "MiB"))
 
 
@@ -237,7 +237,7 @@ def _register_scaling(reg: Registry, scaling) -> None:
         rows.append(cells)
     reg.add_table("bench-scale", "The data stages at multiples of the study's size "  # :x[caption]
                   "(synthetic run logs, medians on the machine named above)",
-                  ["Size (× the study)"] + [c[1] for c in SCALE_COLUMNS], rows,
+                  ["Size (× the study)"] + [c[1] for c in SCALE_COLUMNS], rows,  # :x[label]
                   source=f"{BENCH}, scaling")
 
 
@@ -259,7 +259,7 @@ def _register_lighthouse(reg: Registry, lh, weighed) -> None:
     if not lh:
         raise BuildError(BENCH, "lighthouse missing; run python benchmarks/bench_lighthouse.py")
     src = (Source(BENCH),)
-    for key, what in (("lighthouse", "the Lighthouse version run"),
+    for key, what in (("lighthouse", "the Lighthouse version run"),  # :x[label]
                       ("chromium", "the browser Lighthouse drove"),
                       ("machine", "the machine measured on")):
         reg.add(f"bench.lh.{key}", lh[key], str(lh[key]), kind="measured", sources=src,
@@ -281,8 +281,8 @@ def _register_lighthouse(reg: Registry, lh, weighed) -> None:
             computation="pages the benchmark build weighed (page_weights) that Lighthouse has "
                         "no figures for")
     rows = []
-    kept = ("one run per page and form factor" if lh["runs"] == 1 else
-            "of several runs per page and form factor (the count is in the text), the one with the "
+    kept = ("one run per page and form factor" if lh["runs"] == 1 else  # :x[label]
+            "of several runs per page and form factor (the count is in the text), the one with the "  # :x[label]
             "median performance score")
     for url, by_ff in sorted(pages.items()):
         slug = url.strip("/").replace("/", ".") or "hub"
@@ -299,6 +299,6 @@ def _register_lighthouse(reg: Registry, lh, weighed) -> None:
                         computation=f"{what}, {ff} ({kept})")
                 cells.append(Ref(nid))
             rows.append(cells)
-    reg.add_table("bench-lighthouse", f"Lighthouse per page measured, desktop and mobile ({kept})",
+    reg.add_table("bench-lighthouse", f"Lighthouse per page measured, desktop and mobile ({kept})",  # :x[caption]
                   ["Page", "Form factor"] + [c[1] for c in LIGHTHOUSE_COLUMNS], rows,
                   source=f"{BENCH}, lighthouse")

@@ -92,22 +92,23 @@ def build_figures(root: Path, upstream_files: int, stage_figures: Mapping[str, t
     # not the count of every sentence read: any edit would change it, and with it every
     # page that shows the registry (docs/claims.md)
     figures["sentences_found"] = (sentences.found, "Comparison candidates found",
-                                  "sentences naming two of the study's entities, or one and "
-                                  "a quantity, or holding a comparing word; or carrying a claim")
+                                  "sentences naming one of the study's entities (or inheriting "  # :x[label]
+                                  "one through a pronoun), its data or a quantity, or holding a "
+                                  "comparing word; or carrying a claim")
     figures["sentences_checked"] = (sentences.checked, "Comparison candidates carrying a checked claim",
                                     "sentences ending in a claim reference")
     figures["sentences_exempt"] = (sentences.exempt, "Comparison candidates exempt, with a reason",
                                    "candidates ending in a reason mark")
     probe_words = (("sentence_probes", "Probe sentences that compare, in words the site does not use"),
                    ("sentence_probes_flagged", "Comparing probe sentences the detector flags"),
-                   ("sentence_probes_plain", "Probe sentences that compare nothing"),
+                   ("sentence_probes_plain", "Probe sentences that name nothing of the study"),
                    ("sentence_probes_plain_flagged", "Plain probe sentences the detector flags"))
     for (key, label), value in zip(probe_words, sentences.probes):
-        figures[key] = (value, label, "the sentence check's detector run on the probe file "
+        figures[key] = (value, label, "the sentence check's detector run on the probe file "  # :x[label]
                                       "site.yaml names (sentences: probes)")
     for key, line, count in sentences.by_reason:
-        figures[f"sentence_reason.{key}"] = (count, f"Exempt as “{key}”: {line}",
-                                             f"candidates whose reason mark names {key}")
+        figures[f"sentence_reason.{key}"] = (count, f"Exempt as “{key}”: {line}",  # :x[label]
+                                             f"candidates whose reason mark names {key}")  # :x[label]
     # The build fails unless the check finds nothing, so a published 0 is true.
     figures["naked_numbers"] = (0, "Naked numbers found on the site",
                                 "digits outside number elements found by this build's check")
@@ -115,7 +116,7 @@ def build_figures(root: Path, upstream_files: int, stage_figures: Mapping[str, t
     figures["measured_benchmarks"] = (bench_measured, "Measured numbers from this site's benchmarks",
                                       "numbers of kind measured whose source is data/benchmarks.yaml")
     figures["measured_study"] = (measured - bench_measured,
-                                 "Measured numbers from the study's own records",
+                                 "Measured numbers from the study's own records",  # :x[label]
                                  "numbers of kind measured whose source is not "
                                  "data/benchmarks.yaml")
     # Every registry entry is listed on /method, so the site's number count is the
@@ -128,8 +129,8 @@ def build_figures(root: Path, upstream_files: int, stage_figures: Mapping[str, t
                                "entries of the number registry, every one shown on the site")  # :x[method]
     kinds["derived"] = kinds.get("derived", 0) + added
     for kind in names:
-        figures[f"kind_count.{kind}"] = (kinds[kind], f"Numbers of kind {kind}",
-                                         f"entries of the number registry of kind {kind}, "
+        figures[f"kind_count.{kind}"] = (kinds[kind], f"Numbers of kind {kind}",  # :x[label]
+                                         f"entries of the number registry of kind {kind}, "  # :x[label]
                                          "this build's figures counted as derived")
     return figures
 

@@ -3,10 +3,11 @@ build finds"): the names of its entities, the nouns of its data and the reasons 
 exempt sentence may give, all declared by the study in site.yaml's `sentences` block
 (and the catalogue file it names), none here.
 
-A sentence is a comparison candidate by what it is about: two or more of the study's
-entities, or one entity and a quantity (a registered number, a number word, a multiple,
-a percentage). `Vocabulary.about` says which it names; cit/sentences.py adds the word
-list and decides.
+A sentence is a comparison candidate by what it is about, whatever its verb: one of the
+study's entities (its own, or those a pronoun or anaphor in it inherits from the sentence
+before), one of the nouns of its data (a run, a seed, a log), or a quantity (a registered
+number, a number word, a multiple, a percentage). `Patterns.about` says which it names;
+cit/sentences.py adds the word list, resolves the anaphora in reading order and decides.
 """
 
 from __future__ import annotations
@@ -20,16 +21,26 @@ from .errors import BuildError
 from .fieldcheck import FieldRule, check_fields
 from .reads import Reads
 
-# English number words, multiples and percentages: quantities whatever the study
+# English number words (not "one another"), multiples and percentages: quantities
+# whatever the study
 NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
                 "ten", "eleven", "twelve", "twenty", "hundred", "thousand", "million",
                 "half", "twice", "double", "triple", "dozen", "third", "quarter")
 QUANTITY_RE = re.compile(
     r"#"                                                   # a registered number
-    r"|(?<![\w\-′])(?:" + "|".join(NUMBER_WORDS) + r")(?![\w\-′])"
+    r"|(?<![\w\-′])(?:" + "|".join(NUMBER_WORDS) + r")(?![\w\-′])(?!\s+another)"
     r"|\d+(?:\.\d+)?\s*[x×](?![\w\d])|×"                  # a multiple: 1.75x, 3 ×
     r"|(?<![\w\-])times(?![\w\-])"
     r"|%|(?<![\w\-])per\s?cent(?![\w\-])", re.I)
+# a pronoun or anaphor as a subject (the first word of the sentence or of a clause, after
+# a comma, a semicolon, a colon or a conjunction): the sentence is about what the one
+# before it (or its lead: a glossary entry's term, a slide's title) was about, and
+# inherits its entities
+ANAPHOR_RE = re.compile(r"(?:^|[,;:(]\s*|(?<![\w\-′])(?:and|but|yet|so|while|whereas|then|"
+                        r"although|though|because|since|where|when)\s+)"
+                        r"(?:it|its|they|their|them|this|these|those|both|neither|either|"
+                        r"the\s+former|the\s+latter|the\s+others?|each|such|one)(?![\w\-′])",
+                        re.I)
 # one-letter names that are also English words: a variant "A" is not the article in
 # "A ring of workers" (a capital letter followed by a lower-case word)
 WORD_LETTERS = frozenset({"A", "I"})
@@ -61,6 +72,8 @@ SENTENCE_RULES = {"catalogue": FieldRule(dict, required=False),
                   "reasons": FieldRule(dict, nonblank=True),
                   "probes": FieldRule(str, required=False, nonblank=True)}
 PROBE_RULES = {"text": FieldRule(str, nonblank=True), "compares": FieldRule(bool),
+               "candidate": FieldRule(bool, required=False),
+               "after": FieldRule(str, required=False, nonblank=True),
                "idiom": FieldRule(str, required=False, nonblank=True),
                "holds": FieldRule(bool, required=False, nullable=True)}
 CATALOGUE_RULES = {"file": FieldRule(str, nonblank=True), "list": FieldRule(str, nonblank=True),
@@ -76,8 +89,9 @@ class Vocabulary:
     letters: tuple[str, ...] = ()
     data_nouns: tuple[str, ...] = ()
     reasons: tuple[tuple[str, str], ...] = ()
-    # the detector's self-test (docs/claims.md): (file:line, sentence, compares)
-    probes: tuple[tuple[str, str, bool], ...] = ()
+    # the detector's self-test (docs/claims.md): (file:line, sentence, compares, whether
+    # it must be flagged, the sentence before it)
+    probes: tuple[tuple[str, str, bool, bool, str], ...] = ()
 
     def _firsts(self) -> dict[str, tuple[str, ...]]:
         """Each name, lower-cased, under its first word, longest first."""
@@ -97,8 +111,11 @@ class Vocabulary:
                           % (QUANTIFIER_WINDOW - 1, nouns), re.I)
 
     def patterns(self) -> "Patterns":
+        nouns = (re.compile(r"(?<![\w\-])(?:%s)(?:s|es)?(?![\w\-])"
+                            % "|".join(re.escape(n) for n in self.data_nouns), re.I)
+                 if self.data_nouns else None)
         return Patterns(self._firsts(), frozenset(self.letters), self._quantified_re(),
-                        dict(self.reasons))
+                        dict(self.reasons), nouns)
 
 
 @dataclass(frozen=True)
@@ -110,6 +127,7 @@ class Patterns:
     letters: frozenset
     quantified_re: re.Pattern | None
     reasons: dict
+    data_noun_re: re.Pattern | None = None
     seen: dict = field(default_factory=dict, compare=False, repr=False)
 
     def entities(self, text: str) -> list[str]:
@@ -117,14 +135,18 @@ class Patterns:
         lower-cased)."""
         return list(dict.fromkeys(" ".join(e.split()) for _, _, e in self._spans(text)))
 
-    def about(self, text: str) -> list[str]:
-        """What makes a sentence a candidate by its subject: its entities when it names
-        two or more, or one and a quantity (the quantity then listed too); else []."""
+    def about(self, text: str, inherited=()) -> list[str]:
+        """What makes a sentence a candidate by its subject, in this order: the entities it
+        names, those it `inherited` (the sentence before it, its lead) when it holds a
+        pronoun or anaphor (ANAPHOR_RE), the data nouns it names, its first quantity; []
+        when none."""
         ents = self.entities(text)
-        if len(ents) >= 2:
-            return ents
+        if inherited and ANAPHOR_RE.search(text):
+            ents += [e for e in inherited if e not in ents]
+        nouns = ([" ".join(m.group(0).lower().split()) for m in self.data_noun_re.finditer(text)]
+                 if self.data_noun_re else [])
         q = QUANTITY_RE.search(text)
-        return ents + [q.group(0).lower()] if ents and q else []
+        return list(dict.fromkeys(ents + nouns + ([q.group(0).lower()] if q else [])))
 
     def _spans(self, text: str) -> list[tuple[int, int, str]]:
         """(start, end, entity) of each name or letter, leftmost, longest first: a name
@@ -152,17 +174,21 @@ class Patterns:
         self.seen[text] = spans
         return spans
 
-    def unexemptable(self, text: str) -> str | None:
+    def unexemptable(self, text: str, inherited=()) -> str | None:
         """Why a reason cannot exempt this sentence, or None: it quantifies over the
         study's data (not as a condition: "if every seed reaches it"), or it orders two
-        entities (an ordering word between two different ones) where it does not put
-        that as a question or hypothesis (QUESTION_RE)."""
+        entities (an ordering word between two different ones; an anaphor stands for the
+        `inherited` entities it does not name itself) where it does not put that as a
+        question or hypothesis (QUESTION_RE)."""
         for q in (self.quantified_re.finditer(text) if self.quantified_re else ()):
             if not CONDITION_RE.search(text[:q.start()]):
                 return f"it quantifies over the data ({' '.join(q.group(0).split())!r})"
         if QUESTION_RE.search(text):
             return None
         spans = self._spans(text)
+        own = {e for _, _, e in spans}
+        spans = spans + [(m.start(), m.end(), e) for m in ANAPHOR_RE.finditer(text)
+                         for e in inherited if e not in own]
         for order in ORDERING_RE.finditer(text):
             before = {e for s, _, e in spans if s < order.start()}
             after = {e for s, _, e in spans if s >= order.end()}
@@ -201,13 +227,17 @@ def load_vocabulary(root: Path, block: dict | None, where, reads: Reads) -> Voca
                       tuple(block["data_nouns"]), tuple(reasons), probes)
 
 
-def _probes(root: Path, rel: str, reads: Reads) -> tuple[tuple[str, str, bool], ...]:
+def _probes(root: Path, rel: str, reads: Reads) -> tuple[tuple[str, str, bool, bool, str], ...]:
     """The probe file's `entries`: each a `text`, whether it `compares` (and, for the
-    reader, whether the comparison `holds` on the study's data)."""
+    reader, whether the comparison `holds` on the study's data), whether it is a
+    `candidate` (it must be flagged; by default, when it compares: a sentence that names
+    the data compares nothing yet is one) and the sentence `after` which it is read (the
+    antecedent of its pronoun)."""
     out = []
     for line, raw in yamlio.entries(reads.text(Path(root) / rel), rel):
         check_fields(raw, PROBE_RULES, lambda key: f"{rel}:{line}", "probe")
-        out.append((f"{rel}:{line}", " ".join(raw["text"].split()), raw["compares"]))
+        out.append((f"{rel}:{line}", " ".join(raw["text"].split()), raw["compares"],
+                    raw.get("candidate", raw["compares"]), " ".join(raw.get("after", "").split())))
     return tuple(out)
 
 

@@ -23,7 +23,7 @@ import hashlib
 import io
 import re
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
@@ -102,6 +102,9 @@ class Sentence:
     # (Patterns.unexemptable), when worked out as the sentence was read; None: not yet
     found: tuple[str, ...] | None = None
     why: str | None = None
+    # what it is about besides its own words (a glossary entry's term, the title of the
+    # slide or section a list item sits under): its entities are the sentence's too
+    lead: str = ""
 
     @property
     def where(self) -> str:
@@ -169,9 +172,18 @@ def markdown_sentences(text: str, file: str) -> list[Sentence]:
     for key in ("title", "description"):
         at = next((i + 1 for i, ln in enumerate(lines) if ln.startswith(f"{key}:")), 1)
         out += split_inline(dict(doc.meta.written).get(key, getattr(doc.meta, key)), file, at)
+    heading, in_list, in_heading = "", 0, False
     for tok in _block_parser().parse(doc.body.text):
+        in_list += {"bullet_list_open": 1, "ordered_list_open": 1, "bullet_list_close": -1,
+                    "ordered_list_close": -1}.get(tok.type, 0)
+        in_heading = tok.type == "heading_open" or (in_heading and tok.type != "heading_close")
         if tok.type == "inline" and tok.map and not tok.content.lstrip().startswith("@["):
-            out += split_inline(without_mark(tok.content), file, doc.body.first_line + tok.map[0])
+            got = split_inline(without_mark(tok.content), file, doc.body.first_line + tok.map[0])
+            if in_heading:
+                heading = plain(tok.content)
+            elif in_list:           # a list item is about the slide or section it sits under
+                got = [replace(x, lead=heading) for x in got]
+            out += got
     return out
 
 
@@ -184,6 +196,8 @@ def _block_parser() -> MarkdownIt:
 # glossary's and any file's ids; a study names those of its own files in site.yaml
 # (`yaml_name_keys`, docs/site-config.md)
 YAML_NAME_KEYS = frozenset({"id", "key", "term", "see"})
+# the key whose value an entry's prose is about (a glossary entry's term)
+LEAD_KEYS = ("term",)
 
 
 def yaml_sentences(text: str, file: str, name_keys=()) -> list[Sentence]:
@@ -195,8 +209,13 @@ def yaml_sentences(text: str, file: str, name_keys=()) -> list[Sentence]:
 
     def walk(node, key=None):
         if isinstance(node, yaml.MappingNode):
+            term = next((v.value for k, v in node.value if k.value in LEAD_KEYS
+                         and isinstance(v, yaml.ScalarNode)), "")
             for k, v in node.value:
+                start = len(out)
                 walk(v, k.value)
+                if term:             # an entry's prose is about its term
+                    out[start:] = [replace(x, lead=term) for x in out[start:]]
         elif isinstance(node, yaml.SequenceNode):
             for v in node.value:
                 walk(v, key)
@@ -363,11 +382,17 @@ def _sources(root: Path, reads: Reads):
 
 
 def _rows(sentences, pats: Patterns | None = None) -> list[list]:
-    """Sentences as the memo keeps them, with what the detector (`pats`) finds in each."""
-    return [[s.file, s.line, s.text, list(s.claims), list(s.reasons),
-             None if pats is None else signals(s, pats),
-             pats.unexemptable(s.text) if pats is not None and s.reasons else None]
-            for s in sentences]
+    """Sentences as the memo keeps them, with what the detector (`pats`) finds in each,
+    read in order: a sentence with a pronoun or anaphor inherits the entities of the one
+    before it in the same file (Patterns.about)."""
+    out, before = [], []
+    for s in sentences:
+        found = why = None
+        if pats is not None:
+            found, before = resolve(s, pats, before)
+            why = pats.unexemptable(s.text, before) if s.reasons else None
+        out.append([s.file, s.line, s.text, list(s.claims), list(s.reasons), found, why])
+    return out
 
 
 def _sentence(row) -> Sentence:
@@ -427,10 +452,21 @@ def _undefined_words(s: Sentence, claims) -> list[str]:
     return [w for w in words if not any(c.defines(w) for c in cited)]
 
 
-def signals(s: Sentence, pats: Patterns) -> list[str]:
-    """What makes a sentence a comparison candidate: the entities (and quantity) it is
-    about (Patterns.about), then the comparing words it holds; [] when neither."""
-    return list(dict.fromkeys(pats.about(s.text) + s.comparing()))
+def resolve(s: Sentence, pats: Patterns, before=()) -> tuple[list[str], list[str]]:
+    """(signals, entities): what makes `s` a comparison candidate (Patterns.about with
+    its lead's entities and, through an anaphor, those of the sentence `before` it, then
+    its comparing words; [] when neither), and the entities it is about, for the next."""
+    lead = pats.entities(s.lead) if s.lead else []
+    own = list(dict.fromkeys(pats.entities(s.text) + lead))
+    inherited = [e for e in before if e not in own]
+    about = pats.about(s.text, inherited)
+    ents = own + [e for e in inherited if e in about]
+    return list(dict.fromkeys(lead + about + s.comparing())), ents
+
+
+def signals(s: Sentence, pats: Patterns, before=()) -> list[str]:
+    """What makes a sentence a comparison candidate (resolve)."""
+    return resolve(s, pats, before)[0]
 
 
 def _code_reasons(sentences, cands: set[int]) -> tuple[dict[int, str], list[str]]:
@@ -532,16 +568,20 @@ def check(root: Path, reads: Reads | None = None, memo=None, claims=None,
 
 
 def run_probes(probes, pats: Patterns) -> tuple[tuple[int, int, int, int], list[str]]:
-    """The detector run on the study's probe sentences (site.yaml `sentences: probes`):
-    (comparing probes, of them flagged, plain probes, of them flagged), and a problem
-    for each probe the detector gets wrong, at its line."""
+    """The detector run on the study's probe sentences (site.yaml `sentences: probes`),
+    each read after its antecedent: (comparing probes, of them flagged, plain probes (no
+    comparison, not a candidate), of them flagged), and a problem for each probe the
+    detector gets wrong, at its line."""
     counts, problems = [0, 0, 0, 0], []
-    for where, text, compares in probes:
-        flagged = bool(signals(Sentence(where, 0, text), pats))
-        counts[0 if compares else 2] += 1
-        counts[1 if compares else 3] += flagged
-        if flagged != compares:
-            problems.append(f"{where}: the detector {'misses' if compares else 'flags'} this "
-                            f"probe, which {'compares' if compares else 'compares nothing'}: "
-                            f"{text!r}")
+    for where, text, compares, candidate, after in probes:
+        before = resolve(Sentence(where, 0, after), pats)[1] if after else []
+        flagged = bool(signals(Sentence(where, 0, text), pats, before))
+        if compares or not candidate:
+            counts[0 if compares else 2] += 1
+            counts[1 if compares else 3] += flagged
+        if flagged != candidate:
+            what = ("compares" if compares else "names the data" if candidate
+                    else "names nothing of the study")
+            problems.append(f"{where}: the detector {'misses' if candidate else 'flags'} this "
+                            f"probe, which {what}: {text!r}")
     return tuple(counts), problems

@@ -100,13 +100,14 @@ def load_experiment(vendored: dict[str, VendoredFile], root: Path, study: dict, 
     _register_derived(reg, src, head, groups, folders, md1, vroot, study)
     _register_series(reg, src, groups)
     _register_tables(reg, docs, groups, study, catalogue)
-    sessions = sweeplog.parse_sweep_log(src.reads.text(vroot / study["sweep_log"]),
-                                        study["sweep_log"])
+    log_text = src.reads.text(vroot / study["sweep_log"])
+    sessions = sweeplog.parse_sweep_log(log_text, study["sweep_log"])
     _register_ledger(reg, src, folders, sessions, study["sweep_log"])
     from . import experiment_claims
     experiment_claims.register_experiment_claims(
         reg, src, groups, folders[study["learning_rate_runs"][0]].runs)
-    experiment_claims.register_log_claims(reg, src, head, groups, sessions, study["sweep_log"])
+    experiment_claims.register_log_claims(reg, src, head, groups, sessions, study["sweep_log"],
+                                        log_text)
     experiment_claims.register_headline_claims(reg, src, groups, catalogue)
     return Experiment(head, folders, groups, checked, sessions)
 
@@ -116,8 +117,8 @@ def _register_derived(reg, src, head: Folder, groups, folders, md1, vroot, study
     optics runs' ranges, configuration values and run counts."""
     def add(id, value, text, unit, files, computation, kind="derived", locator=None):
         if locator is None:
-            locator = ("config records of the listed logs" if kind == "measured"
-                       else "derived from the records of the listed logs")
+            locator = ("config records of the listed logs" if kind == "measured"  # :x[label]
+                       else "derived from the records of the listed logs")  # :x[label]
         reg.add(id, value, text, unit=unit, kind=kind, sources=src(files),
                 locator=locator, computation=computation, site=code_site())
 
@@ -198,7 +199,7 @@ def _register_optics(add, by, groups):
         add(f"optics.{name}.count", len(gs), str(len(gs)), "runs", files, f"number of {what}")
         for key, pick, fm, unit, words in (
                 ("loss", lambda r: r.final_val_loss, lambda x: fmt(x, 3), "nats/token",
-                 "final val loss"),
+                 "final val loss"),  # :x[label]
                 ("clip", lambda r: r.evals[-1].clip_rate, fmt_pct, PCT.label,
                  "whole-run clip rate"),
                 ("clip_last", lambda r: r.evals[-1].clip_rate_interval, fmt_pct, PCT.label,
@@ -383,10 +384,10 @@ def _register_series(reg, src, groups):
 def _register_tables(reg: Registry, docs, groups, study, catalogue: variants.Catalogue):
     md1 = docs["tinystories"]
     loss, energy, optics = md1.tables
-    reg.add_table("final-loss", "Final validation loss per configuration, with bytes per "
+    reg.add_table("final-loss", "Final validation loss per configuration, with bytes per "  # :x[caption]
                   "worker per step on the wire and the ratio to AdamW's",
-                  ["Configuration", "Seeds", "Final val loss (mean ± sd)", "Payload / step (bytes)",
-                   "Wire / step (bytes)", "Wire bytes vs AdamW"],
+                  ["Configuration", "Seeds", "Final val loss (mean ± sd)", "Payload / step (bytes)",  # :x[label]
+                   "Wire / step (bytes)", "Wire bytes vs AdamW"],  # :x[label]
                   [[g.label, Ref(f"seeds.{g.slug}"), Ref(f"final_loss.{g.slug}"),
                     Ref(f"payload.{g.slug}"), Ref(f"wire.{g.slug}"), Ref(f"wire_ratio.{g.slug}")]
                    for g in groups], source=f"{md1.file} §1 and the config records")
@@ -397,9 +398,9 @@ def _register_tables(reg: Registry, docs, groups, study, catalogue: variants.Cat
                   "kept coefficients", energy.columns, _table_rows(energy),
                   source=f"{md1.file} §2")
     rows = _table_rows(optics)
-    first = [r for r in rows if "feedback of the exact band" in r[0]]
-    repaired = [r for r in rows if "feedback of the band sent" in r[0]]
-    reg.add_table("optics-first", "First-design optics runs: final loss and clip rates",
+    first = [r for r in rows if "feedback of the exact band" in r[0]]  # :x[label]
+    repaired = [r for r in rows if "feedback of the band sent" in r[0]]  # :x[label]
+    reg.add_table("optics-first", "First-design optics runs: final loss and clip rates",  # :x[caption]
                   optics.columns, first, source=f"{md1.file} §3")
     reg.add_table("optics-repaired", "Repaired optics runs (feedback of the band sent)",  # :x[label]
                   optics.columns, repaired, source=f"{md1.file} §3")
@@ -411,7 +412,7 @@ def _register_tables(reg: Registry, docs, groups, study, catalogue: variants.Cat
                 sources=reg.get(t.rows[0][1].id).sources, locator=f"{sh.file} header",
                 computation="eval step (every hundredth step of the run)")
     srows = [[_shakes_label(r[0].run)] + [Ref(c.id) for c in r[1:]] for r in t.rows]
-    reg.add_table("shakespeare", "CPU diagnosis (TinyShakespeare): validation loss at each "
+    reg.add_table("shakespeare", "CPU diagnosis (TinyShakespeare): validation loss at each "  # :x[caption]
                   "hundredth step, with the clip rate of the preceding interval in brackets",
                   ["Run"] + [Ref(f"shakes.step.s{s}") for s in steps], srows, source=sh.file)
 
@@ -438,8 +439,8 @@ def _register_headline_table(reg: Registry, groups, catalogue: variants.Catalogu
     reg.add_table("headline", "Final validation loss of the headline variants, with the "  # :x[caption]
                   "megabytes each worker puts on the wire a step and how many times fewer "
                   "that is than AdamW's",
-                  ["Variant", "Seeds", "Final validation loss (mean ± sd)",
-                   "Wire / step (MB)", "A's wire bytes ÷ this row's"],
+                  ["Variant", "Seeds", "Final validation loss (mean ± sd)",  # :x[label]
+                   "Wire / step (MB)", "A's wire bytes ÷ this row's"],  # :x[label]
                   rows, source=f"{md_file} §1 and the config records")
 
 
@@ -447,11 +448,11 @@ def _shakes_label(run: Run) -> str:
     """Our own description of a CPU-check run, built from its config."""
     c = run.cfg
     if c.variant != "optics":
-        return "Exact band, no optics (reference)"
+        return "Exact band, no optics (reference)"  # :x[label]
     return ", ".join([
         "Optics",
         f"full scale re-set every {c.fs_every} steps" if c.fs_every else "full scale fixed",  # :x[label]
-        "feedback of the band sent" if c.feedback == "sent" else "feedback of the exact band",
+        "feedback of the band sent" if c.feedback == "sent" else "feedback of the exact band",  # :x[label]
         "no readout noise" if c.enob is None else f"ENOB {fmt_general(c.enob)}",
     ])
 
@@ -477,16 +478,16 @@ def _register_ledger(reg, src, folders, sessions, log_rel):
             rows.append([rel.split("/")[-1], Ref(f"{base}.name"), Ref(f"{base}.seed"),
                          "completed" if r.complete else "incomplete",
                          Ref(f"{base}.device"), Ref(f"{base}.seconds")])
-    reg.add_table("ledger", "The run logs: status, device and wall time",
+    reg.add_table("ledger", "The run logs: status, device and wall time",  # :x[caption]
                   ["Folder", "Run", "Seed", "Status", "Device", "Wall time (s)"], rows)
     f = src((log_rel,))
     srows = []
     for s in sessions:
         b = f"sweep.s{s.index}"
         vals = {
-            "index": (s.index, "start of the sweep script, in log order"),
-            "lines": (f"{s.first_line}–{s.last_line}", "log lines of this start"),
-            "todo": (sum(t for _, _, t in s.stages), "runs the stages said were still to do"),
+            "index": (s.index, "start of the sweep script, in log order"),  # :x[label]
+            "lines": (f"{s.first_line}–{s.last_line}", "log lines of this start"),  # :x[label]
+            "todo": (sum(t for _, _, t in s.stages), "runs the stages said were still to do"),  # :x[label]
             "finished": (len(s.finished), "'done' lines"),
             "crashes": (len(s.crashes), "'exited with …; resuming' lines"),
             "gave_up": (len(s.gave_up), "'giving up on' lines"),
@@ -496,9 +497,9 @@ def _register_ledger(reg, src, folders, sessions, log_rel):
                     locator=f"{log_rel}, lines {s.first_line}–{s.last_line}",
                     computation=words)
         srows.append([Ref(f"{b}.{k}") for k in vals])
-    reg.add_table("sessions", "What the sweep log shows: each start of the sweep script",
-                  ["Start", "Log lines", "Runs still to do", "Runs finished", "Crashes and resumes",
-                   "Runs given up"], srows, source=log_rel)
+    reg.add_table("sessions", "What the sweep log shows: each start of the sweep script",  # :x[caption]
+                  ["Start", "Log lines", "Runs still to do", "Runs finished", "Crashes and resumes",  # :x[label]
+                   "Runs given up"], srows, source=log_rel)  # :x[label]
     _sweep_claim(reg, f, sessions)
     _register_sweep_times(reg, src, folders, sessions, log_rel)
 
@@ -514,14 +515,14 @@ def _register_sweep_times(reg, src, folders, sessions, log_rel) -> None:
         return                      # nothing to compare: a page citing the figures fails
     longer = [secs - r.done.seconds for secs, r in matched]
     f = src((log_rel,) + tuple(sorted({r.rel for _, r in matched})))
-    where = f"{log_rel} ('done … in N s' lines) and the runs' done records"
+    where = f"{log_rel} ('done … in N s' lines) and the runs' done records"  # :x[label]
     for key, v, unit, words in (
             ("runs", len(matched), "runs",
-             "runs that both a 'done' line of the sweep log and their own done record time"),
+             "runs that both a 'done' line of the sweep log and their own done record time"),  # :x[label]
             ("longer_min", min(longer), SECONDS.label,
-             "smallest (sweep log's seconds − done record's seconds) over those runs"),
+             "smallest (sweep log's seconds − done record's seconds) over those runs"),  # :x[label]
             ("longer_max", max(longer), SECONDS.label,
-             "largest (sweep log's seconds − done record's seconds) over those runs")):
+             "largest (sweep log's seconds − done record's seconds) over those runs")):  # :x[label]
         reg.add(f"sweep.times.{key}", v, fmt_int(v) if unit == "runs" else SECONDS.text(v, 1),
                 unit=unit,
                 kind="derived", sources=f, locator=where, computation=words)

@@ -9,6 +9,8 @@ runs, a share of a gap) are registered here too, beside the claim that uses them
 
 from __future__ import annotations
 
+import re
+
 from statistics import mean
 
 from cit.claims import Verdict, claim_book
@@ -760,9 +762,11 @@ def _setup(c: _Ctx) -> None:
 # ---- what the notebook says of the logs (docs/claims.md): its statements about every
 # run log and about the sweep log are claims, not reasons
 
-def register_log_claims(reg: Registry, src, head, groups, sessions, log_rel: str) -> None:
+def register_log_claims(reg: Registry, src, head, groups, sessions, log_rel: str,
+                        log_text: str = "") -> None:
     """The notebook's statements about the run logs of the headline folder (`head`) and
-    the sweep log (`sessions`, study/sweeplog.py; `log_rel` its upstream path)."""
+    the sweep log (`sessions`, study/sweeplog.py; `log_rel` its upstream path, `log_text`
+    its text)."""
     book = claim_book(reg)
     logs = head.all_runs
     names = [r.name for r in logs]
@@ -794,6 +798,7 @@ def register_log_claims(reg: Registry, src, head, groups, sessions, log_rel: str
              sources=src(tuple(r.rel for r in logs)),
              computation="done record of each run in tables.groups_of(folder); folder logs")
     _crash_loop_claim(book, src((log_rel,)), sessions)
+    _log_silence_claim(book, src((log_rel,)) + src(tuple(r.rel for r in logs)), logs, log_text)
     lr = {k: reg.numbers[f"exp.lr_{k}"].value for k in ("demo", "adamw")}
     printed = [s.rates for s in sessions]
     book.add("exp.sweep_log_rates_each_start",
@@ -805,6 +810,33 @@ def register_log_claims(reg: Registry, src, head, groups, sessions, log_rel: str
              sources=src((log_rel,)),
              computation="the 'learning rates chosen' line of each start (study/sweeplog.py) "
                          "against exp.lr_demo and exp.lr_adamw")
+
+
+# a date (2024-05-01) or a clock time (13:05, 13:05:59) anywhere in a line
+CLOCK_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}(?::\d{2})?\b")
+
+
+def _log_silence_claim(book, sources, logs, log_text: str) -> None:
+    """What the notebook says the sweep log does not hold: no time of day, no device;
+    and that each run log's configuration record names its device."""
+    lines = log_text.splitlines()
+    timed = [i + 1 for i, ln in enumerate(lines) if CLOCK_RE.search(ln)]
+    devices = sorted({r.hardware.device for r in logs if r.hardware.device})
+    named = [d for d in devices if d.lower() in log_text.lower()]
+    unnamed = [r.name for r in logs if not r.hardware.device]
+    book.add("exp.sweep_log_no_clock_or_device",
+             "no line of the sweep log holds a date or a clock time, and none names a device "
+             "that a log of the headline folder names; every log of the headline folder "
+             "names its device in its configuration record",
+             Verdict(bool(lines) and not timed and not named and not unnamed,
+                     (("sweep log lines", fmt_int(len(lines))),
+                      ("lines with a date or clock time", fmt_int(len(timed))),
+                      ("devices the run logs name", ", ".join(devices) or "none"),
+                      ("of them named in the sweep log", fmt_int(len(named))),
+                      ("run logs naming no device", fmt_int(len(unnamed))))),
+             sources=sources,
+             computation="each sweep-log line against a date or h:mm pattern; each run log's "
+                         "hardware.device, and whether the sweep log's text holds it")
 
 
 def _crash_loop_claim(book, sources, sessions) -> None:

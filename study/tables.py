@@ -163,12 +163,12 @@ def loss_extras(groups: list[Group]) -> dict[str, Quantity]:
         for key, v, words in (("mean", mean, "mean"), ("sd", sd, "sample sd")):
             out[f"final_loss_{key}.{g.slug}"] = Quantity(
                 f"final_loss_{key}.{g.slug}", v, fmt(v, 3), "nats/token", g.files,
-                f"{words} over seeds of the last eval's val_loss")
+                f"{words} over seeds of the last eval's val_loss")  # :x[label]
     return out
 
 
 def loss_table(folder: Folder, groups: list[Group], target: float) -> ResultsTable:
-    cols = ["Configuration", "Seeds", "Final val loss (mean ± sd)", "Payload / step (bytes)",
+    cols = ["Configuration", "Seeds", "Final val loss (mean ± sd)", "Payload / step (bytes)",  # :x[label]
             "vs dense", "Steps to target", "Payload to target (MB)"]
     rows = []
     for g in groups:
@@ -181,18 +181,18 @@ def loss_table(folder: Folder, groups: list[Group], target: float) -> ResultsTab
         rows.append([
             g.label,
             Quantity(f"seeds.{s}", len(g.runs), str(len(g.runs)), "runs", f,
-              "number of completed runs in the group"),
+              "number of completed runs in the group"),  # :x[label]
             Quantity(f"final_loss.{s}", mean, f"{fmt(mean, 3)} ± {fmt(sd, 3)}", "nats/token", f,
-              "mean ± sample sd over seeds of the last eval's val_loss"),
+              "mean ± sample sd over seeds of the last eval's val_loss"),  # :x[label]
             Quantity(f"payload.{s}", payload, fmt_int(payload), "bytes", f[:1],
-              "payload_bytes_per_step of the group's first run's config record"),
+              "payload_bytes_per_step of the group's first run's config record"),  # :x[label]
             Quantity(f"vs_dense.{s}", dense / payload, fmt_ratio(dense / payload), "x", f[:1],
               "dense_bytes_per_step ÷ payload_bytes_per_step"),
             Quantity(f"steps_to_target.{s}", steps, steps_text, "steps", f,
               "mean over seeds of the first eval step with val_loss ≤ the target, "  # :x[method]
               "if every seed reaches it; else how many did"),
             Quantity(f"payload_to_target.{s}", to_target, MB.text(to_target, scaled=True),
-              MB.label, f, f"steps to target × payload per step {MB.how}"),
+              MB.label, f, f"steps to target × payload per step {MB.how}"),  # :x[label]
         ])
     return ResultsTable("§1", cols, rows)
 
@@ -261,7 +261,7 @@ def energy_table(folder: Folder) -> tuple[ResultsTable, int, str]:
 
 
 def optics_table(groups: list[Group]) -> ResultsTable:
-    cols = ["Configuration", "Final val loss", "Clip rate (whole run)",
+    cols = ["Configuration", "Final val loss", "Clip rate (whole run)",  # :x[label]
             "Clip rate (last interval)"]
     rows = []
     for g in groups:
@@ -273,11 +273,11 @@ def optics_table(groups: list[Group]) -> ResultsTable:
         rows.append([
             g.label,
             Quantity(f"final_loss_mean.{g.slug}", mean, fmt(mean, 3), "nats/token", g.files,
-              "mean over seeds of the last eval's val_loss"),
+              "mean over seeds of the last eval's val_loss"),  # :x[label]
             Quantity(f"clip.{g.slug}", clip, fmt_pct(clip), PCT.label, g.files,
-              f"mean over seeds of the last eval's clip_rate (whole run) {PCT.how}"),
+              f"mean over seeds of the last eval's clip_rate (whole run) {PCT.how}"),  # :x[label]
             Quantity(f"clip_last.{g.slug}", last, fmt_pct(last), PCT.label, g.files,
-              f"mean over seeds of the last eval's clip_rate_interval {PCT.how}"),
+              f"mean over seeds of the last eval's clip_rate_interval {PCT.how}"),  # :x[label]
         ])
     return ResultsTable("§3", cols, rows)
 
@@ -296,17 +296,17 @@ def tinystories_doc(folder: Folder, rel_md: str) -> ResultsDoc:
     energy, warmup, warm_file = energy_table(folder)
 
     def cfgq(id, v, text, unit, what):
-        return Quantity(id, v, text, unit, f1, f"{what}, from the first run's config record")
+        return Quantity(id, v, text, unit, f1, f"{what}, from the first run's config record")  # :x[label]
 
     prose = [
         [Quantity("exp.completed_runs", len(folder.runs), str(len(folder.runs)), "runs", every,
-           "number of logs in the folder whose last record is done")],
+           "number of logs in the folder whose last record is done")],  # :x[label]
         [cfgq("exp.machine", hw.machine, hw.machine, "", "hardware.machine"),
          cfgq("exp.threads", hw.threads, str(hw.threads), "threads", "hardware.threads"),
          cfgq("exp.torch", hw.torch, hw.torch, "", "hardware.torch (PyTorch version)"),
          cfgq("exp.python", hw.python, hw.python, "", "hardware.python"),
          Quantity("exp.n_params", first.n_params, fmt_int(first.n_params), "parameters", f1,
-           "n_params of the first run's config record"),
+           "n_params of the first run's config record"),  # :x[label]
          cfgq("exp.n_layer", c.n_layer, str(c.n_layer), "layers", "config.n_layer"),
          cfgq("exp.n_embd", c.n_embd, str(c.n_embd), "", "config.n_embd (width)"),
          cfgq("exp.block", c.block, str(c.block), "tokens", "config.block (context)"),
@@ -316,26 +316,26 @@ def tinystories_doc(folder: Folder, rel_md: str) -> ResultsDoc:
          cfgq("exp.vocab", first.config.data.vocab, fmt_plain(first.config.data.vocab),
               "tokens", "data.vocab (tokeniser size)")],
         [Quantity("exp.value_bits", value_bytes * 8, f"BF{fmt_plain(value_bytes * 8)}", "bits", f1,
-           "8 × bytes per value (dense_bytes_per_step ÷ n_params)"),
+           "8 × bytes per value (dense_bytes_per_step ÷ n_params)"),  # :x[label]
          Quantity("exp.value_bytes", value_bytes, fmt_plain(value_bytes), "bytes", f1,
            "dense_bytes_per_step ÷ n_params"),
          Quantity("exp.index_type", index_bytes * 8, f"int{fmt_plain(index_bytes * 8)}", "bits",
            (topk.rel,), "8 × (int64 payload ÷ kept values − bytes per value), top-k run")],  # :x[method]
         [Quantity("exp.target", target, fmt(target, 3), "nats/token", tfiles,
-           "mean final val loss of the completed AdamW runs")],
+           "mean final val loss of the completed AdamW runs")],  # :x[label]
         [Quantity("exp.index_type_note", index_bytes * 8, f"int{fmt_plain(index_bytes * 8)}", "bits",
            (topk.rel,), "as exp.index_type"),
          Quantity("exp.topk_int64_bytes", topk.payload_bytes_int64_per_step,
            fmt_int(topk.payload_bytes_int64_per_step), "bytes", (topk.rel,),
-           "payload_bytes_int64_per_step of the top-k group's first run"),
+           "payload_bytes_int64_per_step of the top-k group's first run"),  # :x[label]
          Quantity("exp.topk_int64_ratio", topk.payload_bytes_int64_per_step / topk.payload_bytes_per_step,
            fmt_ratio(topk.payload_bytes_int64_per_step / topk.payload_bytes_per_step), "x",
-           (topk.rel,), "int64 payload ÷ compact payload, top-k")],
+           (topk.rel,), "int64 payload ÷ compact payload, top-k")],  # :x[label]
         [Quantity("exp.diag_worker", 0, "0", "", (warm_file,),
            "index of the worker the diag records describe: one diag per logged step, "  # :x[method]
            "so a single worker, the first (index 0 of range(workers))"),
          Quantity("exp.energy_after_step", warmup, str(warmup), "step", (warm_file,),
-           "warmup of the first completed run: diag records after it are averaged")],
+           "warmup of the first completed run: diag records after it are averaged")],  # :x[label]
     ]
     extra = {k: q for k, q in loss_extras(groups).items()
              if not k.startswith("final_loss_mean.E")}   # those are §3 cells
@@ -372,13 +372,13 @@ def shakespeare_doc(folder: Folder, rel_md: str, rows_spec: list[dict]) -> Resul
                 text += f" ({fmt_pct(clip, 1)})"
                 extra[f"shakes.{spec['id']}.s{s}.clip"] = Quantity(
                     f"shakes.{spec['id']}.s{s}.clip", clip, fmt_pct(clip, 1), PCT.label, loc,
-                    f"clip_rate_interval {PCT.how} of the eval at step {s}")
+                    f"clip_rate_interval {PCT.how} of the eval at step {s}")  # :x[label]
                 row.append(Quantity(f"shakes.{spec['id']}.s{s}", e.val_loss, text, "nats/token", loc,
-                             f"val_loss of the eval at step {s}, then its clip_rate_interval "
+                             f"val_loss of the eval at step {s}, then its clip_rate_interval "  # :x[label]
                              f"{PCT.how} in brackets"))
             else:
                 row.append(Quantity(f"shakes.{spec['id']}.s{s}", e.val_loss, text, "nats/token", loc,
-                             f"val_loss of the eval at step {s}"))
+                             f"val_loss of the eval at step {s}"))  # :x[label]
         rows.append(row)
     co = optic.cfg
 
@@ -399,11 +399,11 @@ def shakespeare_doc(folder: Folder, rel_md: str, rows_spec: list[dict]) -> Resul
         q("calib_last", c.calib_start + c.calib_steps - 1,
           str(c.calib_start + c.calib_steps - 1), "step", f1,
           "config.calib_start + calib_steps − 1"),
-        q("planes", co.planes, str(co.planes), "planes", fo, "config.planes of the optics runs"),
-        q("enob", co.enob, fmt_general(co.enob), "bits", fo, "config.enob of the optics runs"),
+        q("planes", co.planes, str(co.planes), "planes", fo, "config.planes of the optics runs"),  # :x[label]
+        q("enob", co.enob, fmt_general(co.enob), "bits", fo, "config.enob of the optics runs"),  # :x[label]
         q("kappa", co.kappa, fmt_general(co.kappa), "", fo, "config.kappa"),
     ]]
     fs = next(r for r in runs if r.cfg.fs_every)
     extra["shakes.fs_every"] = Quantity("shakes.fs_every", fs.cfg.fs_every, str(fs.cfg.fs_every),
-                                 "steps", (fs.rel,), "config.fs_every of the re-set runs")
+                                 "steps", (fs.rel,), "config.fs_every of the re-set runs")  # :x[label]
     return ResultsDoc(rel_md, prose, [ResultsTable("top", cols, rows)], extra)

@@ -58,18 +58,18 @@ SELECTOR_RULES = {"key": TEXT, "column": TEXT, "name": OPTIONAL, "variant": OPTI
 
 def _chunks(c) -> str:
     return (f"2-D {c.chunk}x{c.chunk} chunks" if c.chunk_mode == "2d"
-            else f"1-D {c.chunk}-point chunks")
+            else f"1-D {c.chunk}-point chunks")  # :x[label]
 
 
 def _settings(c) -> str:
     """The optics runs' settings, worded as upstream's results.md words them."""
     if c.enob is None and c.planes is None:
-        return ", perfect optics (no quantisation or noise: C with power-of-2 chunks)"
+        return ", perfect optics (no quantisation or noise: C with power-of-2 chunks)"  # :x[label]
     return (f", ENOB {fmt_general(c.enob)}, {c.planes} planes"
             + (f", full scale re-set every {c.fs_every} steps" if c.fs_every  # :x[label]
                else ", full scale fixed")
-            + (", feedback of the band sent" if c.feedback == "sent"
-               else ", feedback of the exact band"))
+            + (", feedback of the band sent" if c.feedback == "sent"  # :x[label]
+               else ", feedback of the exact band"))  # :x[label]
 
 
 def _enob(c) -> str:
@@ -91,8 +91,8 @@ FIELDS = {
     "feedback_id": lambda c: "sent" if c.feedback == "sent" else "exact",
     "design": lambda c: ("repaired" if c.feedback == "sent" and c.fs_every
                          else "repaired, scale fixed" if c.feedback == "sent" else "first"),
-    "design_long": lambda c: "repaired optics" if c.feedback == "sent" else "first-design optics",
-    "readout": lambda c: (f"no quantisation, {_chunks(c)}" if c.enob is None
+    "design_long": lambda c: "repaired optics" if c.feedback == "sent" else "first-design optics",  # :x[label]
+    "readout": lambda c: (f"no quantisation, {_chunks(c)}" if c.enob is None  # :x[label]
                           else f"ENOB {fmt_general(c.enob)}, {c.planes} planes"),
     "settings": _settings,
 }

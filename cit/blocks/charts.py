@@ -73,7 +73,7 @@ class ChartSpec:
     y: ChartAxis
     bands: bool = True  # draw lo/hi as a shaded band when the series has them
     # what the fallback table's brackets are (the seeds' range, or another interval)
-    band_note: str = ("Values are means; where the seeds differ, the lowest and highest "
+    band_note: str = ("Values are means; where the seeds differ, the lowest and highest "  # :x[caption]
                       "follow in brackets.")
     # the static preview's viewBox sizes, by variant: "wide" alone, or "wide" and
     # "narrow" (a phone shows the narrow one; its text stays legible at 390 px)
@@ -269,7 +269,7 @@ def fallback_html(spec: ChartSpec, series: list[Series]) -> str:
             yield f'<tr><th scope="row">{e(series_text(x, spec.x.fmt))}</th>{cells}</tr>\n'
 
     note = " " + spec.band_note if ranged else ""
-    out = [f'<details class="chart-data"><summary>The data behind this chart</summary>'
+    out = [f'<details class="chart-data"><summary>The data behind this chart</summary>'  # :x[caption]
            f'<p class="chart-note">Each value is read from the same registry series as the chart.{note}</p>']
     if all(s.x == series[0].x for s in series):
         out.append(table(spec.title, [(s.id, s.extra["label"]) for s in series], rows(series)))
@@ -364,7 +364,7 @@ def chart_html(ctx, spec: ChartSpec, series: list[Series], *, markers=(), extra_
             f'<div class="chart" id="{fid}" data-figure-id="{fid}" '
             f'data-plotly-src="{e(ctx.root)}static/{e(plotlybundle.SCRIPT)}" tabindex="0" role="group" '
             f'aria-label="{e(spec.title)}">{preview_html(ctx, spec, series, markers, palette)}</div>\n'
-            f'<script type="application/json" id="{fid}-json">{json_for_script(fig)}</script>\n'
+            f'<script type="application/json" id="{fid}-json">{json_for_script(fig)}</script>\n'  # :x[label]
             f"{extra_html}{fallback_html(spec, series)}\n"
             # last: a figcaption must be a figure's first or last child
             f'<figcaption>{e(spec.title)}. <span class="chart-kind">Kind: {e(", ".join(kinds))}.</span></figcaption>\n'

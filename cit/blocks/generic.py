@@ -38,7 +38,7 @@ def table_html(ctx, t: Table, *, table_id: str | None = None) -> str:
     out = [f'{scroll_region(tid + "-caption")}<table class="data" id="{tid}">']
     cap = e(t.caption)
     if t.source:
-        cap += f' <span class="table-source prov">Source: {e(t.source)}</span>'
+        cap += f' <span class="table-source prov">Source: {e(t.source)}</span>'  # :x[label]
     out.append(f'<caption id="{tid}-caption">{cap}</caption>')
     out.append("<thead><tr>")
     for j, c in enumerate(t.columns):
@@ -112,7 +112,7 @@ def number_index(ctx) -> str:
            '<div class="number-index" id="number-index">']
     for g, members in groups.items():
         kinds = ", ".join(sorted({reg.numbers[i].kind for i in members}))
-        out.append(f'<details class="index-group" id="index-{e(g)}" data-group="{e(g)}">'
+        out.append(f'<details class="index-group" id="index-{e(g)}" data-group="{e(g)}">'  # :x[label]
                    f'<summary><code class="prov">{e(g)}.…</code> <span class="index-kinds">'
                    f'{e(kinds)}</span></summary><p class="index-wait"></p></details>\n')
     out.append("</div>\n")
@@ -174,10 +174,10 @@ def glossary(ctx) -> str:
         see = ""
         if t.see:
             links = ", ".join(ctx.term(k, where=f"{t.path}:{t.line}") for k in t.see)
-            see = f'<p class="see-also">See also: {links}.</p>'
+            see = f'<p class="see-also">See also: {links}.</p>'  # :x[label]
         pages = site_state.term_pages.get(key, [])
         used = _pages_links(ctx, pages) if pages else "no page yet"
-        out.append(f'<div class="glossary-entry"><dt id="term-{e(key)}"><dfn>{e(t.term)}</dfn></dt>'
+        out.append(f'<div class="glossary-entry"><dt id="term-{e(key)}"><dfn>{e(t.term)}</dfn></dt>'  # :x[label]
                    f"<dd><p>{definition}</p>{see}"
                    f'<p class="used-on">Used on: {used}.</p>'
                    f"</dd></div>\n")

@@ -517,7 +517,7 @@ def render_chain(registry, chain_yaml_path, num: Callable[[str], str],
     out.append('<fieldset class="chain-toggle"><legend>Path shown</legend>')
     for p in chain.paths:
         checked = " checked" if p.id == first else ""
-        out.append(f'<label class="path-{p.id}"><input type="radio" name="chain-path" '
+        out.append(f'<label class="path-{p.id}"><input type="radio" name="chain-path" '  # :x[label]
                    f'value="{p.id}"{checked}> <span class="chain-path-name">{_esc(p.name)}</span> '
                    f'{_esc(p.label)}</label>')
     out.append('</fieldset>')
@@ -533,14 +533,14 @@ def render_chain(registry, chain_yaml_path, num: Callable[[str], str],
 
     out.append('<ul class="chain-legend" aria-label="Provenance tags">')
     for tag in TAG_ORDER:
-        out.append(f'<li><span class="chain-tag-pill tag-{tag}">{tag}</span> '
+        out.append(f'<li><span class="chain-tag-pill tag-{tag}">{tag}</span> '  # :x[label]
                    f'{_esc(chain.tags[tag])}</li>')
     out.append('</ul>')
 
     for i, p in enumerate(chain.paths):
         if p.summary:
             body = _fill(p.summary, registry, num, where(("paths", i, "summary")), claim)
-            out.append(f'<p class="chain-summary path-{p.id}" data-path="{p.id}">'
+            out.append(f'<p class="chain-summary path-{p.id}" data-path="{p.id}">'  # :x[label]
                        f'<strong class="chain-path-name">{_esc(p.name)}</strong>: '
                        f'{_esc(p.label)}. {body}</p>')
 
@@ -558,7 +558,7 @@ def render_chain(registry, chain_yaml_path, num: Callable[[str], str],
                     + " and ".join(_esc(names[p]) for p in paths) + '</span>')
         tag_html = f' <span class="chain-tag-pill tag-{tag}">{tag}</span>' if tag else ""
         body = _fill(detail, registry, num, where(loc + ("detail",)), claim)
-        out.append(f'<li id="{sid}" class="{pcls}" data-path="{" ".join(paths)}">'
+        out.append(f'<li id="{sid}" class="{pcls}" data-path="{" ".join(paths)}">'  # :x[label]
                    f'<strong>{_esc(label[:1].upper() + label[1:])}</strong>{tag_html}{only} {body}</li>')
     out.append('</ol>')
     out.append('</figure>')

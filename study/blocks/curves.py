@@ -24,23 +24,23 @@ PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentenc
 
 SPECS = {
     "loss-curves": ChartSpec(
-        "loss-curves", "Validation loss against training step, per variant: mean over seeds, "
+        "loss-curves", "Validation loss against training step, per variant: mean over seeds, "  # :x[caption]
         "shaded from the lowest to the highest seed",
-        ChartAxis("Training step", "int"), ChartAxis("Validation loss", "dec3"),
+        ChartAxis("Training step", "int"), ChartAxis("Validation loss", "dec3"),  # :x[label]
         preview=(("wide", 720, 360), ("narrow", 420, 380))),
     "optics-curves": ChartSpec(
         "optics-curves", "Validation loss against training step: the diverged first design, "  # :x[caption]
         "the repaired runs and the exact band",
-        ChartAxis("Training step", "int"), ChartAxis("Validation loss (log scale)", "dec3", log=True)),
+        ChartAxis("Training step", "int"), ChartAxis("Validation loss (log scale)", "dec3", log=True)),  # :x[label]
     "band-energy": ChartSpec(
-        "band-energy", "The band's share of the energy of the compressed delta, against step",
-        ChartAxis("Training step", "int"), ChartAxis("Share of the delta's energy in the band", "sig3")),
+        "band-energy", "The band's share of the energy of the compressed delta, against step",  # :x[caption]
+        ChartAxis("Training step", "int"), ChartAxis("Share of the delta's energy in the band", "sig3")),  # :x[label]
     "sweep": ChartSpec(
-        "sweep", "Time to the target loss against WAN bandwidth, per variant, with the break-even "
+        "sweep", "Time to the target loss against WAN bandwidth, per variant, with the break-even "  # :x[caption]
         "bandwidths marked",
-        ChartAxis("WAN bandwidth (GB/s, log scale)", "sig3", log=True),
-        ChartAxis("Time to target (s, log scale)", "sig3", log=True), bands=False,
-        band_note="Values are on the evaluation grid's steps to target; the times at the "
+        ChartAxis("WAN bandwidth (GB/s, log scale)", "sig3", log=True),  # :x[label]
+        ChartAxis("Time to target (s, log scale)", "sig3", log=True), bands=False,  # :x[label]
+        band_note="Values are on the evaluation grid's steps to target; the times at the "  # :x[caption]
                   "bottom and the top of the interval that grid leaves follow in brackets."),
 }
 

@@ -32,12 +32,12 @@ PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentenc
 # explorer.js draws again at the reader's (it reads these from the embedded data).
 FIGURE = {
     "uid": "explorer-figure-svg",
-    "title": "Time to the target loss against WAN bandwidth at these settings, per "
+    "title": "Time to the target loss against WAN bandwidth at these settings, per "  # :x[caption]
              "variant, with the break-evens marked",
     "desc": "Each line is labelled at its right end; the break-even bandwidths and the "
             "bandwidth set are marked; the tables beside the figure give the values.",
-    "x": {"title": "WAN bandwidth (GB/s, log scale)", "log": True},
-    "y": {"title": "Time to target (s, log scale)", "log": True},
+    "x": {"title": "WAN bandwidth (GB/s, log scale)", "log": True},  # :x[label]
+    "y": {"title": "Time to target (s, log scale)", "log": True},  # :x[label]
     "width": 640,
     "height": 400,
     "set_label": "WAN bandwidth set",
@@ -139,7 +139,7 @@ def explorer_figure(ctx, payload: dict, colours=None) -> str:
     data = payload["data"]
     svg = figure_svg(data, figure_lines(data, payload["curves"]), figure_markers(ctx, data),
                      colours)
-    return (f'<figure class="explorer-figure"><div class="explorer-svg" data-out="figure">'
+    return (f'<figure class="explorer-figure"><div class="explorer-svg" data-out="figure">'  # :x[caption]
             f'{svg}</div><figcaption>{e(data["figure"]["title"])}: the closed form\'s times '
             f'at the settings above, redrawn when a control moves.</figcaption></figure>')
 
@@ -190,9 +190,9 @@ def explorer_html(ctx, payload: dict, colours=None) -> str:
     controls = "".join([
         _slider(ctx, "wan", "WAN bandwidth (GB/s)", "sim.wan_default", lo=lo_log, hi=hi_log,
                 step=0.01, value=wan_log, hint="logarithmic, across the sweep's range"),
-        _slider(ctx, "latency", "WAN latency, one way (µs)", "sim.wan_latency", lo=0.0,
+        _slider(ctx, "latency", "WAN latency, one way (µs)", "sim.wan_latency", lo=0.0,  # :x[label]
                 hi=ctl["wan_latency_us"] * 200, step=1.0, value=ctl["wan_latency_us"],
-                hint="set by the length of fibre between the two data centres"),
+                hint="set by the length of fibre between the two data centres"),  # :x[label]
         _slider(ctx, "budget", "Module compute budget, fitted (GFLOP/s)",
                 "scenario.module_budget", lo=0.0, hi=budget_log * 2, step=0.01,
                 value=budget_log, hint="logarithmic; starts at the fitted value; the "
@@ -224,7 +224,7 @@ def explorer_html(ctx, payload: dict, colours=None) -> str:
                    f'data-breakeven="{e(bid)}">{ctx.num(f"sim.breakeven.{bid}")}</td></tr>')
     root_id = ctx.unique_id("explorer")
     return (
-        f'<div class="explorer wide" id="{root_id}" data-explorer>'
+        f'<div class="explorer wide" id="{root_id}" data-explorer>'  # :x[caption]
         f'<p class="explorer-note">The explorer needs JavaScript. Without it, the figures '
         f'below are the recorded ones, each with its provenance.</p>'
         f'<p class="explorer-live-note" hidden>Move a control and the figures below become '

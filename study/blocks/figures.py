@@ -61,7 +61,7 @@ def chunk_words(code: str) -> str:
     if not m:
         raise BuildError("figures", f"unknown chunking code {code!r}")
     dims, size = m.groups()
-    return f"1-D {size}-point chunks" if dims == "1" else f"2-D {size}x{size} chunks"
+    return f"1-D {size}-point chunks" if dims == "1" else f"2-D {size}x{size} chunks"  # :x[label]
 
 
 def _cell(ctx, item) -> str:
@@ -93,7 +93,7 @@ def figure_html(ctx, uid: str, svg: str, caption: str, table: str) -> str:
         # a mark's number is on the page: its card needs it in the page's provenance
         ctx.num(html.unescape(nid))
     # the caption last: a figcaption must be a figure's first or last child
-    return (f'<figure class="fig" id="{uid}-figure">{svg}\n'
+    return (f'<figure class="fig" id="{uid}-figure">{svg}\n'  # :x[label]
             f"{table}\n<figcaption>{e(caption)}</figcaption></figure>")
 
 
@@ -141,9 +141,9 @@ def final_loss(ctx, v: Shown) -> str:
         several = isinstance(seeds.value, int) and seeds.value > 1
         lo, hi = (mean.value - sd.value, mean.value + sd.value) if several else (None, None)
         bars.append(sp.Bar(label, mean.value, mean, colour, lo, hi))
-        rows.append((label, [mean, sd if several else "one seed"]))
-    svg = _draw(v, "final-loss", sp.bar_chart, bars, sp.Axis("Final validation loss (nats per token)"),
-                title="Final validation loss per configuration",
+        rows.append((label, [mean, sd if several else "one seed"]))  # :x[label]
+    svg = _draw(v, "final-loss", sp.bar_chart, bars, sp.Axis("Final validation loss (nats per token)"),  # :x[label]
+                title="Final validation loss per configuration",  # :x[caption]
                 desc="Horizontal bars, one per configuration, each as long as its mean final "  # :x[caption]
                      "validation loss, with a whisker of one standard deviation either side "
                      "where it has several seeds; the values are under “The data behind this "
@@ -153,8 +153,8 @@ def final_loss(ctx, v: Shown) -> str:
                "where there is more than one seed. Each fixed shape trained has a bar; of the "
                "optics runs, one repaired run has one, named on its bar, and the optics page "
                "shows the others.")
-    table = data_table(ctx, uid, "Final validation loss per configuration",
-                       ("Configuration", "Mean final loss", "Standard deviation over seeds"), rows)
+    table = data_table(ctx, uid, "Final validation loss per configuration",  # :x[caption]
+                       ("Configuration", "Mean final loss", "Standard deviation over seeds"), rows)  # :x[label]
     return figure_html(ctx, uid, svg, caption, table)
 
 
@@ -218,13 +218,13 @@ def optics_enob(ctx, v: Shown) -> str:
         return sp.Line(key, label, tuple(x for x, _ in runs), tuple(n.value for _, n in runs),
                        colour=colour, dash=dash, points=tuple(n for _, n in runs),
                        point_labels=tuple(f"ENOB {x}" for x, _ in runs))
-    lines = [line("first", "First design", first, v.hypothetical("E"), "dash"),
+    lines = [line("first", "First design", first, v.hypothetical("E"), "dash"),  # :x[label]
              line("repaired", "Repaired", fixed, "E", "solid"),
-             sp.Line("exact", "Exact band", span, (exact.value, exact.value), colour="C",
+             sp.Line("exact", "Exact band", span, (exact.value, exact.value), colour="C",  # :x[label]
                      dash="dot", end=exact)]
     svg = _draw(v, "optics-enob", sp.line_chart, lines, sp.Axis("ENOB of the readout"),
-                sp.Axis("Final validation loss (log scale)", log=True),
-                title="Final loss of the optics runs against the readout's ENOB",
+                sp.Axis("Final validation loss (log scale)", log=True),  # :x[label]
+                title="Final loss of the optics runs against the readout's ENOB",  # :x[caption]
                 desc="Two lines over the readout's ENOB, the first design's and the repaired "  # :x[caption]
                      "runs' final loss on a log scale, and a dotted line at the exact band's; "
                      "the values are under “The data behind this figure”.",
@@ -234,8 +234,8 @@ def optics_enob(ctx, v: Shown) -> str:
                "the exact band's cut the LayerNorm vectors into different chunks, so the dotted "
                "line is not a pure optics reference (the optics page gives the evidence).")
     rows = [(f"ENOB {x}", [a, b]) for (x, a), (_, b) in zip(first, fixed)]
-    table = data_table(ctx, uid, "Final validation loss of the optics runs by ENOB",
-                       ("Readout", "First design", "Repaired"), rows)
+    table = data_table(ctx, uid, "Final validation loss of the optics runs by ENOB",  # :x[caption]
+                       ("Readout", "First design", "Repaired"), rows)  # :x[label]
     return figure_html(ctx, uid, svg, caption, table)
 
 
@@ -254,10 +254,10 @@ def sweep(ctx, v: Shown) -> str:
                              dash=dashes[k % len(dashes)], lo=s.extra.get("lo"),
                              hi=s.extra.get("hi")))
     marks = [sp.VLine(v, lab, _num(reg, "sweep", nid)) for nid, lab, v in breakeven_markers(reg)]
-    svg = _draw(v, "sweep", sp.line_chart, lines, sp.Axis("WAN bandwidth (GB/s, log scale)", log=True),
-                sp.Axis("Time to target (s, log scale)", log=True),
-                title="Simulated time to the target loss against WAN bandwidth",
-                desc="One line per variant on log scales, each named at its right end and shaded "
+    svg = _draw(v, "sweep", sp.line_chart, lines, sp.Axis("WAN bandwidth (GB/s, log scale)", log=True),  # :x[label]
+                sp.Axis("Time to target (s, log scale)", log=True),  # :x[label]
+                title="Simulated time to the target loss against WAN bandwidth",  # :x[caption]
+                desc="One line per variant on log scales, each named at its right end and shaded "  # :x[caption]
                      "down to its time at the bottom of the evaluation grid's interval of steps; "
                      "dotted vertical lines mark the break-even bandwidths.",
                 uid=uid, markers=marks, height=320)
@@ -296,7 +296,7 @@ def breakevens(ctx, v: Shown) -> str:
                                hi=_breakeven_end(reg, nid, "fewest")))
     if not bars:
         raise BuildError("figure:breakevens", "no break-even bandwidth falls in the simulated range")
-    svg = _draw(v, "breakevens", sp.bar_chart, bars, sp.Axis("WAN bandwidth (GB/s, log scale)", log=True),
+    svg = _draw(v, "breakevens", sp.bar_chart, bars, sp.Axis("WAN bandwidth (GB/s, log scale)", log=True),  # :x[label]
                 title="Break-even WAN bandwidths of the simulated comparisons",
                 desc="Horizontal bars on a log scale, one per comparison that has a break-even in "  # :x[caption]
                      "the simulated range: below its bandwidth the first variant named reaches the "
@@ -304,7 +304,7 @@ def breakevens(ctx, v: Shown) -> str:
                      "evaluation grid's interval of steps to target.",
                 uid=uid)
     caption = ("Below each bandwidth, the first variant named reaches the target loss sooner "  # :x[caption]
-               "than the second, on the steps the evaluation grid gives. Each whisker runs from "
+               "than the second, on the steps the evaluation grid gives. A whisker spans from "
                "the first variant at the top of its interval of steps and the second at the "
                "bottom, to the reverse. The table also lists the comparisons with no break-even "
                "in the simulated range.")
@@ -335,7 +335,7 @@ def bytes_per_collective(ctx, v: Shown) -> str:
     caption = ("What each worker has to send (payload) and what its collective puts on the wire, "
                "per step, in MB.")
     table = data_table(ctx, uid, "Payload and wire bytes per worker per step (MB)",
-                       ("Variant and collective", "Payload (MB)", "On the wire (MB)"), rows)
+                       ("Variant and collective", "Payload (MB)", "On the wire (MB)"), rows)  # :x[label]
     return figure_html(ctx, uid, svg, caption, table)
 
 
@@ -360,11 +360,11 @@ def band_positions(ctx, v: Shown) -> str:
         raise BuildError("figure:band-positions", f"keeps {k} of {n} positions")
     low = _num(reg, "band-positions", "energy.c1d256.momentum.all.low")
     high = _num(reg, "band-positions", "energy.c1d256.momentum.all.high")
-    strips = [sp.Strip("Low band", tuple(range(k)), "C", low),
-              sp.Strip("High band", tuple(range(n - k, n)), "F", high)]
+    strips = [sp.Strip("Low band", tuple(range(k)), "C", low),  # :x[label]
+              sp.Strip("High band", tuple(range(n - k, n)), "F", high)]  # :x[label]
     svg = _draw(v, "band-positions", sp.strip_diagram, strips, length=n, columns=64,
-                axis_title="Positions of one chunk, lowest frequency first, in rows",
-                title="Which positions of a one-dimensional chunk each fixed band keeps",
+                axis_title="Positions of one chunk, lowest frequency first, in rows",  # :x[label]
+                title="Which positions of a one-dimensional chunk each fixed band keeps",  # :x[caption]
                 desc="Two grids of the chunk's positions: the low band fills the first cells, the "  # :x[caption]
                      "high band the last; beside each, the share of the momentum's energy it "
                      "would keep on the 1-D 256-point low band's runs.",
@@ -374,10 +374,10 @@ def band_positions(ctx, v: Shown) -> str:
                "momentum of the exact low band's runs with 1-D 256-point chunks (results.md "
                f"§2); the high band itself was trained with {_trained_shapes(reg, 'F.high')}. "
                "Top-k's positions change from chunk to chunk and step to step.")
-    on = "share of the momentum's energy it would keep on the 1-D 256-point low band's runs"
-    rows = [("Positions in a chunk", [length]), ("Positions each band keeps", [kept]),
+    on = "share of the momentum's energy it would keep on the 1-D 256-point low band's runs"  # :x[caption]
+    rows = [("Positions in a chunk", [length]), ("Positions each band keeps", [kept]),  # :x[caption]
             (f"Low band: {on}", [low]), (f"High band: {on}", [high])]  # :x[number]
-    table = data_table(ctx, uid, "Chunk, band size and energy kept", ("Quantity", "Value"), rows)
+    table = data_table(ctx, uid, "Chunk, band size and energy kept", ("Quantity", "Value"), rows)  # :x[caption]
     return figure_html(ctx, uid, svg, caption, table)
 
 
@@ -398,16 +398,16 @@ def bit_planes(ctx, v: Shown) -> str:
     most = runs[-1][0]
     strips = [sp.Strip(f"{p} planes", tuple(range(p)), "E", loss) for p, _, loss in runs]
     svg = _draw(v, "bit-planes", sp.strip_diagram, strips, length=most,
-                axis_title="Bit planes, one optical pass each",
-                title="Bit planes per chunk and the final loss of the repaired optics runs",
-                desc="One row of cells per run, one cell per bit plane sent through the transform; "
-                     "beside each row, the run's final validation loss.",
+                axis_title="Bit planes, one optical pass each",  # :x[caption]
+                title="Bit planes per chunk and the final loss of the repaired optics runs",  # :x[caption]
+                desc="One row of cells per run, one cell per bit plane sent through the transform; "  # :x[caption]
+                     "beside the row, its run's final validation loss.",
                 uid=uid)
     caption = ("Each bit plane is one pass through the optical transform. Repaired runs at "  # :x[caption]
                "ENOB 8, one seed each, with their final validation loss.")
     rows = [(f"ENOB 8, {p} planes", [planes, loss]) for p, planes, loss in runs]
-    table = data_table(ctx, uid, "Bit planes and final loss of the repaired ENOB 8 runs",
-                       ("Run", "Bit planes", "Final validation loss"), rows)
+    table = data_table(ctx, uid, "Bit planes and final loss of the repaired ENOB 8 runs",  # :x[caption]
+                       ("Run", "Bit planes", "Final validation loss"), rows)  # :x[label]
     return figure_html(ctx, uid, svg, caption, table)
 
 
@@ -432,22 +432,22 @@ def seeds(ctx, v: Shown) -> str:
         bars.append(sp.Bar(label, n.value, n, group["variant"]))
         rows.append((label, [n]))
     optics = sorted(nid for nid in reg.numbers if nid.startswith("seeds.E."))
-    svg = _draw(v, "seeds", sp.bar_chart, bars, sp.Axis("Seeds (independent runs)"),
-                title="Seeds per configuration",
+    svg = _draw(v, "seeds", sp.bar_chart, bars, sp.Axis("Seeds (independent runs)"),  # :x[label]
+                title="Seeds per configuration",  # :x[label]
                 desc="Horizontal bars, one per configuration, each as long as the number of "  # :x[caption]
                      "seeds it ran with; the values are under “The data behind this figure”.",
                 uid=uid, width=420)
-    caption = ("How many seeds each configuration ran with. A configuration with one seed has "
+    caption = ("How many seeds a configuration ran with. A configuration with one seed has "  # :x[caption]
                "no measured spread.")
     if optics and all(reg.numbers[nid].value == 1 for nid in optics):
-        caption += (" Every optics configuration ran with one seed; the data behind this "  # :x[conditional]
-                    "figure lists each.")
+        caption += (" The optics configurations ran with one seed apiece; the data behind this "  # :x[conditional]
+                    "figure lists them.")
     for nid in optics:
         curve = reg.series.get("optics_curve." + nid.removeprefix("seeds."))
         if curve is None:
             raise BuildError("figure:seeds", f"no series names the configuration of {nid!r}")
         rows.append((" ".join(curve.extra["label"].split()), [reg.numbers[nid]]))
-    table = data_table(ctx, uid, "Seeds per configuration", ("Configuration", "Seeds"), rows)
+    table = data_table(ctx, uid, "Seeds per configuration", ("Configuration", "Seeds"), rows)  # :x[label]
     return figure_html(ctx, uid, svg, caption, table)
 
 
@@ -460,16 +460,16 @@ def target(ctx, v: Shown) -> str:
     line = sp.Line(s.id, "AdamW; target", s.x, s.y, colour="A", lo=s.extra.get("lo"),
                    hi=s.extra.get("hi"), end=goal)
     svg = _draw(v, "target", sp.line_chart, [line], sp.Axis("Training step"),
-                sp.Axis("Validation loss (log scale)", log=True),
-                title="AdamW's validation loss against step, and the target it sets",
-                desc="One falling line with a thin shaded band between its lowest and highest seed; "
+                sp.Axis("Validation loss (log scale)", log=True),  # :x[label]
+                title="AdamW's validation loss against step, and the target it sets",  # :x[caption]
+                desc="One falling line with a thin shaded band between its lowest and highest seed; "  # :x[caption]
                      "its last value is the target of the experiment's own tables.",
                 uid=uid, height=260)
-    caption = ("AdamW's validation loss at each evaluation, mean over seeds, shaded from the "
+    caption = ("AdamW's validation loss against step, mean over seeds, shaded from the "  # :x[caption]
                "lowest to the highest seed; its final mean is the target of the experiment's "
                "tables (the simulator uses another, on the transit page).")
-    spec = ChartSpec("target", "AdamW's validation loss against step", ChartAxis("Training step", "int"),
-                     ChartAxis("Validation loss", "dec3"))
+    spec = ChartSpec("target", "AdamW's validation loss against step", ChartAxis("Training step", "int"),  # :x[caption]
+                     ChartAxis("Validation loss", "dec3"))  # :x[label]
     return figure_html(ctx, uid, svg, caption, fallback_html(spec, [s]))
 
 
@@ -481,15 +481,15 @@ def module_rate(ctx, v: Shown) -> str:
     if port.unit != rate.unit:
         raise BuildError("figure:module-rate", f"units differ: {port.unit!r} and {rate.unit!r}")
     bars = [sp.Bar("Port rate", port.value, port, "muted"),
-            sp.Bar("Band computed within the budget", rate.value, rate, "E")]
+            sp.Bar("Band computed within the budget", rate.value, rate, "E")]  # :x[label]
     svg = _draw(v, "module-rate", sp.bar_chart, bars, sp.Axis(f"Values a second ({port.unit})"),
-                title="The module's port rate and the rate it can compute the band at",
+                title="The module's port rate and the rate it can compute the band at",  # :x[caption]
                 desc="Two horizontal bars: the rate values leave the module, and the rate the "  # :x[caption]
                      "simulator lets it compute the band at.",
                 uid=uid)
-    caption = ("The port rate is the original study page's figure; the band's rate is the simulator's, with the "
+    caption = ("The port rate is the original study page's figure; the band's rate is the simulator's, with the "  # :x[caption]
                "transform counted against the compute budget as its scenario sets.")
-    rows = [("Port rate", [port]), ("Band computed within the budget", [rate]),
+    rows = [("Port rate", [port]), ("Band computed within the budget", [rate]),  # :x[label]
             ("Transform counts against the budget", [counts])]
     table = data_table(ctx, uid, "The module's rates", ("Quantity", "Value"), rows)
     return figure_html(ctx, uid, svg, caption, table)
@@ -509,7 +509,7 @@ def link_energy(ctx, v: Shown) -> str:
         rows.append((name, [n]))
     svg = _draw(v, "link-energy", sp.bar_chart, bars, sp.Axis("Energy per bit (pJ)"),
                 title="Energy per bit of the optical links the simulator can choose",
-                desc="Horizontal bars, one per link type the scenario can choose, by energy per bit.",
+                desc="Horizontal bars, one per link type the scenario can choose, by energy per bit.",  # :x[caption]
                 uid=uid)
     caption = "Energy per bit of each link type, as the simulator's scenario file cites it."
     table = data_table(ctx, uid, "Energy per bit of each link type", ("Link", "pJ per bit"), rows)

@@ -129,16 +129,16 @@ def register_tables(reg: Registry, c: Computed, quoted: QuotedFile | None,
     reg.add_table("scenario", "Every input of the simulation, with its unit and source",  # :x[caption]
                   ("Input", "Value", "Unit", "Source"), _rows(sc, [1, 2, 3, 4]),
                   source=f"{results_path} §1 and {SCENARIO}")
-    st = doc.table(2, "Steps and bytes per variant")
+    st = doc.table(2, "Steps and bytes per variant")  # :x[caption]
     rows = [r[:3] + [Ref(f"sim.steps.{v.key}.fewest")] + r[3:]
             for r, v in zip(_rows(st, [0, 1, 2, 3, 4, 5]), VARIANTS)]
-    reg.add_table("sim-steps", "Steps to target (the evaluation grid's value, the top of "
+    reg.add_table("sim-steps", "Steps to target (the evaluation grid's value, the top of "  # :x[caption]
                   "its interval, and the interval's bottom) and bytes per worker per step, "
                   "per variant", st.columns[:3] + ("Bottom of the interval",)
                   + st.columns[3:6], rows, source=f"{results_path} §2 and §8")
     tt = doc.table(3, "Step time and time to target")
     layout = closed.LAYOUT_LABEL[c.params.layout]
-    reg.add_table("sim-time", "Step time by phase, time and energy to target at the default "
+    reg.add_table("sim-time", "Step time by phase, time and energy to target at the default "  # :x[caption]
                   f"WAN; collective layout: {layout}", tt.columns,
                   _rows(tt, list(range(len(tt.columns)))),
                   source=f"{results_path} §3")
@@ -152,7 +152,7 @@ def register_tables(reg: Registry, c: Computed, quoted: QuotedFile | None,
                                "First at the bottom of its interval, second at the top",
                                be.columns[2]),
                   rows, source=f"{results_path} §4 and §8")
-    en = doc.table(5, "Repaired optics runs")
+    en = doc.table(5, "Repaired optics runs")  # :x[label]
     reg.add_table("enob", "Repaired optics runs: steps to target and break-evens against "  # :x[caption]
                   "AdamW on the evaluation grid's steps (results.md §8 gives both corners of "
                   "the interval)", en.columns[1:], _rows(en, list(range(1, len(en.columns)))),
@@ -164,7 +164,7 @@ def register_tables(reg: Registry, c: Computed, quoted: QuotedFile | None,
                         Ref(f"sim.time.{k}"), Ref(f"sim.time.{k}.fewest"),
                         Ref(f"sim.energy.{k}"), Ref(f"sim.energy.{k}.fewest"),
                         "hypothetical" if var.hypothetical else "trained"])
-    reg.add_table("sim-summary", "Time and energy to the target loss per variant at the "
+    reg.add_table("sim-summary", "Time and energy to the target loss per variant at the "  # :x[caption]
                   "default WAN, on the evaluation grid's steps (the top of their interval) "
                   "and at the interval's bottom (the original page gave no energy figures "
                   "to compare with)",

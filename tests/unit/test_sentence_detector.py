@@ -25,14 +25,18 @@ def _vocabulary():
 
 
 def _probes():
+    """(comparing probes, plain probes: no comparison and no candidate)."""
     rows = [raw for _, raw in yamlio.entries((ROOT / PROBES).read_text(), PROBES)]
-    return [r for r in rows if r["compares"]], [r for r in rows if not r["compares"]]
+    return ([r for r in rows if r["compares"]],
+            [r for r in rows if not r.get("candidate", r["compares"])])
 
 
 def _plant(tmp_path: Path, comparing, plain) -> dict[str, tuple[str, int]]:
     """A project whose page, deck, glossary and code caption each hold some of the
-    comparing probes, one a line; the page also holds every plain one. Returns each
-    comparing probe's text -> (file, line) where it was written."""
+    comparing probes, each read after its antecedent (`after`, carrying its reason: in
+    the same paragraph, as the slide's title, in the same definition, on the line before
+    in code); the page also holds every plain one. Returns each comparing probe's text ->
+    (file, line) where it was written."""
     where = {}
     (tmp_path / "content" / "pages").mkdir(parents=True)
     (tmp_path / "content" / "decks").mkdir()
@@ -41,24 +45,31 @@ def _plant(tmp_path: Path, comparing, plain) -> dict[str, tuple[str, int]]:
     quarter = max(1, len(comparing) // 4)
     page, deck, gloss, code = (comparing[:quarter], comparing[quarter:2 * quarter],
                                comparing[2 * quarter:3 * quarter], comparing[3 * quarter:])
+    lead = lambda p, key: f"{p['after']} :x[{key}] " if p.get("after") else ""
     head = "---\ntitle: A page\ndescription: What it holds.\nlayout: page\n---\n"
-    body = [head] + [f"{p['text']}\n\n" for p in page] + [f"{p['text']}\n\n" for p in plain]
+    body = [head] + [f"{lead(p, 'definition')}{p['text']}\n\n" for p in page] \
+        + [f"{p.get('after', '')} {p['text']}\n\n" for p in plain]
     for k, p in enumerate(page):
         where[p["text"]] = ("content/pages/x.md", 6 + 2 * k)
     (tmp_path / "content" / "pages" / "x.md").write_text("".join(body))
-    dhead = "---\ntitle: A deck\ndescription: What it shows.\nlayout: deck\norder: 1\n---\n\n## A slide\n\n"
-    (tmp_path / "content" / "decks" / "01-x.md").write_text(
-        dhead + "".join(f"- {p['text']}\n" for p in deck))
+    dhead = "---\ntitle: A deck\ndescription: What it shows.\nlayout: deck\norder: 1\n---\n\n"
+    (tmp_path / "content" / "decks" / "01-x.md").write_text(dhead + "".join(
+        f"## {p['after'] + ' :x[scope]' if p.get('after') else 'A slide'}\n\n- {p['text']}\n\n"
+        for p in deck))
     for k, p in enumerate(deck):
-        where[p["text"]] = ("content/decks/01-x.md", 10 + k)
+        where[p["text"]] = ("content/decks/01-x.md", 10 + 4 * k)
     (tmp_path / "content" / "glossary.yaml").write_text("".join(
-        f'term-{k}:\n  term: "term {k}"\n  definition: "{p["text"]}"\n' for k, p in enumerate(gloss)))
+        f'term-{k}:\n  term: "term {k}"\n  definition: "{lead(p, "definition")}{p["text"]}"\n'
+        for k, p in enumerate(gloss)))
     for k, p in enumerate(gloss):
         where[p["text"]] = ("content/glossary.yaml", 3 + 3 * k)
-    (tmp_path / "study" / "blocks" / "cap.py").write_text("PAGE_TEXT = True\n\n\ndef caption():\n" + "".join(
-        f'    c{k} = "<p>{p["text"]}</p>"\n' for k, p in enumerate(code)) + "    return c0\n")
+    lines = ["PAGE_TEXT = True", "", "", "def caption():"]
     for k, p in enumerate(code):
-        where[p["text"]] = ("study/blocks/cap.py", 5 + k)
+        if p.get("after"):
+            lines.append(f'    a{k} = "<p>{p["after"]}</p>"  # :x[definition]')
+        lines.append(f'    c{k} = "<p>{p["text"]}</p>"')
+        where[p["text"]] = ("study/blocks/cap.py", len(lines))
+    (tmp_path / "study" / "blocks" / "cap.py").write_text("\n".join(lines + ["    return c0", ""]))
     return where
 
 
@@ -107,11 +118,35 @@ def test_each_signal_alone_makes_a_candidate_and_names_what_it_found():
     assert about("C′ keeps pace with E′.") == ["C′", "E′"]
     assert about("The low band lands 40% short.") == ["low band", "%"]
     assert about("Top-k sends 3x the bytes.") == ["top-k", "3x"]
-    assert about("Half of the optics runs fell apart.") == ["the optics", "half"]
+    assert about("Half of the optics runs fell apart.") == ["the optics", "runs", "half"]
     assert about("E took # s.") == ["E", "#"]
-    # the article "A" is not variant A; 2-D and 1-D are not variant D
-    assert about("A ring of workers spans two data centres.") == []
+    # one entity alone, a data noun alone, a quantity alone: each a candidate
+    assert about("Top-k finished dead last.") == ["top-k"]
+    assert about("The table below lists the runs.") == ["runs"]
+    assert about("It took # s.") == ["#"]
+    # a pronoun subject inherits the sentence before it; without one, nothing is inherited
+    assert about("It limped home.", ["top-k"]) == ["top-k"]
+    assert about("At the default WAN, they romped home.", ["E′"]) == ["E′"]
+    assert about("The menu opens from the header.", ["top-k"]) == []
+    # the article "A" is not variant A; 2-D and 1-D are not variant D; "one another" no number
+    assert about("A ring of workers spans the data centres.") == []
     assert about("The 2-D chunks and the 1-D chunks.") == []
-    assert about("The table below lists the runs.") == []
+    assert about("Pages link to one another.") == []
     assert S.Sentence("f", 1, "The table below lists the runs.").comparing() == []
     assert S.Sentence("f", 1, "Its loss ended below the target.").comparing() == ["below"]
+
+
+def test_a_definition_inherits_its_term_and_a_bullet_its_slide_title():
+    _, vocab = _vocabulary()
+    pats = vocab.patterns()
+    gloss = S.yaml_sentences('topk:\n  term: "top-k"\n  definition: "Finished dead last."\n',
+                             "content/glossary.yaml")
+    assert S.signals(gloss[0], pats) == ["top-k"]
+    deck = S.markdown_sentences("---\ntitle: A deck\ndescription: It shows.\nlayout: deck\n"
+                                "order: 1\n---\n\n## The calibrated band\n\n- Came last.\n",
+                                "content/decks/01-x.md")
+    bullet = next(x for x in deck if x.text == "Came last.")
+    assert S.signals(bullet, pats) == ["calibrated band"]
+    # through a pronoun, an order between an inherited entity and a named one cannot be exempt
+    assert pats.unexemptable("It beats AdamW.", ["top-k"])
+    assert pats.unexemptable("It beats AdamW.") is None

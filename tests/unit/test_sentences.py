@@ -17,7 +17,7 @@ from cit.reads import Reads
 from cit.sentencerules import Vocabulary, load_vocabulary
 from tests.conftest import give_caches, run_build
 
-FRONT = "---\ntitle: A page\ndescription: One line about it.\nlayout: page\n---\n"
+FRONT = "---\ntitle: A page\ndescription: What it holds.\nlayout: page\n---\n"
 
 
 def _project(tmp_path: Path, body: str) -> Path:
@@ -243,7 +243,7 @@ def test_a_planted_unmarked_comparison_fails_the_build(project_copy, warm_copy):
     r = run_build(project_copy.parent / "site", root=project_copy, cold=False)
     assert r.returncode == 1
     assert (f"content/pages/optics.md:{at + 3}: a comparison candidate (repaired runs, "
-            "exact band)" in r.stderr), r.stderr
+            "exact band, runs)" in r.stderr), r.stderr
     assert not (project_copy.parent / "site").exists()
 
 
