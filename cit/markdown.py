@@ -489,9 +489,34 @@ def make_markdown(math: bool = False) -> MarkdownIt:
     md.add_render_rule("cit_claim_open", render_claim_open)
     md.add_render_rule("cit_claim", render_claim_mark)
     add_refs(md)
+    add_folds(md)
     if math:
         add_math(md)
     return md
+
+
+FOLD_NAME = "more"
+
+
+def add_folds(md: MarkdownIt) -> None:
+    """A fold: between a line `::: more SUMMARY` and a line `:::`, Markdown that a page
+    shows closed under SUMMARY, as a <details> the reader opens (docs/syntax.md, "Folds").
+    Its numbers and checked claims are in the page as any others are."""
+    from mdit_py_plugins.container import container_plugin
+    md.use(container_plugin, FOLD_NAME, render=_render_fold)
+
+
+def _render_fold(self, tokens, idx, options, env) -> str:
+    tok = tokens[idx]
+    if tok.nesting < 0:
+        return "</details>\n"
+    where = f"{env['path']}:{env['line0'] + 1 + (tok.map[0] if tok.map else 0)}"
+    if env.get("slide"):
+        raise BuildError(where, "a fold (`::: more`) is for pages: a slide shows all it holds")
+    summary = tok.info.strip()[len(FOLD_NAME):].strip()
+    if not summary:
+        raise BuildError(where, "a fold needs its summary: `::: more What the reader opens`")
+    return f'<details class="more"><summary>{html.escape(summary)}</summary>\n'
 
 
 @dataclass

@@ -35,6 +35,7 @@ from .claims import parse_reference
 from .errors import BuildError
 from .fragments import without_mark
 from .frontmatter import parse_content_file
+from .markdown import FOLD_NAME, add_folds
 from .reads import Reads
 from .sentencerules import Patterns, Vocabulary
 
@@ -165,7 +166,8 @@ def split_inline(raw: str, file: str, line: int) -> list[Sentence]:
 
 def markdown_sentences(text: str, file: str) -> list[Sentence]:
     """A content file's sentences: its title and description, then its body (headings,
-    paragraphs, list items, table cells); block directives (`@[...]`) are not text."""
+    paragraphs, list items, table cells, a fold's summary); block directives (`@[...]`)
+    are not text."""
     doc = parse_content_file(text, file)
     lines = text.splitlines()
     out = []
@@ -184,12 +186,17 @@ def markdown_sentences(text: str, file: str) -> list[Sentence]:
             elif in_list:           # a list item is about the slide or section it sits under
                 got = [replace(x, lead=heading) for x in got]
             out += got
+        elif tok.type == f"container_{FOLD_NAME}_open" and tok.map:
+            summary = tok.info.strip()[len(FOLD_NAME):]
+            out += split_inline(summary, file, doc.body.first_line + tok.map[0])
     return out
 
 
 def _block_parser() -> MarkdownIt:
-    """Block structure only: the inline text is read by split_inline."""
-    return MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
+    """Block structure only (folds included): the inline text is read by split_inline."""
+    md = MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
+    add_folds(md)
+    return md
 
 
 # keys of a content YAML file whose values are names, ids or references, not prose: the
