@@ -264,11 +264,12 @@ def _checked_links(rule):
     return check
 
 
-_BLOCK_LINE_RE = re.compile(r"@\[(" + BLOCK_NAME_RE.pattern + r")\]")
+_BLOCK_LINE_RE = re.compile(r"@\[(" + BLOCK_NAME_RE.pattern + r")((?: [a-z]+=\S+)*)\]")
 
 
 def _block_rule(state, start: int, end: int, silent: bool) -> bool:
-    """A line that is exactly `@[name]` at the start of a block."""
+    """A line that is exactly `@[name]`, or `@[name key=value ...]` (the block's options,
+    docs/syntax.md), at the start of a block."""
     if state.sCount[start] - state.blkIndent >= 4:
         return False
     pos = state.bMarks[start] + state.tShift[start]
@@ -279,7 +280,7 @@ def _block_rule(state, start: int, end: int, silent: bool) -> bool:
     if silent:
         return True
     tok = state.push("cit_block", "", 0)
-    tok.meta = {"name": m.group(1)}
+    tok.meta = {"name": m.group(1), "options": m.group(2)}
     tok.map = [start, start + 1]
     state.line = start + 1
     return True
@@ -454,11 +455,30 @@ def _render_block(self, tokens, idx, options, env) -> str:
         marker = f"<!--cit-late:{name}:{len(ctx.late_markers)}-->"
         ctx.late_markers[marker] = name
         return marker + "\n"
+    options = block_options(tok.meta.get("options", ""), name, spec, where)
     try:
-        out = spec.function(ctx)
+        out = spec.function(ctx, **options) if spec.options else spec.function(ctx)
     except BuildError as e:
         raise BuildError(f"{where} (@[{name}]) {e.where}", e.message) from None
     return out.rstrip("\n") + "\n"
+
+
+def block_options(written: str, name: str, spec, where: str) -> dict[str, tuple[str, ...]]:
+    """A block line's options, ` key=a,b,...` after its name, as key -> values; a key the
+    block does not take, or one given twice, fails at the line."""
+    out: dict[str, tuple[str, ...]] = {}
+    for item in written.split():
+        key, _, value = item.partition("=")
+        if key not in spec.options:
+            takes = ", ".join(spec.options) or "none"
+            raise BuildError(where, f"@[{name}] takes no option {key!r} (its options: {takes})")
+        if key in out:
+            raise BuildError(where, f"@[{name}]: option {key!r} is given twice")
+        values = tuple(v for v in value.split(",") if v)
+        if not values:
+            raise BuildError(where, f"@[{name}]: option {key!r} has no value")
+        out[key] = values
+    return out
 
 
 def make_markdown(math: bool = False) -> MarkdownIt:

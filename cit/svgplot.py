@@ -16,7 +16,9 @@ The API
         band `lo`/`hi`, an optional registry number `end` that the line's last point shows,
         optional registry numbers `points`, one per point, each drawn as a dot-mark).
         Each line is labelled directly at its right end (labels are pushed apart so they
-        never overlap); there is no legend. `x` and `y` are `Axis`es, linear or log.
+        never overlap); there is no legend. A `context` line is drawn first, thin and
+        grey, with no label of its own (the figure's data table names it): the grey
+        context the coloured lines are read against. `x` and `y` are `Axis`es, linear or log.
         `markers`: `VLine`s, vertical marker lines with a label (break-evens), each
         optionally a registry number.
     bar_chart(bars, axis, *, title, desc, uid, width=400, colours=None) -> str
@@ -43,6 +45,15 @@ their id, kind, value and text against the registry. A figure with such marks ha
 technology and axe forbids focusable content inside an image); one without has
 `role="img"`. Both are named by their `<title>` and described by their `<desc>`.
 
+Colour
+------
+A figure colours at most MAX_COLOURED series, each in a palette key no other series
+of the figure takes (a series is a line, or the bars or strips of one label: the same
+selector in two groups of bars is one series); the rest are `muted`. A figure that
+breaks either fails with FigureError, which tells its block to grey the others with its
+`highlight=` option (docs/syntax.md, "Blocks"). All text is FONT units high: a
+figure's width in units sets how large it reads (docs/figures.md).
+
 Axis tick labels (class `fig-tick`) are scale positions computed here from the data
 range, not results; data/allowlist.yaml exempts them from the naked-number check.
 Numbers are duck-typed: anything with `.id`, `.kind`, `.text` and `.raw()`, such as
@@ -53,7 +64,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape as e
 
 # The colour key every figure may use for context marks (static/figures.css); the
@@ -63,7 +74,8 @@ MUTED = "muted"
 KEY_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 DASHES = {"solid": "", "dash": "6 4", "dot": "1.5 3", "dashdot": "6 3 1.5 3",
           "longdash": "11 4"}
-FONT = 13            # viewBox units; a 400-unit figure keeps text legible on a phone
+FONT = 13            # viewBox units, every text of a figure (docs/figures.md)
+MAX_COLOURED = 6     # series a figure may colour; the rest are grey (docs/figures.md)
 LINE_GAP = 15        # the least vertical distance between two end-of-line labels
 CHAR_W = 0.6         # average glyph width as a share of the font size (label sizing)
 STACK_FROM = 0.38    # share of a bar chart's width beyond which labels go above the bars
@@ -97,6 +109,7 @@ class Line:
     end: object = None
     points: tuple | None = None
     point_labels: tuple | None = None
+    context: bool = False   # drawn first, thin and grey, unlabelled (unless it has `end`)
 
 
 @dataclass(frozen=True)
@@ -161,6 +174,26 @@ def _colour(key: str, colours) -> str:
         raise FigureError(f"colour {key!r} is not one of the palette's "
                           f"({', '.join(sorted(colours or ()))}) nor {MUTED!r}")
     return key
+
+
+def check_colours(items, uid: str) -> None:
+    """`items`: (series label, colour key) of every mark of a figure. At most
+    MAX_COLOURED series take a colour other than muted, and no key colours two series
+    (the module docstring, "Colour")."""
+    by_key: dict[str, set] = {}
+    for label, key in items:
+        if key != MUTED:
+            by_key.setdefault(key, set()).add(label)
+    for key, labels in sorted(by_key.items()):
+        if len(labels) > 1:
+            two = sorted(labels)[:2]
+            raise FigureError(f"figure {uid!r}: colour {key!r} is drawn for {len(labels)} series "
+                              f"({two[0]!r}, {two[1]!r}): one hue a series, so grey all but one "
+                              "(the block's highlight= option names the series to colour)")
+    if len(by_key) > MAX_COLOURED:
+        raise FigureError(f"figure {uid!r}: {len(by_key)} coloured series, more than "
+                          f"{MAX_COLOURED}: name the ones the text compares with the block's "
+                          "highlight= option, and the rest are grey")
 
 
 def mark(number, title: str, inner: str) -> str:
@@ -335,11 +368,13 @@ def _thin(points, tol: float = 0.05):
     return out
 
 
-def _path(points) -> str:
-    """An SVG path through points; None (a missing value) breaks the line. After each
-    move, steps are relative ("l"), rounded so that the rounding never accumulates."""
+def _path(points, digits: int = 1, tol: float = 0.05) -> str:
+    """An SVG path through points, rounded to `digits` decimals; None (a missing value)
+    breaks the line. After each move, steps are relative ("l"), rounded so that the
+    rounding never accumulates. `tol`: see _thin."""
     out, last = [], None
-    for p in _thin([None if p is None else (round(p[0], 1), round(p[1], 1)) for p in points]):
+    rounded = [None if p is None else (round(p[0], digits), round(p[1], digits)) for p in points]
+    for p in _thin(rounded, tol):
         if p is None:
             last = None
             continue
@@ -397,12 +432,17 @@ def line_chart(lines, x: Axis, y: Axis, *, title: str, desc: str, uid: str,
         raise FigureError(f"figure {uid!r}: no line to draw")
     for ln in lines:
         _check_line(ln, colours)
+    # the grey context beneath the coloured lines
+    lines = ([replace(ln, colour=MUTED) for ln in lines if ln.context]
+             + [ln for ln in lines if not ln.context])
+    check_colours([(ln.label, ln.colour) for ln in lines], uid)
+    labelled = [ln for ln in lines if not ln.context or ln.end is not None]
     xs = [v for ln in lines for v in ln.x] + [m.x for m in markers]
     ys = [v for ln in lines for v in ln.y + (ln.lo or ()) + (ln.hi or ())]
     x0, x1, xticks = domain(xs, x)
     y0, y1, yticks = domain(ys, y)
-    labels = [ln.label + (f" {ln.end.text}" if ln.end is not None else "") for ln in lines]
-    right = min(width * 0.42, max(_text_width(t) for t in labels) + 16)
+    labels = [ln.label + (f" {ln.end.text}" if ln.end is not None else "") for ln in labelled]
+    right = min(width * 0.42, max((_text_width(t) for t in labels), default=0) + 16)
     ytick_w = max(_text_width(tick_text(t)) for t in yticks)
     left, top, bottom = ytick_w + 12, 2 * FONT + 6, height - 2 * FONT - 16
     sx = Scale(x0, x1, left, width - right, x.log)
@@ -415,7 +455,9 @@ def line_chart(lines, x: Axis, y: Axis, *, title: str, desc: str, uid: str,
     body = [_y_axis(sy, yticks, left, width - right, y.title, FONT),
             _x_axis(sx, _fit_ticks(xticks, sx, x.log), top, bottom, x.title)]
     for ln in lines:
-        if ln.lo is not None and ln.hi is not None and any(a != b for a, b in zip(ln.lo, ln.hi)):
+        if ln.context or ln.lo is None or ln.hi is None:
+            continue
+        if any(a != b for a, b in zip(ln.lo, ln.hi)):
             up = [pt(a, b) for a, b in zip(ln.x, ln.hi)]
             down = [pt(a, b) for a, b in zip(ln.x, ln.lo)]
             ring = [p for p in up if p] + [p for p in reversed(down) if p]
@@ -423,15 +465,19 @@ def line_chart(lines, x: Axis, y: Axis, *, title: str, desc: str, uid: str,
     for ln in lines:
         dash = DASHES[ln.dash]
         da = f' stroke-dasharray="{dash}"' if dash else ""
-        d = _path([pt(a, b) for a, b in zip(ln.x, ln.y)])
-        body.append(f'<path class="fig-line c-{ln.colour}"{da} d="{d}"/>')
+        # a grey context line is thin and behind: whole units (under a pixel on a
+        # phone) draw it as well, in fewer bytes
+        d = _path([pt(a, b) for a, b in zip(ln.x, ln.y)], *((0, 0.5) if ln.context else ()))
+        cls = "fig-line fig-context" if ln.context else "fig-line"
+        cls += f" c-{ln.colour}"
+        body.append(f'<path class="{cls}"{da} d="{d}"/>')
     # right to left, so a label (written rightwards) lies above the markers it crosses
     ordered = sorted(markers, key=lambda m: (m.x, m.label))
     for k in range(len(ordered) - 1, -1, -1):
         body.append(_marker(ordered[k], k, sx, top, bottom, x.log))
     for ln in lines:
         body.append(_point_marks(ln, pt))
-    body.append(_end_labels(lines, labels, sx, sy, y.log, top, bottom, width - right))
+    body.append(_end_labels(labelled, sx, sy, y.log, top, bottom, width - right))
     interactive = (any(ln.end is not None or ln.points for ln in lines)
                    or any(m.number is not None for m in markers))
     return _svg(uid, width, height, title, desc, "".join(body), interactive)
@@ -459,7 +505,7 @@ def _marker(m: VLine, k: int, sx: Scale, top: float, bottom: float, log: bool) -
         raise FigureError(f"marker {m.label!r}: x {m.x!r} cannot be drawn on this axis")
     x = sx(m.x)
     ty = top + FONT + k * (FONT + 2)
-    right = x + 4 + _text_width(m.label, FONT - 2) <= sx.p1
+    right = x + 4 + _text_width(m.label) <= sx.p1
     tx, anchor = (x + 4, "") if right else (x - 4, ' text-anchor="end"')
     inner = (f'<line class="fig-marker" x1="{_f(x)}" x2="{_f(x)}" y1="{_f(top)}" y2="{_f(bottom)}"/>'
              f'<text class="fig-marker-label" x="{_f(tx)}" y="{_f(ty)}"{anchor}>{e(m.label)}</text>')
@@ -469,7 +515,7 @@ def _marker(m: VLine, k: int, sx: Scale, top: float, bottom: float, log: bool) -
     return mark(m.number, f"{m.label}: {m.number.text}", inner + hit)
 
 
-def _end_labels(lines, labels, sx, sy, log_y, top, bottom, x_end) -> str:
+def _end_labels(lines, sx, sy, log_y, top, bottom, x_end) -> str:
     ends = [_last_point(ln, sx, sy, log_y) for ln in lines]
     keep = [i for i, p in enumerate(ends) if p is not None]
     ys = spread_labels([ends[i][1] for i in keep], LINE_GAP, top + FONT / 2, bottom)
@@ -501,6 +547,8 @@ def bar_chart(bars, axis: Axis, *, title: str, desc: str, uid: str, width: float
         raise FigureError(f"figure {uid!r}: no bar to draw")
     for b in bars:
         _colour(b.colour, colours)
+    check_colours([(b.label, b.colour) for b in bars], uid)
+    for b in bars:
         if not _finite(b.value) or (axis.log and b.value <= 0):
             raise FigureError(f"bar {b.label!r}: value {b.value!r} cannot be drawn on this axis")
     vals = [v for b in bars for v in (b.value, b.lo, b.hi) if v is not None]
@@ -590,9 +638,11 @@ def strip_diagram(strips, *, title: str, desc: str, uid: str, length: int,
     pitch = max(block_h, FONT + 4) + 12
     top = 6
     height = top + len(strips) * pitch + (FONT + 8 if axis_title else 0)
+    for s in strips:
+        _colour(s.colour, colours)
+    check_colours([(s.label, s.colour) for s in strips], uid)
     body = []
     for r, s in enumerate(strips):
-        _colour(s.colour, colours)
         on = {int(i) for i in s.on}
         if any(i < 0 or i >= length for i in on):
             raise FigureError(f"strip {s.label!r}: an index lies outside 0..{length - 1}")

@@ -31,6 +31,14 @@ default `variant`), `dash` (optional: a dash every series of a family shares, e.
 runs of a first design; the others cycle through the rest), `lo` / `hi` (optional: the
 shaded min-max band).
 
+What a chart colours is the page's to say: `@[chart:NAME highlight=ID,ID]` (docs/syntax.md,
+"Blocks") names the series the text beside it compares, and only those take their
+colours; the others are a grey context, drawn first and thin, unlabelled in the
+preview and grey in the interactive chart (their names are in the data table and the
+chart's hover). Without the option every series is coloured, and the preview's rules
+(cit/svgplot.py, "Colour": at most six coloured series, one hue each) fail the build
+at the block line when they do not hold.
+
 The engine names no chart: a study's block provider (site.yaml `blocks:`) declares
 each one as a ChartSpec and hands it, with the series it picks, to `series_block` (a
 plain chart) or `chart_html` (one with markers or extra HTML); docs/site-config.md,
@@ -78,6 +86,22 @@ class ChartSpec:
     # the static preview's viewBox sizes, by variant: "wide" alone, or "wide" and
     # "narrow" (a phone shows the narrow one; its text stays legible at 390 px)
     preview: tuple = (("wide", 640, 400),)
+
+
+CONTEXT_COLOUR = "#8c8c8c"   # the interactive chart's grey context (docs/figures.md)
+
+
+def highlighted(spec: ChartSpec, series: list[Series], highlight) -> frozenset[str]:
+    """The ids of the series the chart colours: those `highlight` names (each must be
+    one of the chart's), or every one when it names none."""
+    ids = [s.id for s in series]
+    if not highlight:
+        return frozenset(ids)
+    for h in highlight:
+        if h not in ids:
+            raise BuildError(f"chart:{spec.name}", f"highlight names {h!r}, not a series of "
+                             f"this chart (its series: {', '.join(ids)})")
+    return frozenset(highlight)
 
 
 def _finite(v):
@@ -192,17 +216,25 @@ def _legend_layout(texts: dict[str, list[str]]) -> tuple[dict, int]:
     return legend, 400
 
 def build_figure(spec: ChartSpec, series: list[Series], markers: list[tuple[str, float]] = (),
-                 palette: Palette = Palette()) -> dict:
+                 palette: Palette = Palette(), shown=None) -> dict:
     """The figure for `series` (and vertical markers: (label, x)) as plotly.js takes it
     (its JSON schema: traces of the default type scatter, each with no data, which
-    charts.js fills from the chart's table; layout). Written as plain data: the engine
-    needs no Python plotly package."""
+    charts.js fills from the chart's table; layout). `shown`: the ids of the series
+    coloured (None: all), the others grey and first, beneath them. Written as plain
+    data: the engine needs no Python plotly package."""
     styles = _styles(series, palette)
+    shown = frozenset(s.id for s in series) if shown is None else shown
+    series = [s for s in series if s.id not in shown] + [s for s in series if s.id in shown]
     texts = legend_texts(series)
     legend, height = _legend_layout(texts)
     data, shapes, notes = [], [], []
     for s in series:
         colour, dash = styles[s.id]
+        if s.id not in shown:
+            data.append(dict(mode="lines", name="<br>".join(texts[s.id]), legendgroup=s.id,
+                             line=dict(color=CONTEXT_COLOUR, dash=dash, width=1.25)))
+            continue
+        colour = palette.chart_colour(s.extra.get("shade") or s.extra["variant"], f"series {s.id}")
         if spec.bands and "lo" in s.extra and "hi" in s.extra:
             pts = [(x, lo, hi) for x, lo, hi in zip(s.x, s.extra["lo"], s.extra["hi"])
                    if _finite(lo) is not None and _finite(hi) is not None]
@@ -280,17 +312,21 @@ def fallback_html(spec: ChartSpec, series: list[Series]) -> str:
     return "".join(out)
 
 
-def preview_lines(ctx, spec: ChartSpec, series: list[Series], palette: Palette) -> list:
+def preview_lines(ctx, spec: ChartSpec, series: list[Series], palette: Palette,
+                  shown=None) -> list:
     """The series as svgplot Lines, styled as in the plotly figure (the colour key its
-    `shade`, else its `variant`). A series whose extra `end` names a registry number
-    shows it at its last point (a mark with a card)."""
+    `shade`, else its `variant`; a series not in `shown`, a set of ids, is grey
+    context). A series whose extra `end` names a registry number shows it at its last
+    point (a mark with a card), unless it is context."""
     from .. import svgplot
 
     styles = _styles(series, palette)
     out = []
     for s in series:
         end = None
-        if s.extra.get("end"):
+        context = shown is not None and s.id not in shown
+        # a grey context line is unlabelled: its final value is in the data table
+        if s.extra.get("end") and not context:
             ctx.num(s.extra["end"], where=f"series {s.id}")   # the page shows it: cards need it
             end = ctx.registry.get(s.extra["end"], f"series {s.id}")
         band = spec.bands and "lo" in s.extra and "hi" in s.extra
@@ -300,25 +336,28 @@ def preview_lines(ctx, spec: ChartSpec, series: list[Series], palette: Palette) 
             x=tuple(_finite(v) for v in s.x), y=tuple(_finite(v) for v in s.y),
             colour=s.extra.get("shade") or s.extra["variant"], dash=dash if dash in svgplot.DASHES else "longdash",
             lo=tuple(_finite(v) for v in s.extra["lo"]) if band else None,
-            hi=tuple(_finite(v) for v in s.extra["hi"]) if band else None, end=end))
+            hi=tuple(_finite(v) for v in s.extra["hi"]) if band else None, end=end,
+            context=context))
     return out
 
 
 def preview_html(ctx, spec: ChartSpec, series: list[Series], markers=(),
-                 palette: Palette = Palette()) -> str:
+                 palette: Palette = Palette(), shown=None) -> str:
     """The chart drawn at build time as SVG (cit/svgplot.py), one per preview size: what a
-    reader sees first, without JavaScript and in print. `markers`: (label, x, number id)."""
+    reader sees first, without JavaScript and in print. `markers`: (label, x, number id);
+    `shown`: the ids of the series coloured (None: all)."""
     from .. import svgplot
 
-    lines = preview_lines(ctx, spec, series, palette)
+    lines = preview_lines(ctx, spec, series, palette, shown)
     vlines = [svgplot.VLine(x, label, ctx.registry.get(nid, f"chart:{spec.name}"))
               for label, x, nid in markers]
     for _, _, nid in markers:
         ctx.num(nid, where=f"chart:{spec.name}")
     ax = svgplot.Axis(spec.x.title, log=spec.x.log)
     ay = svgplot.Axis(spec.y.title, log=spec.y.log)
-    desc = ("Each line is labelled at its right end" + (", with its final value" if any(
-        ln.end is not None for ln in lines) else "") + "; the values are in the table of "  # :x[caption]
+    desc = ("Each coloured line is labelled at its right end" + (", with its final value" if any(
+        ln.end is not None for ln in lines) else "") + (", over the other series in grey" if any(
+        ln.context for ln in lines) else "") + "; the values are in the table of "  # :x[caption]
             "data below the chart.")
     out = []
     for variant, width, height in spec.preview:
@@ -333,17 +372,19 @@ def preview_html(ctx, spec: ChartSpec, series: list[Series], markers=(),
 
 
 def figure_key(spec: ChartSpec, series: list[Series], vlines: list[tuple[str, float]],
-               palette: Palette = Palette()) -> str:
+               palette: Palette = Palette(), shown=None) -> str:
     """Everything a figure's JSON is made from besides the code (the build's memo adds
     the hash of cit/, see block_table): the spec, the series (values and provenance),
-    the markers and the palette."""
-    h = hashlib.sha256(repr((spec, series, vlines, palette)).encode())
+    the markers, the palette and the series coloured."""
+    h = hashlib.sha256(repr((spec, series, vlines, palette,
+                             None if shown is None else sorted(shown))).encode())
     return h.hexdigest()
 
 
 def chart_html(ctx, spec: ChartSpec, series: list[Series], *, markers=(), extra_html: str = "",
-               figure_memo=compute_now, palette: Palette = Palette()) -> str:
-    """The figure element: chart div, its JSON, caption, extra HTML and the data fallback.
+               figure_memo=compute_now, palette: Palette = Palette(), highlight=()) -> str:
+    """The figure element: chart div, its JSON, caption, extra HTML and the data fallback;
+    `highlight`, the block line's option, the ids of the series to colour (none: all).
     `figure_memo(name, key, compute)` returns the figure's JSON: the build's keeps it in
     .cache/ under figure_key, so a page edit does not remake an unchanged figure (docs/architecture.md, "Rebuilding fast")."""
     for axis in (spec.x, spec.y):
@@ -351,8 +392,9 @@ def chart_html(ctx, spec: ChartSpec, series: list[Series], *, markers=(), extra_
             raise BuildError(f"chart:{spec.name}", f"axis format {axis.fmt!r} is not one of "
                                                    f"{sorted(SERIES_FORMATS)}")
     vlines = [(label, x) for label, x, _ in markers]
-    fig = figure_memo(f"figure-{spec.name}", figure_key(spec, series, vlines, palette),
-                      lambda: build_figure(spec, series, vlines, palette))
+    shown = highlighted(spec, series, highlight)
+    fig = figure_memo(f"figure-{spec.name}", figure_key(spec, series, vlines, palette, shown),
+                      lambda: build_figure(spec, series, vlines, palette, shown))
     fid = f"fig-{spec.name}"
     if fid in ctx.slugs:
         raise BuildError(ctx.path, f"chart:{spec.name} is already on this page")
@@ -363,7 +405,7 @@ def chart_html(ctx, spec: ChartSpec, series: list[Series], *, markers=(), extra_
     return (f'<figure class="chart-figure" id="chart-{spec.name}">\n'
             f'<div class="chart" id="{fid}" data-figure-id="{fid}" '
             f'data-plotly-src="{e(ctx.root)}static/{e(plotlybundle.SCRIPT)}" tabindex="0" role="group" '
-            f'aria-label="{e(spec.title)}">{preview_html(ctx, spec, series, markers, palette)}</div>\n'
+            f'aria-label="{e(spec.title)}">{preview_html(ctx, spec, series, markers, palette, shown)}</div>\n'
             f'<script type="application/json" id="{fid}-json">{json_for_script(fig)}</script>\n'  # :x[label]
             f"{extra_html}{fallback_html(spec, series)}\n"
             # last: a figcaption must be a figure's first or last child
@@ -375,7 +417,8 @@ def series_block(inputs, spec: ChartSpec, pick, need: str) -> BlockSpec:
     """The block of a chart of the registry's series that `pick(series)` selects (`need`
     says which, for the error when there are none), looked up when a page uses it;
     `inputs` is the provider's cit.blocks.BlockInputs (its registry, memo and palette)."""
-    def block(ctx) -> str:
+    def block(ctx, highlight=()) -> str:
         series = select(inputs.registry, spec.name, pick, need)
-        return chart_html(ctx, spec, series, figure_memo=inputs.memo, palette=inputs.palette)
-    return BlockSpec(block)
+        return chart_html(ctx, spec, series, figure_memo=inputs.memo, palette=inputs.palette,
+                          highlight=highlight)
+    return BlockSpec(block, options=("highlight",))

@@ -16,9 +16,14 @@ class BlockSpec:
     `late_order` is None for a block rendered with its page. A number puts the block in
     the late pass, after every page's body, when the site-wide usage of numbers and
     terms is known; late blocks render in ascending `late_order`, and each sees the
-    usage left by the ones before it (the glossary, 0, before the number index, 1)."""
-    function: Callable[[object], str]
+    usage left by the ones before it (the glossary, 0, before the number index, 1).
+
+    `options` names the options a block line may give (`@[name key=a,b]`,
+    docs/syntax.md); a block with options is called `function(ctx, key=(a, b), ...)`
+    with those the line gives (cit/markdown.py, block_options)."""
+    function: Callable[..., str]
     late_order: int | None = None
+    options: tuple[str, ...] = ()
 
 
 def compute_now(name: str, key: str, compute):

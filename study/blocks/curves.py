@@ -22,24 +22,33 @@ from cit.registry import Registry
 
 PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
 
+# A phone's preview: on a 390 px screen the page's column is about 360 px wide, so a
+# drawing 360 units wide shows its text (svgplot.FONT units) at about FONT px, over the
+# 12 px the design pass asks for (docs/figures.md; tests/browser/test_chart_design.py
+# measures it)
+NARROW = ("narrow", 360, 340)
+
 SPECS = {
     "loss-curves": ChartSpec(
         "loss-curves", "Validation loss against training step, per variant: mean over seeds, "  # :x[caption]
         "shaded from the lowest to the highest seed",
         ChartAxis("Training step", "int"), ChartAxis("Validation loss", "dec3"),  # :x[label]
-        preview=(("wide", 720, 360), ("narrow", 420, 380))),
+        preview=(("wide", 720, 360), NARROW)),
     "optics-curves": ChartSpec(
         "optics-curves", "Validation loss against training step: the diverged first design, "  # :x[caption]
         "the repaired runs and the exact band",
-        ChartAxis("Training step", "int"), ChartAxis("Validation loss (log scale)", "dec3", log=True)),  # :x[label]
+        ChartAxis("Training step", "int"), ChartAxis("Validation loss (log scale)", "dec3", log=True),  # :x[label]
+        preview=(("wide", 640, 400), NARROW)),
     "band-energy": ChartSpec(
         "band-energy", "The band's share of the energy of the compressed delta, against step",  # :x[caption]
-        ChartAxis("Training step", "int"), ChartAxis("Share of the delta's energy in the band", "sig3")),  # :x[label]
+        ChartAxis("Training step", "int"), ChartAxis("Share of the delta's energy in the band", "sig3"),  # :x[label]
+        preview=(("wide", 640, 400), NARROW)),
     "sweep": ChartSpec(
         "sweep", "Time to the target loss against WAN bandwidth, per variant, with the break-even "  # :x[caption]
         "bandwidths marked",
         ChartAxis("WAN bandwidth (GB/s, log scale)", "sig3", log=True),  # :x[label]
         ChartAxis("Time to target (s, log scale)", "sig3", log=True), bands=False,  # :x[label]
+        preview=(("wide", 640, 400), NARROW),
         band_note="Values are on the evaluation grid's steps to target; the times at the "  # :x[caption]
                   "bottom and the top of the interval that grid leaves follow in brackets."),
 }
@@ -80,8 +89,9 @@ def breakeven_markers(registry: Registry) -> list[tuple[str, str, float]]:
     return out
 
 
-def sweep_chart(inputs, ctx) -> str:
-    """The sweep, with a dotted line and a listed number for each break-even."""
+def sweep_chart(inputs, ctx, highlight=()) -> str:
+    """The sweep, with a dotted line and a listed number for each break-even; the series
+    `highlight` names coloured (none: all)."""
     reg = inputs.registry
     s = select(reg, "sweep", lambda s: s.id.startswith("sim.sweep."), 'series "sim.sweep.*"')
     marks = breakeven_markers(reg)
@@ -90,7 +100,8 @@ def sweep_chart(inputs, ctx) -> str:
         items = "".join(f"<li>{e(label)}: {ctx.num(nid)}</li>" for nid, label, _ in marks)
         extra = f'<ul class="chart-markers" aria-label="Break-even bandwidths marked">{items}</ul>\n'
     return chart_html(ctx, SPECS["sweep"], s, markers=[(lab, v, nid) for nid, lab, v in marks],
-                      extra_html=extra, figure_memo=inputs.memo, palette=inputs.palette)
+                      extra_html=extra, figure_memo=inputs.memo, palette=inputs.palette,
+                      highlight=highlight)
 
 
 def curve_blocks(inputs) -> dict[str, BlockSpec]:
@@ -108,5 +119,6 @@ def curve_blocks(inputs) -> dict[str, BlockSpec]:
         "chart:band-energy": series_block(
             inputs, SPECS["band-energy"], lambda s: s.id.startswith("band_energy."),
             'series "band_energy.*"'),
-        "chart:sweep": BlockSpec(lambda ctx: sweep_chart(inputs, ctx)),
+        "chart:sweep": BlockSpec(lambda ctx, highlight=(): sweep_chart(inputs, ctx, highlight),
+                                 options=("highlight",)),
     }

@@ -38,8 +38,10 @@ FIGURE = {
             "bandwidth set are marked; the tables beside the figure give the values.",
     "x": {"title": "WAN bandwidth (GB/s, log scale)", "log": True},  # :x[label]
     "y": {"title": "Time to target (s, log scale)", "log": True},  # :x[label]
-    "width": 640,
-    "height": 400,
+    # one drawing for both: on a 390 px phone the explorer is about 360 px wide, so 380
+    # units keep svgplot's FONT-unit text over 12 px (docs/figures.md)
+    "width": 380,
+    "height": 300,
     "set_label": "WAN bandwidth set",
 }
 
@@ -261,11 +263,27 @@ def explorer_blocks(inputs) -> dict[str, BlockSpec]:
     """`@[explorer]`, drawn from the payload the simulator stage returned
     (`inputs.data["explorer"]`, explorer_payload: plain JSON, so the block never sees
     the simulator's classes), with static/explorer.js."""
-    def block(ctx) -> str:
+    def block(ctx, highlight=()) -> str:
         payload = inputs.data.get("explorer")
         if payload is None:
             raise BuildError("site.yaml stages", "@[explorer] draws from the `explorer` "
                              "data of the simulator stage (study.stages:simulator), which "
                              "no stage returned")
-        return explorer_html(ctx, payload, inputs.palette.keys)
-    return {"explorer": BlockSpec(block)}
+        return explorer_html(ctx, highlighted(payload, highlight), inputs.palette.keys)
+    return {"explorer": BlockSpec(block, options=("highlight",))}
+
+
+def highlighted(payload: dict, highlight) -> dict:
+    """The payload with the variants the block line's `highlight=` leaves out drawn grey
+    (svgplot's muted, in the build's figure and in explorer.js's, which read the same
+    data); none named: every variant keeps its colour. An unknown key fails."""
+    if not highlight:
+        return payload
+    keys = [v["key"] for v in payload["data"]["variants"]]
+    for h in highlight:
+        if h not in keys:
+            raise BuildError("@[explorer]", f"highlight names {h!r}, not a variant of the "
+                             f"explorer (its variants: {', '.join(keys)})")
+    variants = [v if v["key"] in highlight else {**v, "colour": svgplot.MUTED}
+                for v in payload["data"]["variants"]]
+    return {**payload, "data": {**payload["data"], "variants": variants}}

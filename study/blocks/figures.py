@@ -10,7 +10,12 @@ figure whose numbers or series are missing fails the build naming the block.
 Which configurations a figure shows, their labels and colours are the variant
 catalogue's (data/variants.yaml), as the experiment stage returns it (`data["variants"]`:
 its figure lists, the energy selectors and each group's label and variant); a colour is
-a palette key (`data["palette"]`), checked by svgplot.
+a palette key (`data["palette"]`), checked by svgplot. What a figure colours is the
+page's to say: `@[figure:NAME highlight=KEY,KEY]` names the items the slide compares
+(a bar's configuration, selector or comparison, a line's key or series id, a strip's
+band or planes: an unknown one fails, listing the figure's), and the others are grey;
+without it every item keeps its colour, and svgplot's rules (at most six coloured
+series, one hue each) fail the block when they do not hold.
 
 Blocks (`figure_blocks(inputs)`):
 - `figure:final-loss`: final validation loss per headline configuration, whiskers of one
@@ -47,6 +52,12 @@ from .curves import SPECS, breakeven_label, breakeven_markers, grid_breakeven
 
 PAGE_TEXT = True     # its string literals reach pages (docs/claims.md, "Sentences the build finds")
 
+
+# The figures' width in units: on a 390 px phone a portrait slide's column is about 350 px
+# and a figure at most 15 of its ems (about 266 px) high, so 340 units wide (and heights
+# in proportion) shows svgplot's FONT-unit text at 12 px or more (docs/figures.md;
+# tests/browser/test_chart_design.py measures it)
+WIDTH = 340
 
 MARK_ID_RE = re.compile(r'<g class="fig-mark" data-id="([^"]+)"')
 
@@ -101,7 +112,9 @@ class Shown:
     """What the figures read of the variant catalogue (the stage's `data["variants"]`)
     and the palette's keys (the colours svgplot accepts)."""
 
-    def __init__(self, data: dict, colours):
+    def __init__(self, data: dict, colours, highlight=()):
+        self.highlight = frozenset(highlight)   # the block line's highlight= (none: all)
+        self.items: set[str] = set()            # the keys of the items drawn
         self.groups = data["groups"]            # slug -> {variant, label}
         self.figures = data["figures"]
         self.selectors = data["selectors"]
@@ -115,12 +128,22 @@ class Shown:
                              "which has no completed runs")
         return self.groups[slug]
 
-    def hypothetical(self, key: str) -> str:
-        """The hypothetical variant that follows `key` (its darker shade), else `key`."""
-        return next((k for k, f in self.follows.items() if f == key), key)
+    def shows(self, key: str) -> bool:
+        """Whether the item `key` keeps its colour (the block's highlight= names it, or
+        names none); `key` is one of the figure's items."""
+        self.items.add(key)
+        return not self.highlight or key in self.highlight
+
+    def tone(self, key: str, colour: str) -> str:
+        """The item's colour, or muted when the block's highlight= leaves it out."""
+        return colour if self.shows(key) else sp.MUTED
 
 
 def _draw(v: Shown, block: str, fn, *args, **kw) -> str:
+    unknown = sorted(v.highlight - v.items)
+    if unknown:
+        raise BuildError(f"figure:{block}", f"highlight names {unknown[0]!r}, not an item of this "
+                         f"figure (its items: {', '.join(sorted(v.items)) or 'none'})")
     try:
         return fn(*args, colours=v.colours, **kw)
     except sp.FigureError as err:
@@ -137,7 +160,7 @@ def final_loss(ctx, v: Shown) -> str:
         sd = _num(reg, "final-loss", f"final_loss_sd.{key}")
         seeds = _num(reg, "final-loss", f"seeds.{key}")
         group = v.group("final-loss", key)
-        label, colour = group["label"], group["variant"]
+        label, colour = group["label"], v.tone(key, group["variant"])
         several = isinstance(seeds.value, int) and seeds.value > 1
         lo, hi = (mean.value - sd.value, mean.value + sd.value) if several else (None, None)
         bars.append(sp.Bar(label, mean.value, mean, colour, lo, hi))
@@ -148,7 +171,7 @@ def final_loss(ctx, v: Shown) -> str:
                      "validation loss, with a whisker of one standard deviation either side "
                      "where it has several seeds; the values are under “The data behind this "
                      "figure”.",
-                uid=uid, width=420)
+                uid=uid, width=WIDTH)
     caption = ("Final validation loss, mean over seeds; whiskers span one standard deviation "  # :x[caption]
                "where there is more than one seed. Each fixed shape trained has a bar; of the "
                "optics runs, one repaired run has one, named on its bar, and the optics page "
@@ -175,7 +198,7 @@ def energy_kept(ctx, v: Shown) -> str:
                     raise BuildError("figure:energy-kept", f"on {group} the zig-zag band keeps "
                                      f"{n.text} and the low band {low.text}: not the same band")
                 continue
-            bars.append(sp.Bar(name, n.value, n, colour, group=group))
+            bars.append(sp.Bar(name, n.value, n, v.tone(sel, colour), group=group))
             rows.append((f"{group}: {name}", [n]))
     svg = _draw(v, "energy-kept", sp.bar_chart, bars,
                 sp.Axis("Share of the momentum's energy kept"),
@@ -183,7 +206,7 @@ def energy_kept(ctx, v: Shown) -> str:
                 desc="Horizontal bars grouped by chunk shape, one per selector, each as long "  # :x[caption]
                      "as the share of the momentum's energy it keeps; the values are "
                      "under “The data behind this figure”.",
-                uid=uid)
+                uid=uid, width=WIDTH)
     caption = ("Share of the momentum's energy each selector would keep at the same number of "  # :x[caption]
                "coefficients, all parameters, from the low band runs' diagnostics. On 1-D chunks "
                "a zig-zag band is the low band itself and has no bar of its own.")
@@ -216,19 +239,20 @@ def optics_enob(ctx, v: Shown) -> str:
 
     def line(key, label, runs, colour, dash):
         return sp.Line(key, label, tuple(x for x, _ in runs), tuple(n.value for _, n in runs),
-                       colour=colour, dash=dash, points=tuple(n for _, n in runs),
+                       colour=v.tone(key, colour), dash=dash, points=tuple(n for _, n in runs),
                        point_labels=tuple(f"ENOB {x}" for x, _ in runs))
-    lines = [line("first", "First design", first, v.hypothetical("E"), "dash"),  # :x[label]
+    # both designs are E's: a slide colours one of them (one hue a series)
+    lines = [line("first", "First design", first, "E", "dash"),  # :x[label]
              line("repaired", "Repaired", fixed, "E", "solid"),
-             sp.Line("exact", "Exact band", span, (exact.value, exact.value), colour="C",  # :x[label]
-                     dash="dot", end=exact)]
+             sp.Line("exact", "Exact band", span, (exact.value, exact.value),  # :x[label]
+                     colour=v.tone("exact", "C"), dash="dot", end=exact)]
     svg = _draw(v, "optics-enob", sp.line_chart, lines, sp.Axis("ENOB of the readout"),
                 sp.Axis("Final validation loss (log scale)", log=True),  # :x[label]
                 title="Final loss of the optics runs against the readout's ENOB",  # :x[caption]
                 desc="Two lines over the readout's ENOB, the first design's and the repaired "  # :x[caption]
                      "runs' final loss on a log scale, and a dotted line at the exact band's; "
                      "the values are under “The data behind this figure”.",
-                uid=uid, height=280)
+                uid=uid, width=WIDTH, height=240)
     caption = ("Final validation loss of the emulated-optics runs with eight bit planes, one seed "  # :x[source]
                "each, against ENOB, beside the exact band's mean (dotted). The optics code and "
                "the exact band's cut the LayerNorm vectors into different chunks, so the dotted "
@@ -252,19 +276,22 @@ def sweep(ctx, v: Shown) -> str:
         colour = s.extra.get("shade") or key
         lines.append(sp.Line(s.id, s.extra["label"], s.x, s.y, colour=colour,
                              dash=dashes[k % len(dashes)], lo=s.extra.get("lo"),
-                             hi=s.extra.get("hi")))
+                             hi=s.extra.get("hi"), context=not v.shows(s.id)))
     marks = [sp.VLine(v, lab, _num(reg, "sweep", nid)) for nid, lab, v in breakeven_markers(reg)]
+    grey = any(ln.context for ln in lines)
     svg = _draw(v, "sweep", sp.line_chart, lines, sp.Axis("WAN bandwidth (GB/s, log scale)", log=True),  # :x[label]
                 sp.Axis("Time to target (s, log scale)", log=True),  # :x[label]
                 title="Simulated time to the target loss against WAN bandwidth",  # :x[caption]
-                desc="One line per variant on log scales, each named at its right end and shaded "  # :x[caption]
-                     "down to its time at the bottom of the evaluation grid's interval of steps; "
-                     "dotted vertical lines mark the break-even bandwidths.",
-                uid=uid, markers=marks, height=320)
-    caption = ("Simulated time to the target loss against WAN bandwidth (hypothetical variants "  # :x[caption]
-               "in darker shades), on the evaluation grid's steps, each shaded down to its time "
-               "at the bottom of that grid's interval; dotted lines: break-even bandwidths, below "
-               "which the first variant named is faster.")
+                desc="One line per variant on log scales, each coloured one named at its right end "  # :x[caption]
+                     "and shaded down to its time at the bottom of the evaluation grid's interval of "
+                     "steps" + (", the others grey" if grey else "") + "; dotted vertical lines mark "
+                     "the break-even bandwidths.",
+                uid=uid, markers=marks, width=WIDTH, height=272)
+    caption = ("Simulated time to the target loss against WAN bandwidth, on the evaluation grid's "  # :x[caption]
+               "steps, each coloured line shaded down to its time at the bottom of that grid's "
+               "interval" + ("; grey: the variants this slide does not compare" if grey else "")
+               + "; dotted lines: break-even bandwidths, below which the first variant named is "  # :x[caption]
+               "faster.")
     return figure_html(ctx, uid, svg, caption, fallback_html(SPECS["sweep"], series))
 
 
@@ -292,6 +319,7 @@ def breakevens(ctx, v: Shown) -> str:
         rows.append((label, [n]))
         if isinstance(n.value, float) and math.isfinite(n.value) and n.value > 0:
             colour = next((k for k in v.follows if label.startswith(v.letters[k])), "muted")
+            colour = v.tone(nid.removeprefix("sim.breakeven."), colour)
             bars.append(sp.Bar(label, n.value, n, colour, lo=_breakeven_end(reg, nid, "most"),
                                hi=_breakeven_end(reg, nid, "fewest")))
     if not bars:
@@ -302,7 +330,7 @@ def breakevens(ctx, v: Shown) -> str:
                      "the simulated range: below its bandwidth the first variant named reaches the "
                      "target sooner. A whisker on each bar spans the break-even across the "
                      "evaluation grid's interval of steps to target.",
-                uid=uid)
+                uid=uid, width=WIDTH)
     caption = ("Below each bandwidth, the first variant named reaches the target loss sooner "  # :x[caption]
                "than the second, on the steps the evaluation grid gives. A whisker spans from "
                "the first variant at the top of its interval of steps and the second at the "
@@ -324,14 +352,14 @@ def bytes_per_collective(ctx, v: Shown) -> str:
         payload = _num(reg, "bytes", f"hub.payload_mb.{key}")
         wire = _num(reg, "bytes", f"hub.wire_mb.{key}")
         bars.append(sp.Bar("Payload", payload.value, payload, "muted", group=name))
-        bars.append(sp.Bar("On the wire", wire.value, wire, colour, group=name))
+        bars.append(sp.Bar("On the wire", wire.value, wire, v.tone(key, colour), group=name))
         rows.append((name, [payload, wire]))
     svg = _draw(v, "bytes", sp.bar_chart, bars, sp.Axis("MB per worker per step"),
                 title="Payload and bytes on the wire per worker per step",
                 desc="A pair of bars per variant: the payload each worker sends per step, and "  # :x[caption]
                      "the bytes its collective puts on the wire; the values are "
                      "under “The data behind this figure”.",
-                uid=uid)
+                uid=uid, width=WIDTH)
     caption = ("What each worker has to send (payload) and what its collective puts on the wire, "
                "per step, in MB.")
     table = data_table(ctx, uid, "Payload and wire bytes per worker per step (MB)",
@@ -360,15 +388,15 @@ def band_positions(ctx, v: Shown) -> str:
         raise BuildError("figure:band-positions", f"keeps {k} of {n} positions")
     low = _num(reg, "band-positions", "energy.c1d256.momentum.all.low")
     high = _num(reg, "band-positions", "energy.c1d256.momentum.all.high")
-    strips = [sp.Strip("Low band", tuple(range(k)), "C", low),  # :x[label]
-              sp.Strip("High band", tuple(range(n - k, n)), "F", high)]  # :x[label]
+    strips = [sp.Strip("Low band", tuple(range(k)), v.tone("low", "C"), low),  # :x[label]
+              sp.Strip("High band", tuple(range(n - k, n)), v.tone("high", "F"), high)]  # :x[label]
     svg = _draw(v, "band-positions", sp.strip_diagram, strips, length=n, columns=64,
                 axis_title="Positions of one chunk, lowest frequency first, in rows",  # :x[label]
                 title="Which positions of a one-dimensional chunk each fixed band keeps",  # :x[caption]
                 desc="Two grids of the chunk's positions: the low band fills the first cells, the "  # :x[caption]
                      "high band the last; beside each, the share of the momentum's energy it "
                      "would keep on the 1-D 256-point low band's runs.",
-                uid=uid)
+                uid=uid, width=WIDTH)
     caption = ("The positions each band keeps in a 1-D chunk, the same in every chunk and step, "  # :x[caption]
                "and the share of the momentum's energy each would keep, measured on the "
                "momentum of the exact low band's runs with 1-D 256-point chunks (results.md "
@@ -396,13 +424,14 @@ def bit_planes(ctx, v: Shown) -> str:
         raise BuildError("figure:bit-planes", "no repaired ENOB 8 optics runs (sim.enob.E.e8p*)")
     runs.sort(key=lambda r: r[0])
     most = runs[-1][0]
-    strips = [sp.Strip(f"{p} planes", tuple(range(p)), "E", loss) for p, _, loss in runs]
+    strips = [sp.Strip(f"{p} planes", tuple(range(p)), v.tone(f"p{p}", "E"), loss)
+              for p, _, loss in runs]
     svg = _draw(v, "bit-planes", sp.strip_diagram, strips, length=most,
                 axis_title="Bit planes, one optical pass each",  # :x[caption]
                 title="Bit planes per chunk and the final loss of the repaired optics runs",  # :x[caption]
                 desc="One row of cells per run, one cell per bit plane sent through the transform; "  # :x[caption]
-                     "beside the row, its run's final validation loss.",
-                uid=uid)
+                     "beside each row, the run's final validation loss.",
+                uid=uid, width=WIDTH)
     caption = ("Each bit plane is one pass through the optical transform. Repaired runs at "  # :x[caption]
                "ENOB 8, one seed each, with their final validation loss.")
     rows = [(f"ENOB 8, {p} planes", [planes, loss]) for p, planes, loss in runs]
@@ -429,15 +458,15 @@ def seeds(ctx, v: Shown) -> str:
         n = _num(reg, "seeds", f"seeds.{key}")
         group = v.group("seeds", key)
         label = group["label"]
-        bars.append(sp.Bar(label, n.value, n, group["variant"]))
+        bars.append(sp.Bar(label, n.value, n, v.tone(key, group["variant"])))
         rows.append((label, [n]))
     optics = sorted(nid for nid in reg.numbers if nid.startswith("seeds.E."))
     svg = _draw(v, "seeds", sp.bar_chart, bars, sp.Axis("Seeds (independent runs)"),  # :x[label]
                 title="Seeds per configuration",  # :x[label]
                 desc="Horizontal bars, one per configuration, each as long as the number of "  # :x[caption]
                      "seeds it ran with; the values are under “The data behind this figure”.",
-                uid=uid, width=420)
-    caption = ("How many seeds a configuration ran with. A configuration with one seed has "  # :x[caption]
+                uid=uid, width=WIDTH)
+    caption = ("How many seeds each configuration ran with. A configuration with one seed has "  # :x[caption]
                "no measured spread.")
     if optics and all(reg.numbers[nid].value == 1 for nid in optics):
         caption += (" The optics configurations ran with one seed apiece; the data behind this "  # :x[conditional]
@@ -464,8 +493,8 @@ def target(ctx, v: Shown) -> str:
                 title="AdamW's validation loss against step, and the target it sets",  # :x[caption]
                 desc="One falling line with a thin shaded band between its lowest and highest seed; "  # :x[caption]
                      "its last value is the target of the experiment's own tables.",
-                uid=uid, height=260)
-    caption = ("AdamW's validation loss against step, mean over seeds, shaded from the "  # :x[caption]
+                uid=uid, width=WIDTH, height=221)
+    caption = ("AdamW's validation loss at each evaluation, mean over seeds, shaded from the "  # :x[caption]
                "lowest to the highest seed; its final mean is the target of the experiment's "
                "tables (the simulator uses another, on the transit page).")
     spec = ChartSpec("target", "AdamW's validation loss against step", ChartAxis("Training step", "int"),  # :x[caption]
@@ -486,7 +515,7 @@ def module_rate(ctx, v: Shown) -> str:
                 title="The module's port rate and the rate it can compute the band at",  # :x[caption]
                 desc="Two horizontal bars: the rate values leave the module, and the rate the "  # :x[caption]
                      "simulator lets it compute the band at.",
-                uid=uid)
+                uid=uid, width=WIDTH)
     caption = ("The port rate is the original study page's figure; the band's rate is the simulator's, with the "  # :x[caption]
                "transform counted against the compute budget as its scenario sets.")
     rows = [("Port rate", [port]), ("Band computed within the budget", [rate]),  # :x[label]
@@ -510,7 +539,7 @@ def link_energy(ctx, v: Shown) -> str:
     svg = _draw(v, "link-energy", sp.bar_chart, bars, sp.Axis("Energy per bit (pJ)"),
                 title="Energy per bit of the optical links the simulator can choose",
                 desc="Horizontal bars, one per link type the scenario can choose, by energy per bit.",  # :x[caption]
-                uid=uid)
+                uid=uid, width=WIDTH)
     caption = "Energy per bit of each link type, as the simulator's scenario file cites it."
     table = data_table(ctx, uid, "Energy per bit of each link type", ("Link", "pJ per bit"), rows)
     return figure_html(ctx, uid, svg, caption, table)
@@ -519,12 +548,12 @@ def link_energy(ctx, v: Shown) -> str:
 def figure_blocks(inputs) -> dict[str, BlockSpec]:
     """The figure blocks, by name (a cit.blocks.BlockInputs is given); each reads the
     registry when a page uses it, and the catalogue the experiment stage returned."""
-    def shown() -> Shown:
+    def shown(highlight) -> Shown:
         if "variants" not in inputs.data:
             raise BuildError("site.yaml stages", "the figures draw from the `variants` data "
                              "of the experiment stage (study.stages:experiment), which no "
                              "stage returned")
-        return Shown(inputs.data["variants"], inputs.palette.keys)
+        return Shown(inputs.data["variants"], inputs.palette.keys, highlight)
 
     fns = {"figure:final-loss": final_loss, "figure:energy-kept": energy_kept,
            "figure:optics-enob": optics_enob, "figure:sweep": sweep,
@@ -532,4 +561,5 @@ def figure_blocks(inputs) -> dict[str, BlockSpec]:
            "figure:band-positions": band_positions, "figure:bit-planes": bit_planes,
            "figure:seeds": seeds, "figure:target": target,
            "figure:module-rate": module_rate, "figure:link-energy": link_energy}
-    return {name: BlockSpec(lambda ctx, fn=fn: fn(ctx, shown())) for name, fn in fns.items()}
+    return {name: BlockSpec(lambda ctx, highlight=(), fn=fn: fn(ctx, shown(highlight)),
+                            options=("highlight",)) for name, fn in fns.items()}

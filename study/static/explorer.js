@@ -826,7 +826,7 @@
   function marker(m, k, sx, top, bottom) {
     const x = scaled(sx, m.x);
     const ty = top + FONT + k * (FONT + 2);
-    const right = x + 4 + textWidth(m.label, FONT - 2) <= sx.p1;
+    const right = x + 4 + textWidth(m.label) <= sx.p1;
     const [tx, anchor] = right ? [x + 4, ""] : [x - 4, ' text-anchor="end"'];
     return '<line class="fig-marker" x1="' + coord(x) + '" x2="' + coord(x) + '" y1="' + coord(top) + '" y2="'
       + coord(bottom) + '"/><text class="fig-marker-label" x="' + coord(tx) + '" y="' + coord(ty) + '"'

@@ -148,3 +148,37 @@ def test_a_family_dash_is_kept_and_the_other_series_of_the_variant_avoid_it():
     assert set(others) <= set(DASHES)
     with pytest.raises(BuildError, match="dash 'wavy'"):
         _styles([s(0, dash="wavy")], palette)
+
+
+def test_highlight_colours_the_series_it_names_and_greys_the_rest(render_content, render_tiny,
+                                                                    render_registry):
+    """`@[chart:NAME highlight=ID,...]`: the named series keep their colour, the others are
+    grey context in the preview (thin, first, unlabelled) and in the plotly figure."""
+    from conftest import RENDER_CONTENT
+    from cit.blocks.charts import CONTEXT_COLOUR
+    hub = RENDER_CONTENT["hub.md"].replace("@[chart:loss-curves]", "@[chart:loss-curves highlight=curve.A]")
+    site = render_tiny(render_content({"hub.md": hub}), render_registry)
+    html = page_text(site, "index.html")
+    svg = re.search(r'<svg class="svg-figure" id="loss-curves-wide".*?</svg>', html, re.S).group(0)
+    classes = re.findall(r'<path class="(fig-line[^"]*)"', svg)
+    assert classes[-1] == "fig-line c-A" and all("fig-context c-muted" in c for c in classes[:-1])
+    assert len(classes) == sum(1 for i in render_registry.series if i.startswith("curve.")
+                               and render_registry.series[i].extra.get("role") == "hub")
+    fig = script_json(html, "fig-loss-curves-json")
+    lines = [t for t in fig["data"] if t.get("mode") == "lines"]
+    assert [t["legendgroup"] for t in lines if t["line"]["color"] != CONTEXT_COLOUR] == ["curve.A"]
+
+
+@pytest.mark.parametrize("line,says", [
+    ("@[chart:loss-curves highlight=curve.Nope]", "highlight names 'curve.Nope', not a series"),
+    ("@[chart:loss-curves colour=A]", "takes no option 'colour'"),
+    ("@[chart:loss-curves highlight=curve.A highlight=curve.B]", "option 'highlight' is given twice"),
+])
+def test_a_bad_block_option_fails_at_its_line(render_content, render_tiny, render_registry, line, says):
+    from conftest import RENDER_CONTENT
+    hub = RENDER_CONTENT["hub.md"]
+    lineno = hub.splitlines().index("@[chart:loss-curves]") + 1
+    with pytest.raises(BuildError) as e:
+        render_tiny(render_content({"hub.md": hub.replace("@[chart:loss-curves]", line)}), render_registry)
+    assert e.value.where.startswith(f"content/hub.md:{lineno}")
+    assert says in e.value.message

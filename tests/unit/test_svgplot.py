@@ -279,3 +279,14 @@ def test_long_labels_go_above_the_bars_and_the_first_tick_stays_inside():
     first = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "fig-tick")[0]
     assert float(first.get("x")) - sp._text_width(first.text) / 2 >= 0
     assert rect_x == float(first.get("x"))
+
+
+def test_a_figure_colours_few_series_and_each_key_once():
+    """At most MAX_COLOURED coloured series, no key for two series (the same label in two
+    groups of bars is one series), and grey is free."""
+    from cit.svgplot import MAX_COLOURED, MUTED, FigureError, check_colours
+    check_colours([("Top-k", "B"), ("Top-k", "B"), ("Low band", "C")] + [(f"r{i}", MUTED) for i in range(9)], "f")
+    with pytest.raises(FigureError, match="colour 'E' is drawn for 2 series"):
+        check_colours([("First design", "E"), ("Repaired", "E")], "f")
+    with pytest.raises(FigureError, match=f"more than {MAX_COLOURED}"):
+        check_colours([(f"s{i}", f"k{i}") for i in range(MAX_COLOURED + 1)], "f")
