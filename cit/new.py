@@ -98,6 +98,8 @@ def _fill(tmp: Path, name: str, example: Path) -> None:
     shutil.copytree(example, tmp, ignore=SKIP, dirs_exist_ok=True)
     shutil.copytree(ENGINE_ROOT / "templates", tmp / "templates", ignore=SKIP)
     (tmp / EXAMPLE_PACKAGE).rename(tmp / name)
+    (tmp / "tests" / f"test_{EXAMPLE_PACKAGE}_study.py").rename(
+        tmp / "tests" / f"test_{name}_study.py")
     for path in sorted(tmp.rglob("*")):
         if path.suffix in (".py", ".yaml") and path.is_file():
             text = path.read_text(encoding="utf-8")

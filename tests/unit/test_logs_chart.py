@@ -9,23 +9,18 @@ import re
 from pathlib import Path
 
 from cit.build import run_stages
-from cit.vendor import git_blob_sha1
+from cit.siteconfig import load_site
+from cit.vendor import write_lock
 from tests.conftest import ROOT, copy_example_study
 
 EXAMPLE = ROOT / "examples" / "toyopt"
 
 
 def _relock(root: Path) -> None:
-    """Pin every file under vendored/ again, as make_logs.py does."""
-    lock = root / "vendored" / "lock.yaml"
-    head = [l for l in lock.read_text().splitlines() if not l.startswith(("-", " "))]
-    for p in sorted((root / "vendored").rglob("*")):
-        if p.is_file() and p != lock:
-            data = p.read_bytes()
-            head += [f"- path: {p.relative_to(root / 'vendored').as_posix()}",
-                     f"  size: {len(data)}", f"  blob_sha1: {git_blob_sha1(data)}",
-                     "  commit: none"]
-    lock.write_text("\n".join(head) + "\n")
+    """Pin the study's logs again with the engine's own lock writer, as `cit vendor lock
+    --from vendored` does (a test edits a log)."""
+    write_lock(root / "vendored", root / "vendored" / "lock.yaml",
+               patterns=load_site(root).pinned)
 
 
 def _write_event_files(root: Path) -> dict[str, tuple[list[int], list[float]]]:

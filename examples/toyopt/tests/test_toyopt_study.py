@@ -11,7 +11,8 @@ import pytest
 
 from cit.build import run_stages
 from cit.errors import BuildError
-from cit.vendor import git_blob_sha1
+from cit.siteconfig import load_site
+from cit.vendor import write_lock
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,20 +32,13 @@ def _copy(tmp_path: Path) -> Path:
 
 
 def _relock(root: Path) -> None:
-    """Pin every file under vendored/ again, as make_logs.py does (a test edits a log)."""
-    lock = root / "vendored" / "lock.yaml"
-    head = [l for l in lock.read_text().splitlines() if not l.startswith(("-", " "))]
-    for p in sorted((root / "vendored").rglob("*")):
-        if p.is_file() and p != lock:
-            data = p.read_bytes()
-            head += [f"- path: {p.relative_to(root / 'vendored').as_posix()}",
-                     f"  size: {len(data)}", f"  blob_sha1: {git_blob_sha1(data)}",
-                     "  commit: none"]
-    lock.write_text("\n".join(head) + "\n")
+    """Pin the study's logs again with the engine's own lock writer, as `cit vendor lock
+    --from vendored` does (a test edits a log)."""
+    write_lock(root / "vendored", root / "vendored" / "lock.yaml",
+               patterns=load_site(root).pinned)
 
 
 def _templates(root: Path) -> str:
-    from cit.siteconfig import load_site
     return load_site(root).templates
 
 

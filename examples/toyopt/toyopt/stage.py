@@ -88,6 +88,13 @@ def run(ctx: StageContext) -> StageOutput:
     reg.add("target", target, fmt(target, 2), unit="loss", kind="assumption",
             sources=(Source("data/study.yaml"),), locator="data/study.yaml, target_loss",
             computation="the loss a run must reach")
+    reg.add("optimisers.count", len(known), fmt_int(len(known)), unit="optimisers",
+            kind="assumption", sources=(Source("data/study.yaml"),),
+            locator="data/study.yaml, optimisers", computation="optimisers the study lists")
+    fewest = min(len(g) for g in by.values())
+    reg.add("seeds.fewest", fewest, fmt_int(fewest), unit="seeds", kind="measured",
+            sources=tuple(src.values()), locator="the runs in vendored/logs/",
+            computation="seeds of the optimiser with the fewest runs")
     reg.add("runs.count", len(runs), fmt_int(len(runs)), unit="runs", kind="measured",
             sources=tuple(src.values()), locator="the runs in vendored/logs/",
             computation="run logs read")
@@ -166,14 +173,14 @@ def _claims(reg, by: dict, src: dict, target: float) -> None:
     ok = None not in sgd + others and max(sgd) < min(others)
     book.add("sgd_first_to_target",
              "every seed of plain gradient descent reaches the target at an earlier logged "
-             "step than every seed of the other two",
+             "step than every seed of every other optimiser",
              Verdict(ok, (("slowest seed of gradient descent", fmt_int(max(sgd))),
                           ("fastest seed of the others", fmt_int(min(others)))),
                      tuple(len(g) for g in by.values())),
              sources=all_src, computation="first logged step at or below the target, per seed")
     means = {k: reg.numbers[f"final_loss_mean.{k}"].value for k in by}
     top = max(means, key=means.get)
-    book.add("momentum_highest_final", "momentum's mean final loss is the highest of the three",
+    book.add("momentum_highest_final", "momentum's mean final loss is the highest of any optimiser's",
              Verdict(top == "momentum", tuple((k, fmt(v, 4)) for k, v in means.items()),
                      tuple(len(g) for g in by.values())),
              sources=all_src, computation="mean final loss per optimiser, compared")
