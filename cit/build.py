@@ -12,6 +12,7 @@ output folder untouched, and an --out the build did not make is never replaced.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from collections import Counter
 import sys
@@ -48,82 +49,117 @@ class BuildResult:
 
 
 def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
-               previous: dict | None = None, progress: Progress | None = None,
-               store: bool = True, base_url: str | None = None,
-               index_later=None, compiled=None) -> BuildResult:
+               progress: Progress | None = None, store: bool = True,
+               base_url: str | None = None, warm: "Warm | None" = None,
+               changed=None, index_later=None) -> BuildResult:
     """Run every stage in memory; nothing is written but verified vendored files and the
-    caches. `previous`: the last good build's page records (--serve keeps them); None:
-    read from .cache/ when caches are used. Cold (use_cache False): every page rendered
-    and checked. `store` False (--check): nothing written. `base_url`: --base-url.
-    `index_later` (--serve): called with a function that returns the search index's
-    files once Pagefind has made them (and then stores the page records); the files
-    returned lack them. Without it the index is part of the files returned.
-    `compiled` (--serve): the templates' compiled code kept between builds
-    (render.TemplateMemory)."""
+    caches. Cold (use_cache False): every page rendered and checked. `store` False
+    (--check): nothing written. `base_url`: --base-url. `warm` (--serve, `Warm`): what
+    the server keeps from its last good build; with `changed` (the paths saved since),
+    its data part is taken as it is when none of them is a file it read. `index_later`
+    (--serve): called with a function that makes the search index's files (and then
+    stores the caches); the files returned lack them. Without it the index is part of
+    the files returned."""
     t0 = time.perf_counter()
     progress = progress or silent()
-    reads = Reads(root)
-    store_vendored = store
     use_cache = use_cache and cache.usable(root)
-    store = store and use_cache     # False: read the caches, write none (--check)
     # after one failed write, no more (a full disk); --serve writes after the reload
+    store_vendored, store = store, store and use_cache     # --check: neither
     writes = cache.Writes(root, store, defer=index_later is not None)
-    reads, site_cfg, templates = _site_config(root, reads)
-    base = sharing.chosen_base_url(base_url, site_cfg)
+    data = warm.data if warm is not None and warm.holds(changed) else None
+    if data is None:
+        data = _data_part(root, vendor_from, use_cache, store_vendored, progress, writes)
+    reads = data.reads.fork(data.read, warm.files if warm is not None else {})
+    site_cfg, code = data.site_cfg, data.code
+    reg = dataclasses.replace(data.staged.registry, **{     # the build's figures join it
+        f.name: dict(getattr(data.staged.registry, f.name))
+        for f in dataclasses.fields(data.staged.registry)})
+    memo = cache.json_memo(root, store, writes) if use_cache else compute_now
+    memo = warm.memo_of(memo) if warm is not None else memo
+    found = sentences.check(root, reads, memo, reg.claims, code, site_cfg.packages(),
+                            site_cfg.yaml_name_keys, data.vocabulary)
+    figures = buildrecord.build_figures(root, data.upstream_files, data.staged.figures,
+                                        reg.claims, len(reg), found,
+                                        Counter(n.kind for n in reg.numbers.values()), reads,
+                                        bench_measured=_bench_measured(reg))
+    build_info = dict(data.stamp, base_url=sharing.chosen_base_url(base_url, site_cfg),
+                      verification=buildrecord.register_build_figures(
+                          reg, figures, site_cfg.tested, site_cfg.where.get("tested", "site.yaml")),
+                      source_url=data.source_url, figures={k: v[0] for k, v in figures.items()})
+    inputs = BlockInputs(reg, root, root / "content", data.templates, data.staged.data, memo,
+                         _palette(data.staged.data, site_cfg))
+    blocks = block_table(inputs, site_cfg.blocks, data.staged.key)
+    previous = (warm.records if warm is not None else read_page_records(root)) \
+        if use_cache else {}
+    with progress.stage("render", "rendering the pages"):
+        site = render.render_site(reg, root / "content", data.templates, blocks,
+                                  build_info, code=code if use_cache else None,
+                                  previous=previous, memo=memo,
+                                  bundle_root=_bundle_root(root), reads=reads, site=site_cfg,
+                                  palette_css=inputs.palette.css(),
+                                  compiled=warm.compiled if warm is not None else None)
+        _say_rendered(progress, site)
+        render.check_nav(site_cfg, set(site.pages))
+    with _indexing(site, reg, memo, now=index_later is None) as index:
+        with progress.stage("checks", "checking claims, naked numbers and links"):
+            progress.done(check_site(reg, site, previous, root, data.allowlist,
+                                     sharing.base_path(build_info["base_url"])))
+        if site.unused_terms:
+            print("glossary terms no page uses: " + ", ".join(site.unused_terms),
+                  file=sys.stderr)
+        files = site.files | {"numbers.json": numbers_json(
+            root, reg, site, figures, data.stamp, registry_reads(code, reads), use_cache,
+            writes)}
+    result = BuildResult(reg, files, figures, 0.0, site.records, site.rendered,
+                         list(progress.reused), list(data.staged.summaries.values()),
+                         data.unpinned)
+    if warm is not None:
+        warm.keep(data, result, reads.held)
+    return _completed(result, index, writes, root if store else None, index_later, t0)
+
+
+@dataclass
+class DataPart:
+    """What a build makes before it reads the pages, and every read that went into it
+    (`read`, cit/reads.py entries; `reads`, the Reads they were made with): site.yaml,
+    the verified upstream files, the data stages' results, the code's key, the build
+    stamp and what the checks of the pages read (allow-list, sentence vocabulary)."""
+    reads: Reads
+    read: dict
+    site_cfg: object
+    templates: Path
+    upstream_files: int
+    staged: stages.StagesResult
+    code: str
+    stamp: dict
+    source_url: str | None
+    allowlist: list
+    vocabulary: object
+    unpinned: list
+
+
+def _data_part(root: Path, vendor_from, use_cache: bool, store: bool, progress: Progress,
+               writes) -> DataPart:
+    """Site.yaml, the upstream files (written to vendored/ unless `store` is False) and
+    the data stages (each from its cache when what it read is unchanged; the caches
+    written when `writes` allows), then what the checks of the pages read."""
+    reads, site_cfg, templates = _site_config(root, Reads(root))
     with progress.stage("vendor", "verifying the upstream files against the lock"):
         with reads.scope() as vendor_reads:
-            vendored = vendor.materialise(vendor_from, root, reads=reads, store=store_vendored)
+            vendored = vendor.materialise(vendor_from, root, reads=reads, store=store)
         progress.done(f"{counted(len(vendored), 'upstream file')} verified against "
                       "vendored/lock.yaml (git blob SHA-1)")
     code = incremental.code_key(root, site_cfg.packages())
     # each stage's key: its own reads and the upstream files (site.yaml only names it)
     staged = stages.run_stages(root, site_cfg, vendored, reads, vendor_reads, code,
-                               use_cache, store, progress, writes)
-    reg = staged.registry
-    memo = cache.json_memo(root, store, writes) if use_cache else compute_now
+                               use_cache, writes.enabled, progress, writes)
     vocabulary = sentencerules.load_vocabulary(
         root, site_cfg.sentences, lambda key: site_cfg.where.get("sentences", "site.yaml"), reads)
-    found = sentences.check(root, reads, memo, reg.claims, code, site_cfg.packages(),
-                            site_cfg.yaml_name_keys, vocabulary)
-    figures = buildrecord.build_figures(root, len(vendored), staged.figures, reg.claims,
-                                        len(reg), found,
-                                        Counter(n.kind for n in reg.numbers.values()), reads,
-                                        bench_measured=_bench_measured(reg))
-    stamp = buildrecord.git_stamp(root)
-    build_info = dict(stamp, base_url=base, verification=buildrecord.register_build_figures(
-                          reg, figures, site_cfg.tested, site_cfg.where.get("tested", "site.yaml")),
-                      source_url=vendor.file_url_base(
-                          vendor.read_lock(root / "vendored" / "lock.yaml", reads)),
-                      figures={k: v[0] for k, v in figures.items()})
+    source_url = vendor.file_url_base(vendor.read_lock(root / "vendored" / "lock.yaml", reads))
     allowlist = naked.load_allowlist(root / "data" / "allowlist.yaml", reads)
-    data_reads = registry_reads(code, reads)
-    inputs = BlockInputs(reg, root, root / "content", templates, staged.data, memo,
-                         _palette(staged.data, site_cfg))
-    blocks = block_table(inputs, site_cfg.blocks, staged.key)
-    if previous is None:
-        previous = read_page_records(root) if use_cache else {}
-    with progress.stage("render", "rendering the pages"):
-        site = render.render_site(reg, root / "content", templates, blocks,
-                                  build_info, code=code if use_cache else None,
-                                  previous=previous, memo=memo,
-                                  bundle_root=_bundle_root(root), reads=reads, site=site_cfg,
-                                  palette_css=inputs.palette.css(), compiled=compiled)
-        _say_rendered(progress, site)
-        render.check_nav(site_cfg, set(site.pages))
-    with _indexing(site, reg, memo) as index:
-        with progress.stage("checks", "checking claims, naked numbers and links"):
-            progress.done(check_site(reg, site, previous, root, allowlist,
-                                     sharing.base_path(base)))
-        if site.unused_terms:
-            print("glossary terms no page uses: " + ", ".join(site.unused_terms),
-                  file=sys.stderr)
-        files = site.files | {"numbers.json": numbers_json(root, reg, site, figures, stamp,
-                                                           data_reads, use_cache, writes)}
-
-    result = BuildResult(reg, files, figures, 0.0, site.records, site.rendered,
-                         list(progress.reused), list(staged.summaries.values()),
-                         vendor.unpinned(root, vendored))
-    return _completed(result, index, writes, root if store else None, index_later, t0)
+    return DataPart(reads, reads.shared(), site_cfg, templates, len(vendored), staged, code,
+                    buildrecord.git_stamp(root), source_url, allowlist, vocabulary,
+                    vendor.unpinned(root, vendored))
 
 
 def _site_config(root: Path, reads: Reads):
@@ -142,12 +178,13 @@ def _site_config(root: Path, reads: Reads):
 
 def _completed(result: BuildResult, index, writes, records_root: Path | None,
                index_later, t0: float) -> BuildResult:
-    """The build with its search index (`index`, a future) and the caches stored; or,
+    """The build with its search index (`index()` makes or waits for it) and the caches
+    stored; or,
     with `index_later` (--serve), the build at once, and `index_later` given the
     function that waits for the index and stores the caches (the page records in
     `records_root`, when given; the writes held)."""
     def finish() -> dict[str, bytes]:
-        found = index.result()
+        found = index()
         if records_root is not None:
             write_page_records(records_root, result.records, result.files["numbers.json"],
                                writes)
@@ -162,16 +199,21 @@ def _completed(result: BuildResult, index, writes, records_root: Path | None,
 
 
 @contextlib.contextmanager
-def _indexing(site, reg: Registry, memo):
-    """Pagefind indexes the pages in its own process while this one checks them (the
-    block's value: the future of the index's files); a failure in the block waits for
-    Pagefind to end before it is raised."""
+def _indexing(site, reg: Registry, memo, now: bool = True):
+    """The block's value: a function returning the search index's files. With `now`,
+    Pagefind indexes the pages in its own process while this one checks them (a failure
+    in the block waits for it to end before it is raised); else (--serve) nothing
+    starts until the function is called, after the reload."""
+    def make() -> dict[str, bytes]:
+        return search.search_files(search.search_records(site.files, reg.numbers), memo)
+    if not now:
+        yield make
+        return
     pool = ThreadPoolExecutor(max_workers=1)
-    index = pool.submit(lambda: search.search_files(
-        search.search_records(site.files, reg.numbers), memo))
+    index = pool.submit(make)
     pool.shutdown(wait=False)
     try:
-        yield index
+        yield index.result
     except BaseException:
         index.cancel()
         concurrent.futures.wait([index])
@@ -350,30 +392,66 @@ def check_naked_numbers(files: dict[str, bytes], reg: Registry, entries,
                          + "\n  ".join(failures[:20]))
 
 
+@dataclass
+class Warm:
+    """What `--serve` keeps in memory from its last good build (docs/architecture.md,
+    "Serving"): the data part, used again while no file it read is saved; the page
+    records, so that only the pages whose reads changed are rendered; the templates'
+    compiled code; the memo's values this build used and the files it read (given again
+    while each is as it was: cit/reads.py, `fork`), so that nothing is read back from
+    disk on the way from a save to the reload but what was saved."""
+    data: DataPart | None = None
+    records: dict = field(default_factory=dict)
+    compiled: render.TemplateMemory = field(default_factory=render.TemplateMemory)
+    values: dict = field(default_factory=dict)      # (memo name, key) -> value
+    used: dict = field(default_factory=dict)
+    files: dict = field(default_factory=dict)       # Reads.held of the last good build
+
+    def holds(self, changed) -> bool:
+        """Whether the data part stands after the saves `changed` (paths relative to the
+        root; None: the first build): none of them is a file it read, or lies in (or
+        holds) a folder it listed."""
+        if self.data is None or changed is None:
+            return False
+        listed = [e[2:].partition("|")[0] for e in self.data.read if e.startswith("g:")]
+        return not any("f:" + c in self.data.read or any(
+            f in (".", c) or f.startswith(c + "/") or c.startswith(f + "/") for f in listed)
+            for c in changed)
+
+    def memo_of(self, memo):
+        """`memo` with the values of the last build in front of it."""
+        self.used = {}
+
+        def kept(name: str, key: str, compute):
+            if (name, key) not in self.values:
+                self.values[(name, key)] = memo(name, key, compute)
+            self.used[(name, key)] = self.values[(name, key)]
+            return self.used[(name, key)]
+        return kept
+
+    def keep(self, data: DataPart, result: BuildResult, files: dict) -> None:
+        """A good build's parts, for the next one (the memo's values it used only)."""
+        self.data, self.records, self.files = data, result.records, files
+        self.values = self.used
+
+
 def serve_rebuilder(root: Path, vendor_from, use_cache: bool = True):
     """The rebuild function `--serve` calls with the changed paths: a build in this
-    process with the data-stage cache, its files and page records kept in memory, so
-    only the pages whose inputs changed are rendered again (with `use_cache` False,
-    --no-cache: every save rebuilds cold). With `later` (serve._build's), the pages are
-    returned before the search index: `later(finish)` gets a function returning the
-    index's files, run after the reload; the next rebuild waits for it first (its
-    cache writes end before the next build reads the cache)."""
-    kept: dict = {}
-    compiled = render.TemplateMemory()
+    process that keeps what it made in memory (`Warm`), so that a content edit renders
+    only the pages whose inputs changed, from the data part in memory (with
+    `use_cache` False, --no-cache: every save rebuilds cold). With `later`
+    (serve._build's), the pages are returned before the search index and the cache
+    writes: `later(finish)` gets a function making them, run after the reload; the next
+    rebuild waits for it first (its cache writes end before the next build reads the
+    cache)."""
+    warm, pending = (Warm() if use_cache else None), []
 
     def rebuild(changed, later=None):
-        pending = kept.pop("finish", None)
-        if pending is not None:
-            concurrent.futures.wait([pending])
-        hand_on = None
-        if later is not None:
-            def hand_on(finish):
-                kept["finish"] = later(finish)
-        result = run_stages(root, vendor_from, use_cache=use_cache,
-                            previous=kept.get("records") if use_cache else {},
-                            index_later=hand_on, compiled=compiled)
-        kept["records"] = result.records
-        return result.files
+        concurrent.futures.wait([f for f in pending if f is not None])
+        pending.clear()
+        hand_on = None if later is None else (lambda finish: pending.append(later(finish)))
+        return run_stages(root, vendor_from, use_cache=use_cache, warm=warm, changed=changed,
+                          index_later=hand_on).files
     return rebuild
 
 

@@ -36,6 +36,16 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _signature(file: str | int) -> tuple | None:
+    """What says a file (a path, links followed, or a descriptor) is as it was when read:
+    its size, modification time, device and inode; None when there is none."""
+    try:
+        st = os.stat(file)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino
+
+
 def _size(source) -> int:
     return (len(source.getbuffer()) if isinstance(source, io.BytesIO)
             else os.fstat(source.fileno()).st_size)
@@ -72,6 +82,7 @@ class Reads:
         read may land in, when that is less than the bases (the engine's templates
         folder, named from its parent: docs/output.md, "What the build reads")."""
         self.root = Path(root).resolve()
+        self._made_with = (root, more, only)
         # each place a path may name (paths may be built on the unresolved root too)
         self._bases = [(Path(os.path.abspath(r)), Path(r).resolve()) for r in (root, *more)]
         self._fences = [Path(f).resolve() for f in only] or [r for _, r in self._bases]
@@ -80,6 +91,10 @@ class Reads:
         self._shared: dict[str, str] = {}             # reads outside private scopes
         self._known: dict[str, str] = {}              # entry -> its value in this build
         self._given: dict[str, bytes] = {}            # files held in memory (`give`)
+        # path -> (name, bytes, digest, stat signature) of each file read whole: what a
+        # `fork` may give again while the file's signature is unchanged
+        self.held: dict[str, tuple] = {}
+        self._kept: Mapping[str, tuple] = {}
 
     # ---- names
 
@@ -133,6 +148,18 @@ class Reads:
             self._private -= private
             self._scopes.remove(got)
 
+    def fork(self, recorded: Mapping[str, str], held: Mapping[str, tuple] = {}) -> "Reads":
+        """A new Reads of the same places that holds `recorded` (entries another build
+        read, known to be unchanged: --serve's data part, cit/build.py) as read in it,
+        and gives the files of `held` (an earlier Reads' `held`) from memory as long as
+        each one's size, modification time and inode are as they were."""
+        root, more, only = self._made_with
+        new = Reads(root, *more, only=only)
+        for entry, value in recorded.items():
+            new._note(entry, value)
+        new._kept = held
+        return new
+
     def shared(self) -> dict[str, str]:
         """The reads of this build made outside any private scope."""
         return dict(self._shared)
@@ -177,6 +204,12 @@ class Reads:
 
     def maybe_bytes(self, path: Path | str) -> bytes | None:
         """The file's bytes, or None when there is no file there (recorded as missing)."""
+        key = os.path.normpath(os.path.join(self.root, path))
+        kept = self.held.get(key) or self._kept.get(key)
+        if kept is not None and kept[3] == _signature(key):
+            self._note("f:" + kept[0], kept[2])
+            self.held[key] = kept
+            return kept[1]
         rel, real = self._inside(path)
         if rel in self._given:
             self._note("f:" + rel, _digest(self._given[rel]))
@@ -192,6 +225,7 @@ class Reads:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise BuildError(rel, "not a regular file (a folder, a FIFO or a device); "
                                  "the build reads only files here")
+            signature = _signature(fd)       # before reading: a write meanwhile shows
             with os.fdopen(fd, "rb", closefd=False) as f:
                 data = f.read()
         except OSError as e:
@@ -199,6 +233,7 @@ class Reads:
         finally:
             os.close(fd)
         self._note("f:" + rel, _digest(data))
+        self.held[key] = (rel, data, self._known["f:" + rel], signature)
         return data
 
     def lines(self, path: Path | str, max_bytes: int | None = None,

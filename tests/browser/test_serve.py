@@ -151,6 +151,8 @@ def test_a_failed_rebuild_shows_its_error_and_keeps_the_last_good_page(server, p
         box = page.locator("#cit-build-error")
         box.wait_for(timeout=180_000)
         assert where in box.text_content() and "no.such.number" in box.text_content()
+        # the error itself is one line, under the overlay's own heading line
+        assert box.text_content().split("\n\n", 1)[1].strip().count("\n") == 0
         assert "no.such.number" not in page.locator("main").text_content()
         assert server.wait_for("build failed:").count(where) == 1
         # the last good site is still served, to a new visitor too

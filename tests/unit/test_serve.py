@@ -1,6 +1,7 @@
 """`python build.py --serve`: the live-reload script exists only in serve mode, a port in
 use is a clear error, what is watched, and a failed rebuild keeps the last good site."""
 
+import hashlib
 import json
 import socket
 import subprocess
@@ -8,6 +9,7 @@ import sys
 import threading
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -260,18 +262,20 @@ def test_serve_honours_no_cache(monkeypatch, tmp_path):
     from cit import build
     seen = []
 
-    def stages(root, vendor_from, use_cache=True, previous=None, **kw):
-        seen.append((use_cache, previous))
-        return types.SimpleNamespace(files={}, records={"index.html": "its record"})
+    def stages(root, vendor_from, use_cache=True, warm=None, **kw):
+        seen.append((use_cache, warm and dict(warm.records)))
+        if warm is not None:
+            warm.records = {"index.html": "its record"}
+        return types.SimpleNamespace(files={})
     monkeypatch.setattr(build, "run_stages", stages)
     monkeypatch.setattr(serve, "serve", lambda root, port, rebuild: rebuild(None)
                         or rebuild({"content/hub.md"}) or 0)
     monkeypatch.delenv("CIT_NO_CACHE", raising=False)
     assert build.main(["--serve", "--no-cache", "--root", str(tmp_path)]) == 0
-    assert seen == [(False, {}), (False, {})]
+    assert seen == [(False, None), (False, None)]
     seen.clear()
     assert build.main(["--serve", "--root", str(tmp_path)]) == 0
-    assert seen == [(True, None), (True, {"index.html": "its record"})]
+    assert seen == [(True, {}), (True, {"index.html": "its record"})]
 
 
 @pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
@@ -469,3 +473,70 @@ def test_the_preview_keeps_compiled_templates_and_compiles_an_edited_one_again()
     assert render() == "<p>a first</p>" and len(compiled) == 1
     source["page.html"] = "<p>{{ x }} edited</p>"
     assert render() == "<p>a edited</p>" and len(compiled) == 2
+
+
+# ---- issue 29: the warm server -------------------------------------------------------
+
+def _warm_edit(root, edit: str) -> str:
+    """One save of the kind `edit` names, as an author makes it; the path saved."""
+    if edit == "glossary":
+        path = root / "content" / "glossary.yaml"
+        text = path.read_text()
+        eol = text.index("\n", text.index("definition:"))
+        line = text[:eol].rstrip()
+        path.write_text((line[:-1] + ' Edited."' if line.endswith('"') else line + " Edited.")
+                        + text[eol:])
+    else:
+        path = (root / "content" / "pages" / "notebook.md" if edit == "page"
+                else sorted((root / "content" / "decks").glob("*.md"))[0])
+        path.write_text(path.read_text() + "\nA sentence the test adds, in plain words.\n")
+    return path.relative_to(root).as_posix()
+
+
+def _tree_state(root):
+    return {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(root.rglob("*"))
+            if p.is_file()}
+
+
+@pytest.mark.parametrize("edit", ["page", "glossary", "deck"])
+def test_the_page_served_after_a_save_is_the_one_a_cold_build_writes(project_copy, tmp_path,
+                                                                     edit, monkeypatch):
+    """The warm server (cit.build.Warm): after a save, the page served (the reload
+    script taken out) and every other file it serves are byte for byte what a cold build
+    of the same inputs writes; and on the way from the save to the reload it starts no
+    process, imports no module and writes nothing (the search index and the cache
+    writes follow, in `finish`)."""
+    import subprocess as sp
+    from cit import build
+    from tests.conftest import run_build, tree_digest
+    rebuild = build.serve_rebuilder(project_copy, None)
+    rebuild(None)
+    rel = _warm_edit(project_copy, edit)
+    handed, modules, before = [], set(sys.modules), _tree_state(project_copy)
+
+    def no_process(*a, **k):
+        raise AssertionError(f"a process started on the way to the reload: {a}")
+    with monkeypatch.context() as m:
+        m.setattr(sp.Popen, "__init__", no_process)
+        files = rebuild({rel}, later=handed.append)
+    assert set(sys.modules) == modules
+    assert _tree_state(project_copy) == before
+    served = files | handed[0]()
+    state = serve.ServeState()
+    state.publish(served, None)
+    server = serve.bind(0)
+    server.RequestHandlerClass = serve.make_handler(state)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    out = {"page": "notebook/index.html", "glossary": "glossary/index.html"}.get(
+        edit, "decks/" + Path(rel).stem + "/index.html")
+    try:
+        page = urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}/{out}"
+                                      ).read()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert run_build(tmp_path / "cold", root=project_copy).returncode == 0
+    tag = serve.RELOAD_TAG.format(token=state.token).encode()
+    assert tag in page and page.replace(tag, b"") == (tmp_path / "cold" / out).read_bytes()
+    cold = tree_digest(tmp_path / "cold")
+    assert {k: hashlib.sha256(v).hexdigest() for k, v in served.items()} == cold
