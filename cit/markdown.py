@@ -523,10 +523,13 @@ def add_folds(md: MarkdownIt) -> None:
     shows closed under SUMMARY, as a <details> the reader opens (docs/syntax.md, "Folds").
     Its numbers and checked claims are in the page as any others are."""
     from mdit_py_plugins.container import container_plugin
-    md.use(container_plugin, FOLD_NAME, render=_render_fold)
+    md.use(container_plugin, FOLD_NAME,
+           render=lambda _renderer, tokens, idx, _options, env: _render_fold(md, tokens, idx, env))
 
 
-def _render_fold(self, tokens, idx, options, env) -> str:
+def _render_fold(md: MarkdownIt, tokens, idx, env) -> str:
+    """The fold's open and close tags; its summary is inline Markdown, roles and marks
+    included, so its words are checked and shown as a line of text is."""
     tok = tokens[idx]
     if tok.nesting < 0:
         return "</details>\n"
@@ -536,7 +539,7 @@ def _render_fold(self, tokens, idx, options, env) -> str:
     summary = tok.info.strip()[len(FOLD_NAME):].strip()
     if not summary:
         raise BuildError(where, "a fold needs its summary: `::: more What the reader opens`")
-    return f'<details class="more"><summary>{html.escape(summary)}</summary>\n'
+    return f'<details class="more"><summary>{md.renderInline(summary, env)}</summary>\n'
 
 
 @dataclass

@@ -289,7 +289,7 @@ def sweep(ctx, v: Shown) -> str:
                 uid=uid, markers=marks, width=WIDTH, height=272)
     caption = ("Simulated time to the target loss against WAN bandwidth, on the evaluation grid's "  # :x[caption]
                "steps, each coloured line shaded down to its time at the bottom of that grid's "
-               "interval" + ("; grey: the variants this slide does not compare" if grey else "")
+               "interval" + ("; grey: the variants this slide does not compare" if grey else "")  # :x[caption]
                + "; dotted lines: break-even bandwidths, below which the first variant named is "  # :x[caption]
                "faster.")
     return figure_html(ctx, uid, svg, caption, fallback_html(SPECS["sweep"], series))
@@ -430,7 +430,7 @@ def bit_planes(ctx, v: Shown) -> str:
                 axis_title="Bit planes, one optical pass each",  # :x[caption]
                 title="Bit planes per chunk and the final loss of the repaired optics runs",  # :x[caption]
                 desc="One row of cells per run, one cell per bit plane sent through the transform; "  # :x[caption]
-                     "beside each row, the run's final validation loss.",
+                     "beside the row, its run's final validation loss.",
                 uid=uid, width=WIDTH)
     caption = ("Each bit plane is one pass through the optical transform. Repaired runs at "  # :x[caption]
                "ENOB 8, one seed each, with their final validation loss.")
@@ -466,7 +466,7 @@ def seeds(ctx, v: Shown) -> str:
                 desc="Horizontal bars, one per configuration, each as long as the number of "  # :x[caption]
                      "seeds it ran with; the values are under “The data behind this figure”.",
                 uid=uid, width=WIDTH)
-    caption = ("How many seeds each configuration ran with. A configuration with one seed has "  # :x[caption]
+    caption = ("How many seeds a configuration ran with. A configuration with one seed has "  # :x[caption]
                "no measured spread.")
     if optics and all(reg.numbers[nid].value == 1 for nid in optics):
         caption += (" The optics configurations ran with one seed apiece; the data behind this "  # :x[conditional]
@@ -494,7 +494,7 @@ def target(ctx, v: Shown) -> str:
                 desc="One falling line with a thin shaded band between its lowest and highest seed; "  # :x[caption]
                      "its last value is the target of the experiment's own tables.",
                 uid=uid, width=WIDTH, height=221)
-    caption = ("AdamW's validation loss at each evaluation, mean over seeds, shaded from the "  # :x[caption]
+    caption = ("AdamW's validation loss against step, mean over seeds, shaded from the "  # :x[caption]
                "lowest to the highest seed; its final mean is the target of the experiment's "
                "tables (the simulator uses another, on the transit page).")
     spec = ChartSpec("target", "AdamW's validation loss against step", ChartAxis("Training step", "int"),  # :x[caption]

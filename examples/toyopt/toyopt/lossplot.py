@@ -9,7 +9,7 @@ from cit.blocks.charts import ChartAxis, ChartSpec, series_block
 PAGE_TEXT = True     # its string literals reach pages (docs/claims.md)
 
 LOSS_CURVES = ChartSpec(
-    "loss-curves", "Validation loss against training step, per variant: mean over seeds, "
+    "loss-curves", "Validation loss against training step, per variant: mean over seeds, "  # :x[caption]
     "shaded from the lowest to the highest seed",
     ChartAxis("Training step", "int"), ChartAxis("Validation loss", "dec3"),
     preview=(("wide", 720, 360), ("narrow", 420, 380)))
