@@ -142,7 +142,7 @@ def test_an_edited_cell_of_the_simulator_results_md(case):
 def test_an_unknown_number_id(case):
     p = case.root / "content" / "pages" / "optics.md"
     lines = p.read_text().splitlines()
-    lines.insert(len(lines), "Here is :n[nowhere.to.be.found].")
+    lines.insert(len(lines), "Here is :n[nowhere.to.be.found] :x[number].")
     p.write_text("\n".join(lines) + "\n")
     assert (f"build failed: content/pages/optics.md:{len(lines)}: unknown number id "
             "'nowhere.to.be.found'") in case.run().stderr
