@@ -77,7 +77,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
     memo = cache.json_memo(root, store, writes) if use_cache else compute_now
     memo = warm.memo_of(memo) if warm is not None else memo
     found = sentences.check(root, reads, memo, reg.claims, code, site_cfg.packages(),
-                            site_cfg.yaml_name_keys, data.vocabulary)
+                            site_cfg.yaml_name_keys, data.vocabulary, defer=True)
     figures = buildrecord.build_figures(root, data.upstream_files, data.staged.figures,
                                         reg.claims, len(reg), found,
                                         Counter(n.kind for n in reg.numbers.values()), reads,
@@ -104,6 +104,7 @@ def run_stages(root: Path = ROOT, vendor_from=None, use_cache: bool = True,
         with progress.stage("checks", "checking claims, naked numbers and links"):
             progress.done(check_site(reg, site, previous, root, data.allowlist,
                                      sharing.base_path(build_info["base_url"])))
+            sentences.raise_problems(found)     # after the pages' own, more basic, errors
         if site.unused_terms:
             print("glossary terms no page uses: " + ", ".join(site.unused_terms),
                   file=sys.stderr)

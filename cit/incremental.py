@@ -9,7 +9,8 @@ vendored files, data/, the lock, from which the registry is made), the templates
 static files, the glossary, the allow-list (the naked-number check a reused page skips
 depends on it) and whatever its blocks opened. A record is reused when
 
-- its key matches (`page_key`): the code (`code_key`), the build stamp and every page's front matter (`site_key`), its own
+- its key matches (`page_key`): the code (`code_key`), the build stamp and every page's
+  front matter (`site_key`), the build's figures it shows (`figures_shown`), its own
   Markdown, and, for a page with a late block (the glossary, the number index), which
   page shows which number and links which term (`usage_of` the others); and
 - every read it recorded gives what it gave then (`Reads.unchanged`).
@@ -92,15 +93,22 @@ def code_key(root: Path, packages: Iterable[str] = ()) -> str:
 def site_key(code: str, build_info: Mapping, fronts: Iterable[tuple]) -> str:
     """What every page depends on besides the files it read: the code, the build
     stamp, the upstream files' web address (cards link there), the site's base URL
-    (canonical links, docs/sharing.md), the build's own figures
-    (`figures`, key -> value: an edit of one page can change them, the comparing-sentence
-    counts, and /tested and /method show them), and each page's front matter (`fronts`:
+    (canonical links, docs/sharing.md) and each page's front matter (`fronts`:
     (out, layout, title, description, order) per page, in site order: the navigation
-    and deck links name every page)."""
+    and deck links name every page). The build's own figures are not in it: an edit of
+    one page can change them (the comparing-sentence counts), and only the pages that
+    show one depend on it (`figures_shown`)."""
     return _h(code, str(build_info.get("commit")), str(build_info.get("commit_date")),
               str(build_info.get("source_url")), str(build_info.get("base_url")),
-              json.dumps(build_info.get("figures", {}), sort_keys=True, default=str),
               json.dumps([list(f) for f in fronts], ensure_ascii=False))
+
+
+def figures_shown(build_info: Mapping, numbers_appearing: Iterable[str]) -> str:
+    """The values of the build's figures (numbers `build.<key>`) among the numbers a
+    page shows, as a string for its key."""
+    ids = set(numbers_appearing)
+    return json.dumps({k: v for k, v in sorted(build_info.get("figures", {}).items())
+                       if f"build.{k}" in ids}, sort_keys=True, default=str)
 
 
 def text_key(*parts) -> str:
@@ -115,10 +123,10 @@ def usage_digest(usage: Mapping[str, tuple[set, set]]) -> str:
     return _h(json.dumps({k: [sorted(a), sorted(t)] for k, (a, t) in sorted(usage.items())}))
 
 
-def page_key(site: str, source: bytes, others_usage: str = "") -> str:
+def page_key(site: str, source: bytes, others_usage: str = "", figures: str = "") -> str:
     """The key of a page whose Markdown is `source` (`site`: site_key; `others_usage`:
-    for a page with a late block, usage_of the other pages)."""
-    return _h(site, source, others_usage)
+    for a page with a late block, usage_of the other pages; `figures`: figures_shown)."""
+    return _h(site, source, others_usage, figures)
 
 
 def anchors_of(html: str) -> str:
@@ -127,10 +135,12 @@ def anchors_of(html: str) -> str:
 
 
 def record_page(site: str, source: bytes, out: str, html: str, prov_path: str,
-                prov: str, ctx, reads: Mapping[str, str], others_usage: str = "") -> PageRecord:
+                prov: str, ctx, reads: Mapping[str, str], others_usage: str = "",
+                build_info: Mapping | None = None) -> PageRecord:
     """The record of a page just rendered, under the key its inputs give now, with the
     reads its render made (`reads`: cit/reads.py entries)."""
-    rec = PageRecord(key=page_key(site, source, others_usage), out=out, html=html,
+    figures = figures_shown(build_info or {}, {*ctx.numbers_appearing, *ctx.numbers_shown})
+    rec = PageRecord(key=page_key(site, source, others_usage, figures), out=out, html=html,
                      prov_path=prov_path, prov=prov,
                      numbers_shown=sorted(ctx.numbers_shown),
                      numbers_appearing=sorted(ctx.numbers_appearing),

@@ -728,7 +728,9 @@ def _bodies(state: SiteState, site_key: str | None, previous, sources) -> set[st
         rec = previous.get(p.out)
         if not site_key or rec is None:
             return False
-        if incremental.page_key(site_key, sources[p.out], others) != rec.key:
+        figures = incremental.figures_shown(state.build_info,
+                                            {*rec.numbers_appearing, *rec.numbers_shown})
+        if incremental.page_key(site_key, sources[p.out], others, figures) != rec.key:
             return False
         with state.reads.scope(private=True):     # a check: not this build's own reads
             return state.reads.unchanged(rec.reads)
@@ -818,5 +820,5 @@ def _records(state: SiteState, files, site_key, previous, reused, sources) -> di
         out[p.out] = incremental.record_page(
             site_key, sources[p.out], p.out, files[p.out].decode("utf-8"),
             prov if prov in files else "", files[prov].decode("utf-8") if prov in files else "",
-            p.ctx, shared | p.reads, others if p.out in late else "")
+            p.ctx, shared | p.reads, others if p.out in late else "", state.build_info)
     return out

@@ -193,9 +193,12 @@ def markdown_sentences(text: str, file: str) -> list[Sentence]:
 
 
 def _block_parser() -> MarkdownIt:
-    """Block structure only (folds included): the inline text is read by split_inline."""
+    """Block structure only (folds and speaker notes included): the inline text is read by
+    split_inline."""
+    from mdit_py_plugins.container import container_plugin
     md = MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
     add_folds(md)
+    md.use(container_plugin, "notes")   # a slide's speaker notes: their own sentences
     return md
 
 
@@ -361,6 +364,8 @@ class SentenceReport:
     by_reason: tuple[tuple[str, str, int], ...] = ()
     # the detector's self-test: comparing probes, those flagged; plain ones, those flagged
     probes: tuple[int, int, int, int] = (0, 0, 0, 0)
+    # what `check(defer=True)` found wrong, for `raise_problems` once the pages are built
+    problems: tuple[str, ...] = ()
 
     @property
     def exempt(self) -> int:
@@ -549,7 +554,7 @@ def _reason_problems(s: Sentence, reasons, flagged, pats: Patterns, code: bool) 
 
 def check(root: Path, reads: Reads | None = None, memo=None, claims=None,
           code: str = "", packages=(), name_keys=(),
-          vocabulary: Vocabulary | None = None) -> SentenceReport:
+          vocabulary: Vocabulary | None = None, defer: bool = False) -> SentenceReport:
     """The comparing-sentence check over `root`'s sources; BuildError listing every
     comparison candidate (`signals`) with neither a claim nor a reason, every reason
     that is unknown, on a sentence that is no candidate or on one a reason cannot
@@ -557,7 +562,9 @@ def check(root: Path, reads: Reads | None = None, memo=None, claims=None,
     that its claims do not define (`claims`: the registry's, id -> Claim).
     `reads`: the build's (cit/reads.py), a fresh one when None; `memo`, `code`: as for
     `collect`, and `packages`, `name_keys`, `vocabulary` (the study's: cit.siteconfig,
-    cit.sentencerules)."""
+    cit.sentencerules). `defer`: the problems are returned in the report, for the build
+    to raise (raise_problems) after the pages' own errors, which name a more basic
+    fault: an unknown number id, a broken link, a naked number."""
     root = Path(root)
     reads = reads or Reads(root)
     vocabulary = vocabulary or Vocabulary()
@@ -566,12 +573,20 @@ def check(root: Path, reads: Reads | None = None, memo=None, claims=None,
     checked, counts, problems = judge(sentences, pats, claims)
     probes, missed = run_probes(vocabulary.probes, pats)
     problems += missed
-    if problems:
-        raise BuildError("sentence check", f"{len(problems)} problem(s); mark each comparison "
-                         "candidate :c[id], reword it, or give its reason :x[key] "
-                         "(docs/claims.md):\n  " + "\n  ".join(problems))
-    return SentenceReport(len(sentences), checked,
-                          tuple((k, pats.reasons[k], n) for k, n in counts.items()), probes)
+    report = SentenceReport(len(sentences), checked,
+                            tuple((k, pats.reasons[k], n) for k, n in counts.items()), probes,
+                            tuple(problems))
+    if not defer:
+        raise_problems(report)
+    return report
+
+
+def raise_problems(report: SentenceReport) -> None:
+    """BuildError listing the report's problems, if it has any."""
+    if report.problems:
+        raise BuildError("sentence check", f"{len(report.problems)} problem(s); mark each "
+                         "comparison candidate :c[id], reword it, or give its reason :x[key] "
+                         "(docs/claims.md):\n  " + "\n  ".join(report.problems))
 
 
 def run_probes(probes, pats: Patterns) -> tuple[tuple[int, int, int, int], list[str]]:

@@ -276,14 +276,17 @@ def explorer_blocks(inputs) -> dict[str, BlockSpec]:
 def highlighted(payload: dict, highlight) -> dict:
     """The payload with the variants the block line's `highlight=` leaves out drawn grey
     (svgplot's muted, in the build's figure and in explorer.js's, which read the same
-    data); none named: every variant keeps its colour. An unknown key fails."""
-    if not highlight:
-        return payload
+    data); none named: each colour's first variant keeps it and any later one of the same
+    colour (E′ on a second set of steps) is grey, one hue a series. An unknown key fails."""
     keys = [v["key"] for v in payload["data"]["variants"]]
     for h in highlight:
         if h not in keys:
             raise BuildError("@[explorer]", f"highlight names {h!r}, not a variant of the "
                              f"explorer (its variants: {', '.join(keys)})")
+    if not highlight:
+        seen = set()
+        highlight = [v["key"] for v in payload["data"]["variants"]
+                     if not (v["colour"] in seen or seen.add(v["colour"]))]
     variants = [v if v["key"] in highlight else {**v, "colour": svgplot.MUTED}
                 for v in payload["data"]["variants"]]
     return {**payload, "data": {**payload["data"], "variants": variants}}

@@ -133,8 +133,9 @@ def test_hub_demo_lr_chosen_on_topk(case):
 
 
 def test_deck04_same_demo_lr(case):
-    """The same edit breaks deck 04's claim; the hub, which renders first, cites the
-    stronger caveat above, so its sentence is taken out of this copy."""
+    """The same edit breaks deck 04's claim; the hub, which renders first, and deck 04's
+    list of the setup cite the stronger caveat above, so those sentences' mark is taken
+    out of this copy (the list item keeps a reason)."""
     _band_at_another_rate(case)
     hub = case.root / "content" / "hub.md"
     text = hub.read_text()
@@ -142,6 +143,11 @@ def test_deck04_same_demo_lr(case):
                  "", text, count=1)
     assert cut != text
     hub.write_text(cut)
+    deck = case.root / "content" / "decks" / "04-hypothesis.md"
+    text = deck.read_text()
+    cut = text.replace(":c[exp.demo_lr_chosen_on_topk]", ":x[method]")
+    assert cut != text
+    deck.write_text(cut)
     _expect(case, "content/decks/04-hypothesis.md", "exp.same_demo_lr",
             "distinct learning rates = 2")
 

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from study.blocks.explorer import explorer_blocks
-from study.blocks.explorer import explorer_data, explorer_payload
+from study.blocks.explorer import explorer_data, explorer_payload, highlighted
 from cit.blocks import BlockInputs
 from tests.conftest import study_palette
 from cit.markdown import PageContext
@@ -51,7 +51,10 @@ def test_its_data_is_the_computation_it_was_handed(registry, computed):
     _, html, _ = _render(registry, computed)
     m = re.search(r'<script type="application/json" class="explorer-data" '
                   r'id="explorer-data">(.*?)</script>', html, re.S)
-    assert json.loads(m.group(1)) == json.loads(json.dumps(explorer_data(computed)))
+    # as computed, with the colours the block's default gives (each colour's first variant)
+    shown = highlighted({"data": explorer_data(computed)}, ())["data"]
+    assert json.loads(m.group(1)) == json.loads(json.dumps(shown))
+    assert json.loads(m.group(1)) != json.loads(json.dumps(explorer_data(computed)))
 
 
 def test_every_output_starts_as_a_registered_number(registry, computed):

@@ -50,7 +50,7 @@ def test_a_new_number_on_a_page_renders_the_pages_that_list_usage_too(
     appears, so a page that starts showing a number changes them as well."""
     give_caches(warm_copy, project_copy)
     md = project_copy / "content" / "pages" / "notebook.md"
-    md.write_text(md.read_text() + "\nThe build's file count is :n[build.upstream_files].\n")
+    md.write_text(md.read_text() + "\nThe build's file count is :n[build.upstream_files] :x[number].\n")
     line = _cold_equals_incremental(project_copy, tmp_path, "num")
     assert "notebook/index.html" in line and "method/index.html" in line
     assert "optics/index.html" not in line
@@ -77,9 +77,11 @@ def test_a_late_page_whose_usage_changes_renders_the_other_late_pages(
         (project_copy / "content" / "glossary.yaml").read_text(), "g"))
         - set(records["method/index.html"].terms_linked))[0]
     md = project_copy / "content" / "pages" / "method.md"
-    md.write_text(md.read_text() + f"\nThe test links :t[{term}] here.\n")
+    md.write_text(md.read_text() + f"\nThe test links :t[{term}] here :x[scope].\n")
     line = _cold_equals_incremental(project_copy, tmp_path, "usage")
-    assert line == "pages rendered: 2 of 12 (glossary/index.html, method/index.html)"
+    # /tested too: it shows the count of sentences per reason, and the new one has one
+    assert line == ("pages rendered: 3 of 12 (glossary/index.html, method/index.html, "
+                    "tested/index.html)")
 
 
 def test_an_edited_glossary_term_renders_every_page(project_copy, warm_copy, tmp_path):

@@ -90,7 +90,12 @@ def test_the_palette_css_holds_each_mode_and_each_key_once():
         assert f"--fig-{v.key}:{v.shades[0]};" in css
     dark = css[css.index("@media screen and (prefers-color-scheme:dark)"):]
     dark = dark[:dark.index("}}") + 2]
-    assert "--fig-A:#3d94d6;" in dark and "--text-Eprime:#f08a4b;" in dark
+    for sw in palette_from(cat.palette(), "test").swatches:  # (light, dark, print)
+        if sw.marks[1] != sw.marks[0]:
+            assert f"--fig-{sw.key}:{sw.marks[1]};" in dark, sw.key
+        if sw.text[1] != sw.text[0] and sw.text[1] != sw.marks[1]:
+            assert f"--text-{sw.key}:{sw.text[1]};" in dark, sw.key
+    assert any(sw.marks[1] != sw.marks[0] for sw in palette_from(cat.palette(), "test").swatches)
     assert "--fig-C:" not in dark          # the same as in light: not restated
     for sw in palette_from(cat.palette(), "test").swatches:   # a text shade equal to
         assert (f"--text-{sw.key}:" in css) == (sw.text != sw.marks), sw.key   # its mark: not written
@@ -161,10 +166,11 @@ def test_the_colour_check_finds_one_planted_in_a_stylesheet(tmp_path):
     for folder in ("cit", "study"):
         (tmp_path / folder).mkdir()
     sheet = tmp_path / "templates" / "static" / "site.css"
-    sheet.write_text(sheet.read_text() + ".x { color: #F08A4B; }\n")
+    planted = sorted(_catalogue_colours())[0].upper()
+    sheet.write_text(sheet.read_text() + f".x {{ color: {planted}; }}\n")
     lines = sheet.read_text().count("\n")
     assert _hard_coded(tmp_path, _catalogue_colours()) == [
-        f"templates/static/site.css:{lines}: #F08A4B"]
+        f"templates/static/site.css:{lines}: {planted}"]
 
 
 def test_a_headline_row_no_group_has_names_its_line_in_the_catalogue():
