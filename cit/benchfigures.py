@@ -197,7 +197,7 @@ def _register_rebuild_by_page(reg: Registry, by_page, figs: dict) -> None:
                   rows, source=BENCH)
 
 
-SCALE_COLUMNS = (("run_logs", "Run logs", "run logs in the synthetic mirror", "logs"),  # :x[label]
+SCALE_COLUMNS = (("run_logs", "Run logs", "run logs in the synthetic mirror", "logs"),  # :x[label] :x[label]
                  ("data_stages_s", "Data stages (s)",
                   "vendor verification and the data stages with their checks, median",
                   SECONDS.label),

@@ -71,7 +71,7 @@ def build_figures(root: Path, upstream_files: int, stage_figures: Mapping[str, t
                              "content/glossary.yaml")
     figures = {
         "upstream_files": (upstream_files, "Upstream files verified against the lock (git blob SHA-1)",
-                           "files in vendored/lock.yaml whose bytes matched"),
+                           "files in vendored/lock.yaml whose bytes matched"),  # :x[label]
     }
     for key, fig in stage_figures.items():
         if key in ENGINE_FIGURES or key.startswith(("kind_count.", "sentence_reason.")):

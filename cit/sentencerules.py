@@ -29,6 +29,7 @@ NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", 
 QUANTITY_RE = re.compile(
     r"#"                                                   # a registered number
     r"|(?<![\w\-′])(?:" + "|".join(NUMBER_WORDS) + r")(?![\w\-′])(?!\s+another)"
+    r"|(?<![\w\-′])(?:doubl|tripl|halv)(?:es|ed|ing)(?![\w\-′])"   # doubles, halved
     r"|\d+(?:\.\d+)?\s*[x×](?![\w\d])|×"                  # a multiple: 1.75x, 3 ×
     r"|(?<![\w\-])times(?![\w\-])"
     r"|%|(?<![\w\-])per\s?cent(?![\w\-])", re.I)

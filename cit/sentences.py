@@ -50,6 +50,9 @@ COMPARING_WORDS = (
     "beats?", "beaten", "reach(?:es|ed)?", "wins?", "pays?", "outperforms?",
     "because", "so that", "why", "explains?", "explained", "caused?", "causes",
     "due to", "lets?", "led to",
+    # the ordering words of cit/sentencerules.py ORDERING_RE, in their past forms too
+    "ahead", "behind", "trails?", "trailed", "lags?", "lagged", "overtakes?", "overtook",
+    "edges? out", "edged out", "matche[sd]", "later", "finished (?:first|last)",
 )
 COMPARING_RE = re.compile(r"(?<![\w\-′])(?:" + "|".join(w.replace(" ", r"\s+")
                                                        for w in COMPARING_WORDS)
@@ -89,6 +92,11 @@ PLACE_WORDS = frozenset({"table", "tables", "figure", "figures", "chart", "chart
                          "paragraph", "see", "shown", "listed", "described", "given", "as",
                          "sweep", "links", "link", "cells"})
 
+# "behind" after one of these says what something rests on ("the data behind this
+# chart"), not an order
+SOURCE_WORDS = frozenset({"data", "checks", "formulas", "figures", "numbers", "code",
+                          "reasoning", "sources", "records"})
+
 
 @dataclass(frozen=True)
 class Sentence:
@@ -117,9 +125,10 @@ class Sentence:
         out = []
         for m in COMPARING_RE.finditer(self.text):
             word = " ".join(m.group(0).lower().split())
-            if word in ("below", "above"):
+            if word in ("below", "above", "behind"):
                 before = re.findall(r"[\w′]+", self.text[:m.start()])
-                if before and before[-1].lower() in PLACE_WORDS:
+                if before and before[-1].lower() in (PLACE_WORDS if word != "behind"
+                                                     else SOURCE_WORDS):
                     continue
             out.append(word)
         return out
@@ -483,7 +492,9 @@ def signals(s: Sentence, pats: Patterns, before=()) -> list[str]:
 
 def _code_reasons(sentences, cands: set[int]) -> tuple[dict[int, str], list[str]]:
     """The reason of each candidate sentence written in code (index -> key): a line's
-    comment marks go to its candidates in order, or its one mark to all of them."""
+    comment marks go to its candidates in order, one mark each (a sentence added to a
+    string that has a reason does not take that reason: its line then has a mark too
+    few)."""
     got, problems, lines = {}, [], {}
     for i, s in enumerate(sentences):
         if s.reasons and s.file.endswith(".py"):
@@ -491,13 +502,11 @@ def _code_reasons(sentences, cands: set[int]) -> tuple[dict[int, str], list[str]
     for (file, line), idx in lines.items():
         keys = sentences[idx[0]].reasons
         want = [i for i in idx if i in cands]
-        if len(keys) == 1:
-            got.update((i, keys[0]) for i in want)
-        elif len(keys) == len(want):
+        if len(keys) == len(want):
             got.update(zip(want, keys))
-        else:
+        elif want:
             problems.append(f"{file}:{line}: {len(keys)} reason marks for {len(want)} "
-                            "candidate sentences on this line (one mark for all, or one each)")
+                            "candidate sentences on this line (one each, in their order)")
         if not want:
             problems.append(f"{file}:{line}: a reason on a line whose sentences compare "
                             "nothing; drop it")

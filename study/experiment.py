@@ -452,7 +452,7 @@ def _shakes_label(run: Run) -> str:
     return ", ".join([
         "Optics",
         f"full scale re-set every {c.fs_every} steps" if c.fs_every else "full scale fixed",  # :x[label]
-        "feedback of the band sent" if c.feedback == "sent" else "feedback of the exact band",  # :x[label]
+        "feedback of the band sent" if c.feedback == "sent" else "feedback of the exact band",  # :x[label] :x[label]
         "no readout noise" if c.enob is None else f"ENOB {fmt_general(c.enob)}",
     ])
 
@@ -498,7 +498,7 @@ def _register_ledger(reg, src, folders, sessions, log_rel):
                     computation=words)
         srows.append([Ref(f"{b}.{k}") for k in vals])
     reg.add_table("sessions", "What the sweep log shows: each start of the sweep script",  # :x[caption]
-                  ["Start", "Log lines", "Runs still to do", "Runs finished", "Crashes and resumes",  # :x[label]
+                  ["Start", "Log lines", "Runs still to do", "Runs finished", "Crashes and resumes",  # :x[label] :x[label] :x[label] :x[label]
                    "Runs given up"], srows, source=log_rel)  # :x[label]
     _sweep_claim(reg, f, sessions)
     _register_sweep_times(reg, src, folders, sessions, log_rel)

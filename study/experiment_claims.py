@@ -237,19 +237,36 @@ def _topk_energy_range(c: _Ctx, keep: float) -> None:
              how + "the smallest over every DeMo run set, top-k's own included")
     c.number("energy.momentum_topk_max", shares[hi.slug], _l(shares[hi.slug]), "share", measured,
              how + "the largest over every DeMo run set, top-k's own included")
+    diverged = [g for g in measured if any(_diverged(r) for r in g.runs)]
+    trained = [g for g in measured if g not in diverged]
+    top = max(trained, key=lambda g: shares[g.slug])
+    c.number("energy.momentum_topk_max_trained", shares[top.slug], _l(shares[top.slug]),
+             "share", trained, how + "the largest over the DeMo run sets none of whose runs "
+                                    "diverged (DIVERGED)")
+    c.number("energy.momentum_topk_diverged_sets", len(diverged), fmt_int(len(diverged)),
+             "run sets", diverged, "DeMo run sets with a run that diverged (DIVERGED)")
+    if diverged:
+        low = min(diverged, key=lambda g: shares[g.slug])
+        c.number("energy.momentum_topk_diverged_min", shares[low.slug], _l(shares[low.slug]),
+                 "share", diverged, how + "the smallest over the DeMo run sets with a run "
+                                          "that diverged (DIVERGED)")
     c.add("exp.momentum_energy_concentrated",
           "every DeMo run set, top-k's own included, has diag records, and on each one's "
           "momentum top-k keeps more than four times the keep fraction of the energy; the "
-          "range shown is the smallest and the largest of those shares",
-          Verdict(len(measured) == len(demo) and shares[lo.slug] > 4 * keep,
+          "ranges shown are those of the sets where no run diverged (the smallest of all sets "
+          "is one of them) and of those with a run that diverged",
+          Verdict(len(measured) == len(demo) and shares[lo.slug] > 4 * keep and lo in trained,
                   (("keep fraction", fmt(keep, 4)),
                    ("DeMo run sets, with diag records", f"{fmt_int(len(demo))}, "
                                                         f"{fmt_int(len(measured))}"),
                    (f"smallest top-k share: {lo.slug}", _l(shares[lo.slug])),
-                   (f"largest top-k share: {hi.slug}", _l(shares[hi.slug]))),
+                   (f"largest top-k share: {hi.slug}", _l(shares[hi.slug])),
+                   (f"largest of the sets that trained: {top.slug}", _l(shares[top.slug])),
+                   ("sets with a diverged run", fmt_int(len(diverged)))),
                   tuple(len(g.runs) for g in measured)),
           measured, "per DeMo group: mean over its diag records after the warm-up of "
-                    "energy[momentum][all][topk]; every group has one, and the min > 4 × keep")
+                    "energy[momentum][all][topk]; every group has one, and the min > 4 × keep",
+          words=(DIVERGED,))
 
 
 def _energy(c: _Ctx) -> None:

@@ -261,7 +261,7 @@ def energy_table(folder: Folder) -> tuple[ResultsTable, int, str]:
 
 
 def optics_table(groups: list[Group]) -> ResultsTable:
-    cols = ["Configuration", "Final val loss", "Clip rate (whole run)",  # :x[label]
+    cols = ["Configuration", "Final val loss", "Clip rate (whole run)",  # :x[label] :x[label]
             "Clip rate (last interval)"]
     rows = []
     for g in groups:

@@ -91,7 +91,7 @@ FIELDS = {
     "feedback_id": lambda c: "sent" if c.feedback == "sent" else "exact",
     "design": lambda c: ("repaired" if c.feedback == "sent" and c.fs_every
                          else "repaired, scale fixed" if c.feedback == "sent" else "first"),
-    "design_long": lambda c: "repaired optics" if c.feedback == "sent" else "first-design optics",  # :x[label]
+    "design_long": lambda c: "repaired optics" if c.feedback == "sent" else "first-design optics",  # :x[label] :x[label]
     "readout": lambda c: (f"no quantisation, {_chunks(c)}" if c.enob is None  # :x[label]
                           else f"ENOB {fmt_general(c.enob)}, {c.planes} planes"),
     "settings": _settings,

@@ -226,7 +226,7 @@ def explorer_html(ctx, payload: dict, colours=None) -> str:
                    f'data-breakeven="{e(bid)}">{ctx.num(f"sim.breakeven.{bid}")}</td></tr>')
     root_id = ctx.unique_id("explorer")
     return (
-        f'<div class="explorer wide" id="{root_id}" data-explorer>'  # :x[caption]
+        f'<div class="explorer wide" id="{root_id}" data-explorer>'  # :x[caption] :x[caption] :x[caption]
         f'<p class="explorer-note">The explorer needs JavaScript. Without it, the figures '
         f'below are the recorded ones, each with its provenance.</p>'
         f'<p class="explorer-live-note" hidden>Move a control and the figures below become '

@@ -172,12 +172,12 @@ def final_loss(ctx, v: Shown) -> str:
                      "where it has several seeds; the values are under “The data behind this "
                      "figure”.",
                 uid=uid, width=WIDTH)
-    caption = ("Final validation loss, mean over seeds; whiskers span one standard deviation "  # :x[caption]
+    caption = ("Final validation loss, mean over seeds; whiskers span one standard deviation "  # :x[caption] :x[caption]
                "where there is more than one seed. Each fixed shape trained has a bar; of the "
                "optics runs, one repaired run has one, named on its bar, and the optics page "
                "shows the others.")
     table = data_table(ctx, uid, "Final validation loss per configuration",  # :x[caption]
-                       ("Configuration", "Mean final loss", "Standard deviation over seeds"), rows)  # :x[label]
+                       ("Configuration", "Mean final loss", "Standard deviation over seeds"), rows)  # :x[label] :x[label]
     return figure_html(ctx, uid, svg, caption, table)
 
 
@@ -207,7 +207,7 @@ def energy_kept(ctx, v: Shown) -> str:
                      "as the share of the momentum's energy it keeps; the values are "
                      "under “The data behind this figure”.",
                 uid=uid, width=WIDTH)
-    caption = ("Share of the momentum's energy each selector would keep at the same number of "  # :x[caption]
+    caption = ("Share of the momentum's energy each selector would keep at the same number of "  # :x[caption] :x[caption]
                "coefficients, all parameters, from the low band runs' diagnostics. On 1-D chunks "
                "a zig-zag band is the low band itself and has no bar of its own.")
     table = data_table(ctx, uid, "Share of the momentum's energy kept", ("Selector", "Share kept"), rows)
@@ -253,7 +253,7 @@ def optics_enob(ctx, v: Shown) -> str:
                      "runs' final loss on a log scale, and a dotted line at the exact band's; "
                      "the values are under “The data behind this figure”.",
                 uid=uid, width=WIDTH, height=240)
-    caption = ("Final validation loss of the emulated-optics runs with eight bit planes, one seed "  # :x[source]
+    caption = ("Final validation loss of the emulated-optics runs with eight bit planes, one seed "  # :x[source] :x[source]
                "each, against ENOB, beside the exact band's mean (dotted). The optics code and "
                "the exact band's cut the LayerNorm vectors into different chunks, so the dotted "
                "line is not a pure optics reference (the optics page gives the evidence).")
@@ -326,12 +326,12 @@ def breakevens(ctx, v: Shown) -> str:
         raise BuildError("figure:breakevens", "no break-even bandwidth falls in the simulated range")
     svg = _draw(v, "breakevens", sp.bar_chart, bars, sp.Axis("WAN bandwidth (GB/s, log scale)", log=True),  # :x[label]
                 title="Break-even WAN bandwidths of the simulated comparisons",
-                desc="Horizontal bars on a log scale, one per comparison that has a break-even in "  # :x[caption]
+                desc="Horizontal bars on a log scale, one per comparison that has a break-even in "  # :x[caption] :x[caption]
                      "the simulated range: below its bandwidth the first variant named reaches the "
                      "target sooner. A whisker on each bar spans the break-even across the "
                      "evaluation grid's interval of steps to target.",
                 uid=uid, width=WIDTH)
-    caption = ("Below each bandwidth, the first variant named reaches the target loss sooner "  # :x[caption]
+    caption = ("Below each bandwidth, the first variant named reaches the target loss sooner "  # :x[caption] :x[caption]
                "than the second, on the steps the evaluation grid gives. A whisker spans from "
                "the first variant at the top of its interval of steps and the second at the "
                "bottom, to the reverse. The table also lists the comparisons with no break-even "
@@ -397,14 +397,14 @@ def band_positions(ctx, v: Shown) -> str:
                      "high band the last; beside each, the share of the momentum's energy it "
                      "would keep on the 1-D 256-point low band's runs.",
                 uid=uid, width=WIDTH)
-    caption = ("The positions each band keeps in a 1-D chunk, the same in every chunk and step, "  # :x[caption]
+    caption = ("The positions each band keeps in a 1-D chunk, the same in every chunk and step, "  # :x[caption] :x[caption]
                "and the share of the momentum's energy each would keep, measured on the "
                "momentum of the exact low band's runs with 1-D 256-point chunks (results.md "
                f"§2); the high band itself was trained with {_trained_shapes(reg, 'F.high')}. "
                "Top-k's positions change from chunk to chunk and step to step.")
     on = "share of the momentum's energy it would keep on the 1-D 256-point low band's runs"  # :x[caption]
     rows = [("Positions in a chunk", [length]), ("Positions each band keeps", [kept]),  # :x[caption]
-            (f"Low band: {on}", [low]), (f"High band: {on}", [high])]  # :x[number]
+            (f"Low band: {on}", [low]), (f"High band: {on}", [high])]  # :x[number] :x[number]
     table = data_table(ctx, uid, "Chunk, band size and energy kept", ("Quantity", "Value"), rows)  # :x[caption]
     return figure_html(ctx, uid, svg, caption, table)
 
@@ -432,11 +432,11 @@ def bit_planes(ctx, v: Shown) -> str:
                 desc="One row of cells per run, one cell per bit plane sent through the transform; "  # :x[caption]
                      "beside the row, its run's final validation loss.",
                 uid=uid, width=WIDTH)
-    caption = ("Each bit plane is one pass through the optical transform. Repaired runs at "  # :x[caption]
+    caption = ("Each bit plane is one pass through the optical transform. Repaired runs at "  # :x[caption] :x[caption]
                "ENOB 8, one seed each, with their final validation loss.")
     rows = [(f"ENOB 8, {p} planes", [planes, loss]) for p, planes, loss in runs]
     table = data_table(ctx, uid, "Bit planes and final loss of the repaired ENOB 8 runs",  # :x[caption]
-                       ("Run", "Bit planes", "Final validation loss"), rows)  # :x[label]
+                       ("Run", "Bit planes", "Final validation loss"), rows)  # :x[label] :x[label]
     return figure_html(ctx, uid, svg, caption, table)
 
 
@@ -466,7 +466,7 @@ def seeds(ctx, v: Shown) -> str:
                 desc="Horizontal bars, one per configuration, each as long as the number of "  # :x[caption]
                      "seeds it ran with; the values are under “The data behind this figure”.",
                 uid=uid, width=WIDTH)
-    caption = ("How many seeds a configuration ran with. A configuration with one seed has "  # :x[caption]
+    caption = ("How many seeds a configuration ran with. A configuration with one seed has "  # :x[caption] :x[caption]
                "no measured spread.")
     if optics and all(reg.numbers[nid].value == 1 for nid in optics):
         caption += (" The optics configurations ran with one seed apiece; the data behind this "  # :x[conditional]

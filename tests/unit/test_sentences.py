@@ -171,6 +171,21 @@ def test_reasons_in_code_yaml_and_templates_sit_where_the_check_names_the_senten
     assert dict((k, n) for k, _, n in report.by_reason) == {"caption": 3, "definition": 2}
 
 
+def test_a_sentence_added_to_a_string_with_a_reason_does_not_take_that_reason(tmp_path):
+    """One mark a candidate: an outside break test added a comparing sentence to a
+    caption whose line had one reason, and one mark for all let it through."""
+    root = _project(tmp_path, "Intro text goes here.\n")
+    (root / "study").mkdir()
+    cap = ('PAGE_TEXT = True\n'
+           'A = ("The low band fills the first cells of C."  # :x[caption]\n'
+           '     "{}")\n')
+    (root / "study" / "cap.py").write_text(cap.format(""))
+    S.check(root, packages=("study",), vocabulary=REASONS)
+    (root / "study" / "cap.py").write_text(cap.format(" The cleanest readout gave the worst result."))
+    with pytest.raises(BuildError, match=r"study/cap.py:2: 1 reason marks for 2 candidate"):
+        S.check(root, packages=("study",), vocabulary=REASONS)
+
+
 def test_a_reason_comment_off_a_sentence_line_fails(tmp_path):
     root = _project(tmp_path, "Intro text goes here.\n")
     (root / "study").mkdir()
