@@ -75,6 +75,8 @@ KEY_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 DASHES = {"solid": "", "dash": "6 4", "dot": "1.5 3", "dashdot": "6 3 1.5 3",
           "longdash": "11 4"}
 FONT = 13            # viewBox units, every text of a figure (docs/figures.md)
+# the least distance, in viewBox units, between a text placed near an edge and that edge
+MARGIN = 3
 MAX_COLOURED = 6     # series a figure may colour; the rest are grey (docs/figures.md)
 LINE_GAP = 15        # the least vertical distance between two end-of-line labels
 CHAR_W = 0.6         # average glyph width as a share of the font size (label sizing)
@@ -500,13 +502,15 @@ def _point_marks(ln: Line, pt) -> str:
 def _marker(m: VLine, k: int, sx: Scale, top: float, bottom: float, log: bool) -> str:
     """Marker k (in x order): a dotted vertical line, its label written across at the
     k-th line from the top (a staircase, so close markers never overprint), to the right
-    of the line unless it would leave the plot."""
+    of the line unless it would leave the plot, then to its left, kept a few units inside
+    the drawing (a text's measured width is an estimate, _text_width)."""
     if not _finite(m.x) or (log and m.x <= 0):
         raise FigureError(f"marker {m.label!r}: x {m.x!r} cannot be drawn on this axis")
     x = sx(m.x)
     ty = top + FONT + k * (FONT + 2)
-    right = x + 4 + _text_width(m.label) <= sx.p1
-    tx, anchor = (x + 4, "") if right else (x - 4, ' text-anchor="end"')
+    width = _text_width(m.label)
+    right = x + 4 + width <= sx.p1
+    tx, anchor = (x + 4, "") if right else (max(x - 4, width + MARGIN), ' text-anchor="end"')
     inner = (f'<line class="fig-marker" x1="{_f(x)}" x2="{_f(x)}" y1="{_f(top)}" y2="{_f(bottom)}"/>'
              f'<text class="fig-marker-label" x="{_f(tx)}" y="{_f(ty)}"{anchor}>{e(m.label)}</text>')
     if m.number is None:

@@ -181,8 +181,10 @@ def explorer_payload(c) -> dict:
 def explorer_html(ctx, payload: dict, colours=None) -> str:
     """The block's HTML for page context `ctx` and `payload` (explorer_payload); asks
     for static/explorer-boot.js (which fetches static/explorer.js when a reader reaches
-    for the controls)."""
+    for the controls). A payload whose colours repeat takes the default of `highlighted`
+    (each colour once)."""
     ctx.add_script("explorer-boot.js")
+    payload = highlighted(payload, ())
     data = payload["data"]
     ctl = data["controls"]
     wan_log = math.log10(ctl["wan_gbps"])

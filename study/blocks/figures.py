@@ -173,9 +173,8 @@ def final_loss(ctx, v: Shown) -> str:
                      "figure”.",
                 uid=uid, width=WIDTH)
     caption = ("Final validation loss, mean over seeds; whiskers span one standard deviation "  # :x[caption] :x[caption]
-               "where there is more than one seed. Each fixed shape trained has a bar; of the "
-               "optics runs, one repaired run has one, named on its bar, and the optics page "
-               "shows the others.")
+               "where there is more than one seed. A bar per fixed shape trained and for one "
+               "repaired optics run, named on its bar; the optics page has the others.")
     table = data_table(ctx, uid, "Final validation loss per configuration",  # :x[caption]
                        ("Configuration", "Mean final loss", "Standard deviation over seeds"), rows)  # :x[label] :x[label]
     return figure_html(ctx, uid, svg, caption, table)
@@ -391,7 +390,7 @@ def band_positions(ctx, v: Shown) -> str:
     strips = [sp.Strip("Low band", tuple(range(k)), v.tone("low", "C"), low),  # :x[label]
               sp.Strip("High band", tuple(range(n - k, n)), v.tone("high", "F"), high)]  # :x[label]
     svg = _draw(v, "band-positions", sp.strip_diagram, strips, length=n, columns=64,
-                axis_title="Positions of one chunk, lowest frequency first, in rows",  # :x[label]
+                axis_title="A chunk's positions, lowest frequency first, in rows",
                 title="Which positions of a one-dimensional chunk each fixed band keeps",  # :x[caption]
                 desc="Two grids of the chunk's positions: the low band fills the first cells, the "  # :x[caption]
                      "high band the last; beside each, the share of the momentum's energy it "

@@ -470,8 +470,16 @@ def _chain_parts(page):
         "ns => ns.map(n => [n.getAttribute('data-path'), n.classList.contains('is-off')])")
 
 
-def test_the_toggle_switches_the_drawn_path_between_E_and_Eprime(page, site):
+def _hub_with_chain_open(page, site):
+    """The hub, with the fold the chain sits in (a `::: more` block) opened as a reader
+    opens it; the page is not scrolled."""
     page.goto(site.url)
+    page.evaluate("() => { const d = document.querySelector('figure.chain').closest('details');"
+                  " if (d) d.open = true; }")
+
+
+def test_the_toggle_switches_the_drawn_path_between_E_and_Eprime(page, site):
+    _hub_with_chain_open(page, site)
     fig = page.locator("figure.chain")
     assert page.locator(".chain-controls").is_visible()
     assert fig.get_attribute("data-active") == "E"
@@ -498,7 +506,7 @@ def test_the_toggle_switches_the_drawn_path_between_E_and_Eprime(page, site):
 
 
 def test_the_toggle_and_pause_work_from_the_keyboard(page, site):
-    page.goto(site.url)
+    _hub_with_chain_open(page, site)
     fig = page.locator("figure.chain")
     page.locator("input[name='chain-path'][value='E']").focus()
     page.keyboard.press("ArrowRight")
@@ -520,7 +528,7 @@ def test_the_toggle_and_pause_work_from_the_keyboard(page, site):
 def test_packets_move_along_the_active_path(make_page, site):
     page = make_page()
     page.add_init_script(RAF_COUNTER)
-    page.goto(site.url)
+    _hub_with_chain_open(page, site)
     fig = page.locator("figure.chain")
     chain_on_screen(page)
     page.wait_for_function("() => window.__rafCalls > 3")
@@ -542,7 +550,7 @@ def test_packets_move_along_the_active_path(make_page, site):
 def test_off_screen_the_chain_asks_for_no_frame_and_on_screen_it_moves(make_page, site):
     page = make_page()
     page.add_init_script(RAF_COUNTER)
-    page.goto(site.url)
+    _hub_with_chain_open(page, site)
     fig = page.locator("figure.chain")
     chain_on_screen(page, False)   # the hub opens at its top; the chain is further down
     assert fig.get_attribute("data-animating") == "false"
@@ -563,7 +571,7 @@ def test_off_screen_the_chain_asks_for_no_frame_and_on_screen_it_moves(make_page
 def test_with_reduced_motion_nothing_moves_and_no_animation_runs(make_page, site):
     page = make_page(reduced_motion="reduce")
     page.add_init_script(RAF_COUNTER)
-    page.goto(site.url)
+    _hub_with_chain_open(page, site)
     fig = page.locator("figure.chain")
     chain_on_screen(page)
     assert fig.get_attribute("data-animating") == "false"
