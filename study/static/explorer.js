@@ -615,6 +615,7 @@
   // settings are not registered). The browser test compares the two on the same input.
 
   const FONT = 13;
+  const MARGIN = 3;     // svgplot.MARGIN
   const LINE_GAP = 15;
   const CHAR_W = 0.6;
   /** @type {Record<string, string>} */
@@ -826,8 +827,10 @@
   function marker(m, k, sx, top, bottom) {
     const x = scaled(sx, m.x);
     const ty = top + FONT + k * (FONT + 2);
-    const right = x + 4 + textWidth(m.label) <= sx.p1;
-    const [tx, anchor] = right ? [x + 4, ""] : [x - 4, ' text-anchor="end"'];
+    const width = textWidth(m.label);
+    const right = x + 4 + width <= sx.p1;
+    // to the left, kept MARGIN units inside the drawing (cit/svgplot.py _marker)
+    const [tx, anchor] = right ? [x + 4, ""] : [Math.max(x - 4, width + MARGIN), ' text-anchor="end"'];
     return '<line class="fig-marker" x1="' + coord(x) + '" x2="' + coord(x) + '" y1="' + coord(top) + '" y2="'
       + coord(bottom) + '"/><text class="fig-marker-label" x="' + coord(tx) + '" y="' + coord(ty) + '"'
       + anchor + ">" + esc(m.label) + "</text>";

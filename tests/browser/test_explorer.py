@@ -23,7 +23,7 @@ from study.sim.compute import compute_from_paths
 from study.sim.register import register_sim
 from study.sim.report import RESULTS, parse
 from cit import svgplot
-from study.blocks.explorer import (explorer_data, explorer_html, explorer_payload,
+from study.blocks.explorer import (explorer_data, explorer_html, explorer_payload, highlighted,
                                    figure_lines, figure_svg)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,7 +46,7 @@ def harness(computed, tmp_path_factory, serve_dir):
     (d / "index.html").write_text(
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>harness</title>'
         '</head><body><script type="application/json" id="explorer-data">'
-        + json_for_script(explorer_data(computed)) + "</script>"
+        + json_for_script(highlighted(explorer_payload(computed), ())["data"]) + "</script>"
         '<script src="explorer.js"></script><script>window.X = window.citExplorer; '
         "window.ready = true;</script></body></html>", encoding="utf-8")
     return serve_dir(d)
@@ -125,8 +125,8 @@ def test_the_port_draws_its_figure_as_svgplot_draws_the_same_lines(make_page, ha
     at each other setting svgplot draws the port's lines, and the two SVGs must be the
     same, character for character."""
     page = open_harness(make_page, harness)
-    data = json.loads(json.dumps(explorer_data(computed)))
-    payload = explorer_payload(computed)
+    payload = highlighted(explorer_payload(computed), ())   # as the page is given it
+    data = json.loads(json.dumps(payload["data"]))
     for settings in FIGURE_SETTINGS:
         got = page.evaluate("(c) => { const d = JSON.parse(document.getElementById("
                             "'explorer-data').textContent); return [X.figureInput(d, c), "
