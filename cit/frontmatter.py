@@ -18,7 +18,8 @@ from .errors import BuildError
 from .fieldcheck import FieldRule, check_fields, key_places
 
 FENCE = "---"
-NOTES_OPEN = "::: notes"
+NOTES_NAME = "notes"
+NOTES_OPEN = f"::: {NOTES_NAME}"
 NOTES_CLOSE = ":::"
 
 

@@ -103,10 +103,10 @@ def site_key(code: str, build_info: Mapping, fronts: Iterable[tuple]) -> str:
               json.dumps([list(f) for f in fronts], ensure_ascii=False))
 
 
-def figures_shown(build_info: Mapping, numbers_appearing: Iterable[str]) -> str:
+def figures_shown(build_info: Mapping, page) -> str:
     """The values of the build's figures (numbers `build.<key>`) among the numbers a
-    page shows, as a string for its key."""
-    ids = set(numbers_appearing)
+    page shows (`page`: its render context or its record), as a string for its key."""
+    ids = {*page.numbers_appearing, *page.numbers_shown}
     return json.dumps({k: v for k, v in sorted(build_info.get("figures", {}).items())
                        if f"build.{k}" in ids}, sort_keys=True, default=str)
 
@@ -135,11 +135,11 @@ def anchors_of(html: str) -> str:
 
 
 def record_page(site: str, source: bytes, out: str, html: str, prov_path: str,
-                prov: str, ctx, reads: Mapping[str, str], others_usage: str = "",
-                build_info: Mapping | None = None) -> PageRecord:
+                prov: str, ctx, reads: Mapping[str, str], others_usage: str,
+                build_info: Mapping) -> PageRecord:
     """The record of a page just rendered, under the key its inputs give now, with the
     reads its render made (`reads`: cit/reads.py entries)."""
-    figures = figures_shown(build_info or {}, {*ctx.numbers_appearing, *ctx.numbers_shown})
+    figures = figures_shown(build_info, ctx)
     rec = PageRecord(key=page_key(site, source, others_usage, figures), out=out, html=html,
                      prov_path=prov_path, prov=prov,
                      numbers_shown=sorted(ctx.numbers_shown),

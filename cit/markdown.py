@@ -527,6 +527,11 @@ def add_folds(md: MarkdownIt) -> None:
            render=lambda _renderer, tokens, idx, _options, env: _render_fold(md, tokens, idx, env))
 
 
+def fold_summary(tok) -> str:
+    """The summary a fold's opening token carries (`::: more SUMMARY`)."""
+    return tok.info.strip()[len(FOLD_NAME):].strip()
+
+
 def _render_fold(md: MarkdownIt, tokens, idx, env) -> str:
     """The fold's open and close tags; its summary is inline Markdown, roles and marks
     included, so its words are checked and shown as a line of text is."""
@@ -536,7 +541,7 @@ def _render_fold(md: MarkdownIt, tokens, idx, env) -> str:
     where = f"{env['path']}:{env['line0'] + 1 + (tok.map[0] if tok.map else 0)}"
     if env.get("slide"):
         raise BuildError(where, "a fold (`::: more`) is for pages: a slide shows all it holds")
-    summary = tok.info.strip()[len(FOLD_NAME):].strip()
+    summary = fold_summary(tok)
     if not summary:
         raise BuildError(where, "a fold needs its summary: `::: more What the reader opens`")
     return f'<details class="more"><summary>{md.renderInline(summary, env)}</summary>\n'

@@ -728,8 +728,7 @@ def _bodies(state: SiteState, site_key: str | None, previous, sources) -> set[st
         rec = previous.get(p.out)
         if not site_key or rec is None:
             return False
-        figures = incremental.figures_shown(state.build_info,
-                                            {*rec.numbers_appearing, *rec.numbers_shown})
+        figures = incremental.figures_shown(state.build_info, rec)
         if incremental.page_key(site_key, sources[p.out], others, figures) != rec.key:
             return False
         with state.reads.scope(private=True):     # a check: not this build's own reads

@@ -55,11 +55,14 @@ QUANTIFIERS = ("every", "each", "only", "no", "none", "all")
 QUANTIFIER_WINDOW = 3
 # the comparing words that order two things (cit/sentences.py COMPARING_WORDS has more):
 # a sentence naming two entities with one of these compares them
-ORDERING_RE = re.compile(
-    r"(?<![\w\-′])(?:than|below|above|beats?|beaten|outperforms?|exceeds?|same\s+as|"
-    r"as\s+well\s+as|better|worse|faster|slower|sooner|later|higher|lower|larger|smaller|"
-    r"cheaper|fewer|more|less|best|worst|ahead|behind|trails?|matches|lags?|edges?\s+out|"
-    r"overtakes?|wins?|loses?)(?![\w\-′])", re.I)
+ORDERING_WORDS = (
+    "than", "below", "above", "beats?", "beaten", "outperforms?", "exceeds?", "same as",
+    "as well as", "better", "worse", "faster", "slower", "sooner", "later", "higher", "lower",
+    "larger", "smaller", "cheaper", "fewer", "more", "less", "best", "worst", "ahead",
+    "behind", "trails?", "matches", "lags?", "edges? out", "overtakes?", "wins?", "loses?")
+ORDERING_RE = re.compile(r"(?<![\w\-′])(?:" + "|".join(w.replace(" ", r"\s+")
+                                                       for w in ORDERING_WORDS)
+                         + r")(?![\w\-′])", re.I)
 
 # a quantifier right after one of these is a condition, not a statement about the data
 CONDITION_RE = re.compile(r"(?<![\w\-])(?:if|whether|unless|until)\s+$", re.I)

@@ -34,10 +34,10 @@ from .claimrefs import SENTENCE_END_RE
 from .claims import parse_reference
 from .errors import BuildError
 from .fragments import without_mark
-from .frontmatter import parse_content_file
-from .markdown import FOLD_NAME, add_folds
+from .frontmatter import NOTES_NAME, parse_content_file
+from .markdown import FOLD_NAME, add_folds, fold_summary
 from .reads import Reads
-from .sentencerules import Patterns, Vocabulary
+from .sentencerules import ORDERING_WORDS, Patterns, Vocabulary
 
 # Words that make a sentence a comparison, an ordering, a bound, a count over a set or
 # a cause. Hyphenated compounds (all-reduce, all-gather) are names, not quantifiers.
@@ -50,10 +50,9 @@ COMPARING_WORDS = (
     "beats?", "beaten", "reach(?:es|ed)?", "wins?", "pays?", "outperforms?",
     "because", "so that", "why", "explains?", "explained", "caused?", "causes",
     "due to", "lets?", "led to",
-    # the ordering words of cit/sentencerules.py ORDERING_RE, in their past forms too
-    "ahead", "behind", "trails?", "trailed", "lags?", "lagged", "overtakes?", "overtook",
-    "edges? out", "edged out", "matche[sd]", "later", "finished (?:first|last)",
-)
+    # and past forms of the ordering words (cit/sentencerules.py ORDERING_WORDS, added below)
+    "trailed", "lagged", "overtook", "edged out", "matched", "finished (?:first|last)",
+) + ORDERING_WORDS
 COMPARING_RE = re.compile(r"(?<![\w\-′])(?:" + "|".join(w.replace(" ", r"\s+")
                                                        for w in COMPARING_WORDS)
                           + r")(?![\w\-′])"
@@ -96,6 +95,7 @@ PLACE_WORDS = frozenset({"table", "tables", "figure", "figures", "chart", "chart
 # chart"), not an order
 SOURCE_WORDS = frozenset({"data", "checks", "formulas", "figures", "numbers", "code",
                           "reasoning", "sources", "records"})
+NOT_AN_ORDER_AFTER = {"below": PLACE_WORDS, "above": PLACE_WORDS, "behind": SOURCE_WORDS}
 
 
 @dataclass(frozen=True)
@@ -121,14 +121,15 @@ class Sentence:
 
     def comparing(self) -> list[str]:
         """The comparing words it holds; "below" and "above" that say where something is
-        on the page ("the table below", "shown above") are not among them."""
+        on the page ("the table below", "shown above"), and "behind" that says what it
+        rests on ("the data behind"), are not among them (NOT_AN_ORDER_AFTER)."""
         out = []
         for m in COMPARING_RE.finditer(self.text):
             word = " ".join(m.group(0).lower().split())
-            if word in ("below", "above", "behind"):
+            context = NOT_AN_ORDER_AFTER.get(word)
+            if context:
                 before = re.findall(r"[\w′]+", self.text[:m.start()])
-                if before and before[-1].lower() in (PLACE_WORDS if word != "behind"
-                                                     else SOURCE_WORDS):
+                if before and before[-1].lower() in context:
                     continue
             out.append(word)
         return out
@@ -196,8 +197,7 @@ def markdown_sentences(text: str, file: str) -> list[Sentence]:
                 got = [replace(x, lead=heading) for x in got]
             out += got
         elif tok.type == f"container_{FOLD_NAME}_open" and tok.map:
-            summary = tok.info.strip()[len(FOLD_NAME):]
-            out += split_inline(summary, file, doc.body.first_line + tok.map[0])
+            out += split_inline(fold_summary(tok), file, doc.body.first_line + tok.map[0])
     return out
 
 
@@ -207,7 +207,7 @@ def _block_parser() -> MarkdownIt:
     from mdit_py_plugins.container import container_plugin
     md = MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
     add_folds(md)
-    md.use(container_plugin, "notes")   # a slide's speaker notes: their own sentences
+    md.use(container_plugin, NOTES_NAME)   # a slide's speaker notes: their own sentences
     return md
 
 

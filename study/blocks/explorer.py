@@ -178,13 +178,12 @@ def explorer_payload(c) -> dict:
             "layouts": [[layout, LAYOUT_LABEL[layout]] for layout in LAYOUTS]}
 
 
-def explorer_html(ctx, payload: dict, colours=None) -> str:
-    """The block's HTML for page context `ctx` and `payload` (explorer_payload); asks
-    for static/explorer-boot.js (which fetches static/explorer.js when a reader reaches
-    for the controls). A payload whose colours repeat takes the default of `highlighted`
-    (each colour once)."""
+def explorer_html(ctx, payload: dict, colours=None, highlight=()) -> str:
+    """The block's HTML for `ctx` and `payload` (explorer_payload), `highlight`'s variants
+    coloured (`highlighted`); asks for static/explorer-boot.js (which fetches
+    static/explorer.js when a reader reaches for the controls)."""
     ctx.add_script("explorer-boot.js")
-    payload = highlighted(payload, ())
+    payload = highlighted(payload, highlight)
     data = payload["data"]
     ctl = data["controls"]
     wan_log = math.log10(ctl["wan_gbps"])
@@ -271,7 +270,7 @@ def explorer_blocks(inputs) -> dict[str, BlockSpec]:
             raise BuildError("site.yaml stages", "@[explorer] draws from the `explorer` "
                              "data of the simulator stage (study.stages:simulator), which "
                              "no stage returned")
-        return explorer_html(ctx, highlighted(payload, highlight), inputs.palette.keys)
+        return explorer_html(ctx, payload, inputs.palette.keys, highlight)
     return {"explorer": BlockSpec(block, options=("highlight",))}
 
 

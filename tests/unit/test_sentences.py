@@ -258,7 +258,7 @@ def test_a_planted_unmarked_comparison_fails_the_build(project_copy, warm_copy):
     r = run_build(project_copy.parent / "site", root=project_copy, cold=False)
     assert r.returncode == 1
     assert (f"content/pages/optics.md:{at + 3}: a comparison candidate (repaired runs, "
-            "exact band, runs)" in r.stderr), r.stderr
+            "exact band, runs, trail)" in r.stderr), r.stderr
     assert not (project_copy.parent / "site").exists()
 
 
