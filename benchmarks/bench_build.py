@@ -117,8 +117,9 @@ def project_copy(tmp: Path) -> Path:
 
 
 def append_sentence(path: Path, k: int) -> None:
-    """An edit as a writer makes one: a sentence at the end (no digits: words only)."""
-    words = ("One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten")
+    """An edit as a writer makes one: a sentence at the end that the words check passes
+    (no digits, no number words, nothing of the study: docs/claims.md)."""
+    words = ("alder", "birch", "cedar", "elm", "fir", "hazel", "larch", "maple", "oak", "pine")
     path.write_text(path.read_text() + f"\nA sentence added by the benchmark, edit {words[k % 10]}.\n")
 
 
