@@ -37,6 +37,7 @@ from .fragments import without_mark
 from .frontmatter import NOTES_NAME, parse_content_file
 from .markdown import FOLD_NAME, add_folds, fold_summary
 from .reads import Reads
+from .sentenceforms import forms_in
 from .sentencerules import ORDERING_WORDS, Patterns, Vocabulary
 
 # Words that make a sentence a comparison, an ordering, a bound, a count over a set or
@@ -122,17 +123,19 @@ class Sentence:
     def comparing(self) -> list[str]:
         """The comparing words it holds; "below" and "above" that say where something is
         on the page ("the table below", "shown above"), and "behind" that says what it
-        rests on ("the data behind"), are not among them (NOT_AN_ORDER_AFTER)."""
-        out = []
+        rests on ("the data behind"), are not among them (NOT_AN_ORDER_AFTER); then the
+        forms of English that compare (cit/sentenceforms.py) the words did not find."""
+        out, spans = [], []
         for m in COMPARING_RE.finditer(self.text):
             word = " ".join(m.group(0).lower().split())
             context = NOT_AN_ORDER_AFTER.get(word)
+            spans.append(m.span())
             if context:
                 before = re.findall(r"[\w′]+", self.text[:m.start()])
                 if before and before[-1].lower() in context:
                     continue
             out.append(word)
-        return out
+        return out + forms_in(self.text, spans)
 
 
 def plain(raw: str) -> str:

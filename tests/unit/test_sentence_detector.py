@@ -143,9 +143,9 @@ def test_a_definition_inherits_its_term_and_a_bullet_its_slide_title():
                              "content/glossary.yaml")
     assert S.signals(gloss[0], pats) == ["top-k"]
     deck = S.markdown_sentences("---\ntitle: A deck\ndescription: It shows.\nlayout: deck\n"
-                                "order: 1\n---\n\n## The calibrated band\n\n- Came last.\n",
+                                "order: 1\n---\n\n## The calibrated band\n\n- Kept its chunks.\n",
                                 "content/decks/01-x.md")
-    bullet = next(x for x in deck if x.text == "Came last.")
+    bullet = next(x for x in deck if x.text == "Kept its chunks.")
     assert S.signals(bullet, pats) == ["calibrated band"]
     # through a pronoun, an order between an inherited entity and a named one cannot be exempt
     assert pats.unexemptable("It beats AdamW.", ["top-k"])
