@@ -477,7 +477,37 @@ def _step_parts(s: _Sim, keys, flat: int) -> None:
                           for k, v in mod.items())),
           "module compression ÷ step time, both from the closed form, at every point of the "
           "sweep grid from sim.sweep_flat_from to sweep_max")
+    _comm_takes_over(s, keys)
     _cheaper_steps(s)
+
+
+def _comm_takes_over(s: _Sim, keys) -> None:
+    """"As the WAN slows, the bytes crossing it take over": over the whole sweep grid,
+    each variant's communication share of its step never falls as the bandwidth falls and
+    ends higher than it began, and at
+    the bottom of the sweep communication is the largest part of every variant's step."""
+    c = s.c
+    parts = {k: [closed.step(c.params.with_(bw_wan=bw), BY_KEY[k].mech) for bw in c.grid]
+             for k in keys}
+    share = {k: [p.comm / p.total for p in v] for k, v in parts.items()}
+    rising = all(all(lo >= hi for lo, hi in zip(v, v[1:])) and v[0] > v[-1]
+                 for v in share.values())
+    largest = {k: max(("compute", "gpu", "module", "comm"), key=lambda w: getattr(v[0], w))
+               for k, v in parts.items()}
+    s.add("sim.comm_takes_over_as_wan_slows",
+          "over every point of the sweep grid, each variant's communication share of its "
+          "step never falls as the WAN bandwidth falls and is higher at the sweep's lowest "
+          "bandwidth than at its highest, where "
+          "communication is the largest part of every variant's step",
+          Verdict(rising and all(w == "comm" for w in largest.values()),
+                  (("bandwidths", f"{_gbps(c.grid[0])} to {_gbps(c.grid[-1])}, "
+                                  f"{len(c.grid)} grid points"),)
+                  + tuple((f"communication share, {BY_KEY[k].label}, top to bottom of the sweep",
+                           f"{fmt_pct(v[-1], 1)} to {fmt_pct(v[0], 1)}") for k, v in share.items())
+                  + (("largest part at the lowest bandwidth",
+                      ", ".join(f"{BY_KEY[k].label}: {w}" for k, w in largest.items())),)),
+          "phase time ÷ step time from the closed form, per variant at every point of the "
+          "sweep grid, sweep_min to sweep_max")
 
 
 def _cheaper_steps(s: _Sim) -> None:
