@@ -54,7 +54,8 @@ def _forms() -> dict[str, str]:
                        r"came|comes|stays?|stayed|remains?|remained|looks?|looked|seems?|"
                        r"seemed|proved|proves|turned\s+out|comes\s+out|came\s+out)\s+"
                        r"(?:[a-z]+ly\s+)?(?!(?:%s)\b)[a-z]{2,}(?:er|ier)"
-                       % _words(NOT_COMPARATIVE),
+                       r"|(?:the|a|an)\s+(?!(?:%s)\b)[a-z]{2,}(?:er|ier)\s+ones?"
+                       % (_words(NOT_COMPARATIVE), _words(NOT_COMPARATIVE)),
         "rank": r"(?:came|comes|come|finished|finishes|finish|placed|places|ranked|ranks|"
                 r"rank|ended|ends|landed|lands)\s+(?:up\s+)?(?:in\s+)?(?:the\s+)?"
                 r"(?:first|second|third|fourth|last|top|bottom)"
@@ -77,7 +78,7 @@ def _forms() -> dict[str, str]:
                    r"|collaps(?:e|es|ed|ing)|stall(?:s|ed)|plateau(?:s|ed)?"
                    r"|blew\s+up|blows?\s+up|rescue[sd]?|f[ae]ll\s+apart|falls\s+apart"
                    r"|broke\s+down|breaks?\s+down|struggl(?:e|es|ed|ing)"
-                   r"|succeed(?:s|ed)?|hurts?|helped|won|lost",
+                   r"|succeed(?:s|ed)?|hurts?|helped|won|lost|pa(?:ys?|id|ying)\s+off",
     }
 
 

@@ -56,10 +56,12 @@ QUANTIFIER_WINDOW = 3
 # the comparing words that order two things (cit/sentences.py COMPARING_WORDS has more):
 # a sentence naming two entities with one of these compares them
 ORDERING_WORDS = (
-    "than", "below", "above", "beats?", "beaten", "outperforms?", "exceeds?", "same as",
-    "as well as", "better", "worse", "faster", "slower", "sooner", "later", "higher", "lower",
-    "larger", "smaller", "cheaper", "fewer", "more", "less", "best", "worst", "ahead",
-    "behind", "trails?", "matches", "lags?", "edges? out", "overtakes?", "wins?", "loses?")
+    "than", "below", "above", "beat(?:s|ing)?", "beaten", "outperform(?:s|ed|ing)?",
+    "exceed(?:s|ed|ing)?", "same as", "as well as", "better", "worse", "faster", "slower",
+    "sooner", "later", "higher", "lower", "larger", "smaller", "cheaper", "fewer", "more",
+    "less", "best", "worst", "ahead", "behind", "trail(?:s|ed|ing)?", "match(?:es|ed)",
+    "lag(?:s|ged|ging)?", "edg(?:e|es|ed|ing) out", "overt(?:akes?|ook|aken|aking)",
+    "win(?:s|ning)?", "won", "los(?:es|ing)", "lost")
 ORDERING_RE = re.compile(r"(?<![\w\-′])(?:" + "|".join(w.replace(" ", r"\s+")
                                                        for w in ORDERING_WORDS)
                          + r")(?![\w\-′])", re.I)
@@ -68,7 +70,7 @@ ORDERING_RE = re.compile(r"(?<![\w\-′])(?:" + "|".join(w.replace(" ", r"\s+")
 CONDITION_RE = re.compile(r"(?<![\w\-])(?:if|whether|unless|until)\s+$", re.I)
 # a comparison put as a question, a hypothesis or a refutation criterion asserts nothing
 QUESTION_RE = re.compile(r"(?<![\w\-])(?:whether|hypothes[ie]s(?:ed)?|refuted\s+if|"
-                         r"would\s+(?:not\s+)?refute)(?![\w\-])|\?\s*$", re.I)
+                         r"would\s+(?:not\s+)?(?:refute|support))(?![\w\-])|\?\s*$", re.I)
 
 SENTENCE_RULES = {"catalogue": FieldRule(dict, required=False),
                   "entities": FieldRule(dict, required=False),

@@ -390,7 +390,7 @@ def band_positions(ctx, v: Shown) -> str:
     strips = [sp.Strip("Low band", tuple(range(k)), v.tone("low", "C"), low),  # :x[label]
               sp.Strip("High band", tuple(range(n - k, n)), v.tone("high", "F"), high)]  # :x[label]
     svg = _draw(v, "band-positions", sp.strip_diagram, strips, length=n, columns=64,
-                axis_title="A chunk's positions, lowest frequency first, in rows",
+                axis_title="A chunk's positions, lowest frequency first, in rows",  # :x[label]
                 title="Which positions of a one-dimensional chunk each fixed band keeps",  # :x[caption]
                 desc="Two grids of the chunk's positions: the low band fills the first cells, the "  # :x[caption]
                      "high band the last; beside each, the share of the momentum's energy it "
@@ -402,7 +402,7 @@ def band_positions(ctx, v: Shown) -> str:
                f"§2); the high band itself was trained with {_trained_shapes(reg, 'F.high')}. "
                "Top-k's positions change from chunk to chunk and step to step.")
     on = "share of the momentum's energy it would keep on the 1-D 256-point low band's runs"  # :x[caption]
-    rows = [("Positions in a chunk", [length]), ("Positions each band keeps", [kept]),  # :x[caption]
+    rows = [("Positions in a chunk", [length]), ("Positions each band keeps", [kept]),  # :x[label] :x[label]
             (f"Low band: {on}", [low]), (f"High band: {on}", [high])]  # :x[number] :x[number]
     table = data_table(ctx, uid, "Chunk, band size and energy kept", ("Quantity", "Value"), rows)  # :x[caption]
     return figure_html(ctx, uid, svg, caption, table)

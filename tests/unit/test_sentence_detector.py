@@ -130,7 +130,7 @@ def test_each_signal_alone_makes_a_candidate_and_names_what_it_found():
     assert about("The menu opens from the header.", ["top-k"]) == []
     # the article "A" is not variant A; 2-D and 1-D are not variant D; "one another" no number
     assert about("A ring of workers spans the data centres.") == []
-    assert about("The 2-D chunks and the 1-D chunks.") == []
+    assert about("The 2-D tiles and the 1-D strips.") == []
     assert about("Pages link to one another.") == []
     assert S.Sentence("f", 1, "The table below lists the runs.").comparing() == []
     assert S.Sentence("f", 1, "Its loss ended below the target.").comparing() == ["below"]
@@ -143,9 +143,9 @@ def test_a_definition_inherits_its_term_and_a_bullet_its_slide_title():
                              "content/glossary.yaml")
     assert S.signals(gloss[0], pats) == ["top-k"]
     deck = S.markdown_sentences("---\ntitle: A deck\ndescription: It shows.\nlayout: deck\n"
-                                "order: 1\n---\n\n## The calibrated band\n\n- Kept its chunks.\n",
+                                "order: 1\n---\n\n## The calibrated band\n\n- Kept its place.\n",
                                 "content/decks/01-x.md")
-    bullet = next(x for x in deck if x.text == "Kept its chunks.")
+    bullet = next(x for x in deck if x.text == "Kept its place.")
     assert S.signals(bullet, pats) == ["calibrated band"]
     # through a pronoun, an order between an inherited entity and a named one cannot be exempt
     assert pats.unexemptable("It beats AdamW.", ["top-k"])

@@ -9,6 +9,8 @@ FOUND = [
     ("The sparse scheme was the quickest of the lot.", "superlative: the quickest"),
     ("Its second cheapest setting sufficed.", "superlative: its second cheapest"),
     ("The slice outpaced the dense update.", "outdoing: outpaced"),
+    ("The sort left the narrower ones far back.", "comparative: the narrower ones"),
+    ("Splitting the queue paid off.", "outcome: paid off"),
     ("The new card outgrew the old one.", "outdoing: outgrew"),
     ("The slice is as sturdy as the sort.", "equative: as sturdy as"),
     ("The path ran hotter under load.", "comparative: ran hotter"),
