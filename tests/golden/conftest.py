@@ -13,9 +13,11 @@ HEADLINE = "results/tinystories-gpu"
 
 
 @pytest.fixture
-def case(project_copy, built_site, warm_copy, tmp_path):
+def case(project_copy, built_site, warm_copy, tmp_path, measured):
     """A project copy plus a previous site in place; `run()` builds over it and returns
-    the stderr after checking the build failed and the previous site is unchanged."""
+    the stderr after checking the build failed and the previous site is unchanged. Each
+    failed build's exit status and last line of stderr are recorded (`measured`): the
+    run's summary shows what every bad input printed."""
     out = tmp_path / "site"
     shutil.copytree(built_site, out)
     # The copy has the untouched project's caches: an edit to the data or the lock
@@ -23,6 +25,10 @@ def case(project_copy, built_site, warm_copy, tmp_path):
     # cold build, and an edit to the content re-renders the pages it touches.
     give_caches(warm_copy, project_copy)
     before = tree_digest(out)
+
+    def _said(r) -> None:
+        lines = r.stderr.strip().splitlines()
+        measured(f"exit {r.returncode}: {lines[-1] if lines else '(nothing on stderr)'}")
 
     class Case:
         root = project_copy
@@ -34,6 +40,7 @@ def case(project_copy, built_site, warm_copy, tmp_path):
                 assert r.returncode != 0, "the build should have failed"
                 assert tree_digest(out) == before, "the previous site was changed"
                 assert not [p for p in tmp_path.iterdir() if p.name.startswith(".site-")]
+                _said(r)
             return r
 
         @staticmethod
@@ -48,6 +55,7 @@ def case(project_copy, built_site, warm_copy, tmp_path):
             assert tree_digest(out) == before, "the previous site was changed"
             for u, was in users.items():
                 assert (tree_digest(u) if u.is_dir() else u.read_bytes()) == was, u
+            _said(r)
             return r
 
         @staticmethod
