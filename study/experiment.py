@@ -35,19 +35,25 @@ class Experiment:
 
 
 class _Sources:
-    """The pinned files' sources, and the reads (cit/reads.py) every file is opened by."""
+    """The pinned files' sources, and the reads (cit/reads.py) every file is opened by.
+    Each file's Source is made once and shared by every number that cites it (one per
+    number cost about 5 KB a log: docs/faults.md, N20)."""
     def __init__(self, vendored: dict[str, VendoredFile], reads: Reads):
         self.vendored = vendored
         self.reads = reads
+        self.made: dict[str, Source] = {}
 
     def __call__(self, rels) -> tuple[Source, ...]:
-        out = []
-        for rel in rels:
+        return tuple(self.one(rel) for rel in rels)
+
+    def one(self, rel: str) -> Source:
+        got = self.made.get(rel)
+        if got is None:
             v = self.vendored.get(rel)
             if v is None:
                 raise BuildError(rel, "not in vendored/lock.yaml")
-            out.append(Source(rel, v.commit, v.blob_sha1))
-        return tuple(out)
+            got = self.made[rel] = Source(rel, v.commit, v.blob_sha1)
+        return got
 
 
 def _register_q(reg: Registry, src: _Sources, q: Quantity, locator: str) -> None:
