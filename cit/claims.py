@@ -157,15 +157,13 @@ def mark_html(c: Claim) -> str:
     """The small mark after the sentence, which opens the claim's card, and the end
     of the sentence's span. A hypothesis says so in words."""
     e = html.escape
-    # no id here: the naked-number check reads labels, and ids carry digits
-    label = ("One-seed hypothesis, checked against the data: show the evidence"
-             if c.hypothesis else "Checked claim: show the evidence")
+    # no id here: the naked-number check reads labels, and ids carry digits. The mark's
+    # accessible name ("Checked claim: show the evidence") is given by static/site.js with
+    # its role (button): a <data> may carry aria-label only with a role
     text = "hypothesis ✓" if c.hypothesis else "✓"
     cls = "claim-mark claim-hyp" if c.hypothesis else "claim-mark"
-    # data-label, not aria-label: a <data> may carry aria-label only with a role, and the
-    # role (button) is given by static/site.js, which copies the label then
     return (f'<data class="{cls}" value="verified" data-id="{e(c.id)}" '
-            f'data-kind="{CLAIM_KIND}" data-label="{e(label)}">{text}</data></span>')
+            f'data-kind="{CLAIM_KIND}">{text}</data></span>')
 
 
 def claim_book(registry, prefix: str = "") -> "ClaimBook":

@@ -120,6 +120,13 @@
   listen(document, "touchstart", { passive: true });
   listen(window, "resize");
 
+  /* A claim's mark is named for a screen reader: a hypothesis (one seed) says so. */
+  function claimLabel(mark) {
+    return mark.classList.contains("claim-hyp")
+      ? "One-seed hypothesis, checked against the data: show the evidence"
+      : "Checked claim: show the evidence";
+  }
+
   function setUpNumbers(root) {
     var nums = (root || document).querySelectorAll(NUM);
     for (var i = 0; i < nums.length; i++) {
@@ -130,8 +137,8 @@
       num.setAttribute("aria-controls", CARD_ID);
       if (!num.hasAttribute("tabindex")) num.tabIndex = 0;
       num.setAttribute("role", "button");
-      // a claim's mark names itself (cit/claims.py puts the words in data-label)
-      if (num.hasAttribute("data-label")) num.setAttribute("aria-label", num.getAttribute("data-label"));
+      // a claim's mark says what it is (docs/claims.md, "The mark")
+      if (num.classList.contains("claim-mark")) num.setAttribute("aria-label", claimLabel(num));
       num.setAttribute("aria-haspopup", "dialog");
       num.setAttribute("aria-expanded", "false");
     }

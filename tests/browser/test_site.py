@@ -336,6 +336,11 @@ CHECK_CLAIMS = """async ({expected, settleMs}) => {
     if (want.verdict !== 'verified') failures.push(`${where}: verdict ${want.verdict}`);
     if (!mark.closest('span.claim')) failures.push(`${where}: not inside its sentence`);
     if (mark.tabIndex < 0) failures.push(`${where}: not reachable by keyboard`);
+    if (mark.getAttribute('role') !== 'button') failures.push(`${where}: role ${mark.getAttribute('role')}`);
+    // its name says what it opens, and a one-seed hypothesis says so (docs/claims.md)
+    const name = mark.getAttribute('aria-label') || '';
+    const namePrefix = want.hypothesis ? 'One-seed hypothesis' : 'Checked claim';
+    if (!name.startsWith(namePrefix)) failures.push(`${where}: named ${JSON.stringify(name)}`);
     mark.click();
     const card = () => document.getElementById(mark.getAttribute('aria-controls') || '');
     if (!(await wait(() => mismatches(mark, card(), id, want).length === 0, settleMs)))
