@@ -89,16 +89,16 @@ def build_figures(root: Path, upstream_files: int, stage_figures: Mapping[str, t
     figures["allowlist_size"] = (
         len(load_allowlist(root / "data" / "allowlist.yaml", reads)),
         "Entries in the allow-list of structural numerals", "entries of data/allowlist.yaml")
-    # not the count of every sentence read: any edit would change it, and with it every
-    # page that shows the registry (docs/claims.md)
-    figures["sentences_found"] = (sentences.found, "Comparison candidates found",
-                                  "sentences naming one of the study's entities (or inheriting "  # :x[label]
-                                  "one through a pronoun), its data or a quantity, or holding a "
-                                  "comparing word; or carrying a claim")
-    figures["sentences_checked"] = (sentences.checked, "Comparison candidates carrying a checked claim",
+    # every sentence read carries a claim or a reason, so adding one changes this count
+    # and the pages that show it (docs/claims.md)
+    figures["sentences_found"] = (sentences.found, "Sentences read, each carrying a claim or a reason",
+                                  "every prose sentence of the pages, slides, glossary, chain "  # :x[label]
+                                  "and templates, and each comparison candidate among the "
+                                  "page text written in code")
+    figures["sentences_checked"] = (sentences.checked, "Sentences carrying a checked claim",
                                     "sentences ending in a claim reference")
-    figures["sentences_exempt"] = (sentences.exempt, "Comparison candidates exempt, with a reason",
-                                   "candidates ending in a reason mark")
+    figures["sentences_exempt"] = (sentences.exempt, "Sentences carrying a reason",
+                                   "sentences ending in a reason mark")
     probe_words = (("sentence_probes", "Probe sentences that compare, in words the site does not use"),
                    ("sentence_probes_flagged", "Comparing probe sentences the detector flags"),
                    ("sentence_probes_plain", "Probe sentences that name nothing of the study"),

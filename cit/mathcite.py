@@ -286,6 +286,9 @@ def _caption(env, refs: PageRefs, tokens, i: int) -> None:
     tok = tokens[i]
     m = CAPTION_RE.match(tok.content)
     if not m:
+        if re.match(r"(Figure|Table):\s", tok.content) and re.search(r"\{#(fig|tbl):", tok.content):
+            raise BuildError(f"{env['path']}:{_line_of(env, tok)}", "a caption's label "
+                             "{#...} must end its paragraph (a reason mark goes before it)")
         return
     word, label = m.group(1), m.group(3)
     if label.split(":")[0] != {"Figure": "fig", "Table": "tbl"}[word]:

@@ -246,7 +246,8 @@ def yaml_sentences(text: str, file: str, name_keys=()) -> list[Sentence]:
 
 
 TAG_RE = re.compile(r"<(/?)([a-zA-Z][\w-]*)[^>]*>|\{#.*?#\}|\{%.*?%\}|\{\{.*?\}\}", re.S)
-SCRIPT_RE = re.compile(r"<(script|style)\b.*?</\1>", re.S | re.I)
+# scripts, styles, comments and the doctype are not prose
+SCRIPT_RE = re.compile(r"<(script|style)\b.*?</\1>|<!--.*?-->|<![^>]*>", re.S | re.I)
 INLINE_TAGS = {"a", "abbr", "b", "code", "data", "em", "i", "small", "span", "strong",
                "sub", "sup", "time", "kbd", "q", "dfn", "bdi"}
 BREAK = "\x1f"
@@ -533,26 +534,26 @@ def judge(sentences, pats: Patterns, claims=None) -> tuple[int, dict, list[str]]
                 problems.append(f"{s.where}: a sentence carries both a claim and a reason "
                                 f"(:x[{s.reasons[0]}]); drop the reason: {s.text!r}")
         elif reasons:
-            wrong = _reason_problems(s, reasons, flagged.get(i), pats, code)
+            wrong = _reason_problems(s, reasons, pats)
             problems += wrong
             if not wrong:
                 counts[reasons[0]] += 1
         elif i in flagged:
             problems.append(f"{s.where}: a comparison candidate "
                             f"({', '.join(flagged[i])}) carries no claim: {s.text!r}")
+        elif not code:
+            problems.append(f"{s.where}: a sentence carries neither a claim :c[id] nor a "
+                            f"reason :x[key]: {s.text!r}")
     return checked, counts, problems
 
 
-def _reason_problems(s: Sentence, reasons, flagged, pats: Patterns, code: bool) -> list[str]:
+def _reason_problems(s: Sentence, reasons, pats: Patterns) -> list[str]:
     if len(reasons) > 1:
         return [f"{s.where}: a sentence carries {len(reasons)} reasons; give it one"]
     key = reasons[0]
     if key not in pats.reasons:
         return [f"{s.where}: unknown reason :x[{key}] (site.yaml sentences: reasons has "
                 f"{', '.join(pats.reasons) or 'none'})"]
-    if not flagged and not code:
-        return [f"{s.where}: :x[{key}] on a sentence that is no comparison candidate; "
-                f"drop the reason: {s.text!r}"]
     why = s.why if s.found is not None else pats.unexemptable(s.text)
     if why:
         return [f"{s.where}: :x[{key}] cannot exempt this sentence: {why}; it needs a "

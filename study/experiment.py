@@ -551,22 +551,27 @@ def _sweep_claim(reg, sources, sessions) -> None:
     last_todo = sum(t for _, _, t in last.stages)
     main_todo = first.stages[1][2] if len(first.stages) > 1 else -1
     main_done = [r for r, _, _ in first.finished][:max(main_todo, 0)]
+    main_runs = first.stages[1][1] if len(first.stages) > 1 else -1
+    final_todo = last.stages[-1][2] if last.stages else -1
     holds = (len(lr) == len(sessions) and not any(lr) and bool(first.gave_up)
-             and main_todo == len(main_done) > 0
+             and main_todo == len(main_done) > 0 and main_todo < main_runs
+             and final_todo == 0
              and all(sum(t for _, _, t in s.stages) == len(s.finished) and not s.crashes
                      for s in middle + [last])
              and all("fbsent" in r for r, _, _ in last.finished))
     claim_book(reg).add(
         "exp.sweep_log_sessions",
         "in every start of the sweep script the learning-rate batch has nothing left to do; "
-        "the first start finished the runs its main batch had left, then gave up on a run "
-        "after crashes; every later start finished each run "
-        "it said was still to do, with no crash, and the last one's runs all feed back the "
-        "band sent",
+        "the first start's main batch had some of its runs done and some left, and the first "
+        "start finished those left, then gave up on a run after crashes; every later start "
+        "finished each run it said was still to do, with no crash, the last one's runs all "
+        "feed back the band sent, and the last one's final batch had none left to do",
         Verdict(holds, (("starts", str(len(sessions))),
                         ("learning-rate runs still to do, per start", ", ".join(map(str, lr))),
-                        ("first start: main batch to do, finished", f"{main_todo}, {len(main_done)}"),
+                        ("first start: main batch runs, to do, finished",
+                         f"{main_runs}, {main_todo}, {len(main_done)}"),
                         ("runs given up in the first start", str(len(first.gave_up))),
-                        ("last start: to do, finished", f"{last_todo}, {len(last.finished)}"))),
+                        ("last start: to do, finished", f"{last_todo}, {len(last.finished)}"),
+                        ("last start: final batch to do", str(final_todo)))),
         sources=sources, computation="parsed starts of the sweep log (study/sweeplog.py): "
                                      "stage lines, done lines, resume and giving-up lines")

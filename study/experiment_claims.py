@@ -742,6 +742,16 @@ def _setup(c: _Ctx) -> None:
           Verdict(len(workers) == 1, (("distinct worker counts", fmt_int(len(workers))),
                                       ("workers", ", ".join(fmt_int(w) for w in sorted(workers))))),
           c.groups, "distinct config.workers over the completed runs")
+    settings = {(r.cfg.warmup, r.cfg.decay, r.cfg.weight_decay, r.cfg.steps)
+                for g in demo for r in g.runs}
+    c.add("exp.same_optimiser_settings",
+          "every DeMo run has the same warm-up, decay, weight decay and number of steps",
+          Verdict(len(settings) == 1,
+                  (("distinct (warmup, decay, weight_decay, steps)", fmt_int(len(settings))),
+                   ("settings", "; ".join(", ".join(map(str, t)) for t in sorted(settings))),
+                   ("runs", fmt_int(sum(len(g.runs) for g in demo))))),
+          demo, "distinct (config.warmup, config.decay, config.weight_decay, config.steps) "
+                "over the DeMo runs")
     lrs = {r.cfg.lr for g in demo for r in g.runs}
     c.add("exp.same_demo_lr",
           "every DeMo run uses the same learning rate",

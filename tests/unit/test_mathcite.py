@@ -102,6 +102,12 @@ def test_figure_and_table_captions_are_numbered_and_referred_to(page):
     assert '<a class="xref" href="#tbl-two"><span class="xnum">Table 1</span></a>' in html
 
 
+def test_a_caption_whose_label_does_not_end_it_names_its_line(page):
+    # a caption with anything after its label would be shown with the label as text
+    _fails(page, "Fine.\n\n| a |\n|---|\n| b |\n\nTable: The second {#tbl:two} :x[caption]\n",
+           7, "must end its paragraph")
+
+
 def test_an_unknown_citation_key_names_its_line(page):
     _fails(page, "Fine.\n\nA claim of a source [@nobody].\n", 3, "unknown citation key 'nobody'")
 

@@ -17,7 +17,7 @@ from cit.reads import Reads
 from cit.sentencerules import Vocabulary, load_vocabulary
 from tests.conftest import give_caches, run_build
 
-FRONT = "---\ntitle: A page\ndescription: What it holds.\nlayout: page\n---\n"
+FRONT = "---\ntitle: A page :x[scope]\ndescription: What it holds :x[scope].\nlayout: page\n---\n"
 
 
 def _project(tmp_path: Path, body: str) -> Path:
@@ -98,7 +98,8 @@ def test_a_study_s_yaml_name_keys_are_skipped_and_only_those():
 REASONS = Vocabulary(names=("top-k", "the band", "low band"), letters=("C",),
                      data_nouns=("run", "log", "seed"),
                      reasons=(("definition", "how a thing is built"),
-                              ("caption", "what a figure draws")))
+                              ("caption", "what a figure draws"),
+                              ("scope", "what a page covers")))
 
 
 def test_an_unmarked_comparing_sentence_fails_with_file_and_line(tmp_path):
@@ -113,22 +114,39 @@ def test_a_claim_or_an_inline_reason_passes_and_is_counted_by_key(tmp_path):
     body = ("The band ended below top-k :c[a.b].\n\n"
             "Each line is a variant; lower is better :x[caption].\n")
     report = S.check(_project(tmp_path, body), vocabulary=REASONS)
-    assert (report.checked, report.exempt, report.found) == (1, 1, 2)
+    assert (report.checked, report.exempt, report.found) == (1, 3, 4)
     assert report.by_reason == (("definition", "how a thing is built", 0),
-                                ("caption", "what a figure draws", 1))
+                                ("caption", "what a figure draws", 1),
+                                ("scope", "what a page covers", 2))
     assert report.read >= 4
 
 
-def test_a_reason_that_is_unknown_needless_or_beside_a_claim_fails(tmp_path):
+def test_a_reason_that_is_unknown_or_beside_a_claim_fails(tmp_path):
     body = ("The band ended below top-k :c[a.b] :x[caption].\n\n"
-            "A thing that is lower is drawn :x[diagram].\n\n"
-            "The page ends here at last :x[caption].\n")
+            "A thing that is lower is drawn :x[diagram].\n")
     with pytest.raises(BuildError) as e:
         S.check(_project(tmp_path, body), vocabulary=REASONS)
     msg = e.value.message
     assert "x.md:6: a sentence carries both a claim and a reason" in msg
-    assert "x.md:8: unknown reason :x[diagram] (site.yaml sentences: reasons has definition, caption)" in msg
-    assert "x.md:10: :x[caption] on a sentence that is no comparison candidate; drop the reason" in msg
+    assert ("x.md:8: unknown reason :x[diagram] (site.yaml sentences: reasons has "
+            "definition, caption, scope)") in msg
+
+
+def test_every_sentence_needs_a_mark_whether_or_not_the_detector_flags_it(tmp_path):
+    """A sentence the detector does not flag still needs a claim or a reason: a missed
+    comparison in a verb nobody listed cannot pass unmarked, and a plain sentence
+    takes its reason (docs/claims.md, Every sentence is marked)."""
+    body = ("The page ends here at last :x[caption].\n\n"
+            "Nothing here is new.\n\n"
+            "## A heading\n")
+    with pytest.raises(BuildError) as e:
+        S.check(_project(tmp_path, body), vocabulary=REASONS)
+    problems = e.value.message.split("\n  ")[1:]
+    assert problems == [
+        "content/pages/x.md:8: a sentence carries neither a claim :c[id] nor a reason "
+        ":x[key]: 'Nothing here is new.'",
+        "content/pages/x.md:10: a sentence carries neither a claim :c[id] nor a reason "
+        ":x[key]: 'A heading'"]
 
 
 def test_a_reason_cannot_exempt_a_universal_over_the_data_or_an_ordering(tmp_path):
