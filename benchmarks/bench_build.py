@@ -120,7 +120,7 @@ def append_sentence(path: Path, k: int) -> None:
     """An edit as a writer makes one: a sentence at the end that the words check passes
     (no digits, no number words, nothing of the study: docs/claims.md)."""
     words = ("alder", "birch", "cedar", "elm", "fir", "hazel", "larch", "maple", "oak", "pine")
-    path.write_text(path.read_text() + f"\nA sentence added by the benchmark, edit {words[k % 10]}.\n")
+    path.write_text(path.read_text() + f"\nA sentence added by the benchmark, edit {words[k % 10]} :x[scope].\n")
 
 
 def content_vs_mkdocs(proj: Path, mk: Path, site: Path, runs: int) -> tuple[float, float]:

@@ -146,6 +146,7 @@ def plain(raw: str) -> str:
         if m.group(0).startswith("["):
             return m.group(3)
         return ""
+    raw = raw.replace("![", "[")          # an image reads as its alt text
     return " ".join(MARKUP_RE.sub(repl, raw).split())
 
 

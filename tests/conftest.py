@@ -71,6 +71,16 @@ def tree_digest(d: Path) -> dict[str, str]:
             for p in sorted(d.rglob("*")) if p.is_file()}
 
 
+def reword(page: Path, words: str = "as the test words it") -> None:
+    """Edit one sentence of a content page: `words` go before the first reason mark
+    after the front matter. The page's text changes and the count of sentences, which
+    /tested and /method show, does not (every sentence carries a mark:
+    docs/claims.md)."""
+    text = page.read_text()
+    at = text.index(" :x[", text.index("\n---\n", 4) + 5)
+    page.write_text(text[:at] + " " + words + text[at:])
+
+
 @pytest.fixture(scope="session")
 def vendored_files():
     """The upstream files, materialised and verified (the build's own vendor step)."""

@@ -181,6 +181,7 @@ def deck_bar(home: str) -> str:
     one template expression is the link to the hub, `home`."""
     text = (ROOT / "templates" / "deck.html").read_text(encoding="utf-8")
     bar = re.search(r'<nav class="deck-bar".*?</nav>\n', text, re.S).group(0).replace("{{ home }}", home)
+    bar = re.sub(r"\{#.*?#\}", "", bar)       # Jinja comments (reason marks) render as nothing
     assert "{" not in bar, "the control bar now needs more of the template"
     return bar
 

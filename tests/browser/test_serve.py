@@ -106,7 +106,7 @@ def reload_times(page, md: Path, saves: int, save=_save, tag: str = "w") -> list
     times = []
     for k in range(saves):
         word = f"Reloadmarker{tag}{'abcdefghij'[k]}"
-        t0 = save(md, original + f"\nA sentence ending in {word}.\n")
+        t0 = save(md, original + f"\nA sentence ending in {word} :x[scope].\n")
         page.wait_for_function(f"() => document.body && document.body.textContent.includes({word!r})"
                                " && document.readyState === 'complete'", timeout=180_000)
         times.append(time.perf_counter() - t0)

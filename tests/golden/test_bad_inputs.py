@@ -514,7 +514,7 @@ def test_an_unpinned_outside_link_is_allowed_and_listed_by_check(case, tmp_path)
     before = _unpinned_listed(case.root)
     p = case.root / "content" / "pages" / "notebook.md"
     p.write_text(p.read_text() + "\nSee [the project](https://example.org/project) and "
-                 "[a pinned tree](https://example.org/t/0123456789abcdef0123456789abcdef01234567)."
+                 "[a pinned tree](https://example.org/t/0123456789abcdef0123456789abcdef01234567) :x[scope]."
                  "\n")
     r = run_build(tmp_path / "fresh", root=case.root, env={"CIT_VENDOR_MIRROR": ""}, cold=False)
     assert r.returncode == 0, r.stderr
@@ -652,7 +652,7 @@ def test_a_build_killed_at_the_swap_leaves_the_old_or_the_new_site_never_none(
     out = tmp_path / "site"
     old = tree_digest(out)
     p = case.root / "content" / "pages" / "notebook.md"
-    p.write_text(p.read_text() + "\nA changed sentence.\n")
+    p.write_text(p.read_text() + "\nA changed sentence :x[scope].\n")
     watch = SiteWatch(out)
     for when in ("before", "after"):
         marker = tmp_path / f"paused-{when}"
@@ -686,7 +686,7 @@ def test_ctrl_c_prints_one_line_and_leaves_a_whole_site(case, tmp_path, when):
     out = tmp_path / "site"
     old = tree_digest(out)
     p = case.root / "content" / "pages" / "notebook.md"
-    p.write_text(p.read_text() + "\nA changed sentence.\n")
+    p.write_text(p.read_text() + "\nA changed sentence :x[scope].\n")
     marker = tmp_path / "paused"
     target = "cit.render:render_site" if when == "during" else "cit.atomic:_renameat2"
     # the pause is how long the test may take to send its signal: SIGINT ends a pause
@@ -1096,7 +1096,7 @@ def test_a_build_on_a_full_disk_is_refused_whole_with_no_leftovers(case, tmp_pat
     old = tree_digest(out)
     p = case.root / "content" / "pages" / "notebook.md"
     word = "".join(random.choices(string.ascii_lowercase, k=16))
-    p.write_text(p.read_text() + f"\nA changed sentence, {word}.\n")
+    p.write_text(p.read_text() + f"\nA changed sentence, {word} :x[scope].\n")
     limit = (out / "notebook" / "index.html").stat().st_size // 2
 
     def small_files():

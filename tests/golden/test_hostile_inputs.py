@@ -251,7 +251,7 @@ PNG = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADU
 def test_a_data_png_image_which_the_docs_allow_builds(case, tmp_path):
     """N10: it was refused by the link check as an outside request."""
     p = case.root / "content" / "pages" / "method.md"
-    p.write_text(p.read_text() + f"\n![A one-pixel image]({PNG})\n")
+    p.write_text(p.read_text() + f"\n![A one-pixel image]({PNG}) :x[caption]\n")
     r = case.run(expect_failure=False)
     assert r.returncode == 0, r.stderr
     assert f'src="{PNG}"' in (tmp_path / "site" / "method" / "index.html").read_text()

@@ -31,7 +31,7 @@ def _replace(root, rel, old, new):
 
 
 def _content(root):
-    _append(root, "content/pages/notebook.md", "\nA sentence the test adds, in plain words.\n")
+    _append(root, "content/pages/notebook.md", "\nA sentence the test adds, in plain words :x[scope].\n")
 
 
 def _claimed_sentence(root):
@@ -46,17 +46,18 @@ def _glossary(root):
     at = text.index("definition:")
     eol = text.index("\n", at)
     line = text[:eol].rstrip()
-    edited = line[:-1] + ' Edited."' if line.endswith('"') else line + " Edited."
+    edited = (line[:-1] + ' Edited :x[definition]."' if line.endswith('"')
+              else line + " Edited :x[definition].")
     (root / "content" / "glossary.yaml").write_text(edited + text[eol:])
 
 
 def _chain(root):
-    _replace(root, "content/chain.yaml", 'label: "an optical module at each worker"',
-             'label: "an optical module beside each worker"')
+    _replace(root, "content/chain.yaml", 'label: "an optical module at each worker :x[label]"',
+             'label: "an optical module beside each worker :x[label]"')
 
 
 def _templates(root):
-    _replace(root, "templates/page.html", "{{ body }}", "{{ body }}\n<p>Edited template.</p>")
+    _replace(root, "templates/page.html", "{{ body }}", "{{ body }}\n<p>Edited template{# :x[label] #}.</p>")
 
 
 def _static(root):
@@ -163,8 +164,8 @@ def test_a_prose_only_page_kept_from_the_cache_is_refused_after_an_allow_list_ed
     give_caches(warm_copy, project_copy)
     _allowlist(project_copy)
     (project_copy / "content" / "pages" / "prose.md").write_text(
-        "---\ntitle: Prose\ndescription: Plain words.\nlayout: page\n---\n\n"
-        "## Prose\n\nIt ran as Q7 of the test.\n")
+        "---\ntitle: Prose :x[scope]\ndescription: Plain words :x[scope].\nlayout: page\n---\n\n"
+        "## Prose :x[scope]\n\nIt ran as Q7 of the test :x[scope].\n")
     first = run_build(tmp_path / "first", root=project_copy, cold=False)
     assert first.returncode == 0, first.stderr
     _replace(project_copy, "data/allowlist.yaml",

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from cit import build, cache
-from tests.conftest import give_caches, run_build
+from tests.conftest import give_caches, reword, run_build
 from tests.conftest import tree_digest
 
 
@@ -35,7 +35,7 @@ def test_an_edited_page_is_rendered_alone_and_the_site_equals_a_cold_build(
         project_copy, warm_copy, tmp_path):
     give_caches(warm_copy, project_copy)
     md = project_copy / "content" / "pages" / "notebook.md"
-    md.write_text(md.read_text() + "\nA sentence the test adds, in plain words.\n")
+    reword(md)
     assert _cold_equals_incremental(project_copy, tmp_path, "edit") == \
         "pages rendered: 1 of 12 (notebook/index.html)"
     # nothing changed since: nothing is rendered, and the site is the same
@@ -61,7 +61,7 @@ def test_a_late_page_edited_alone_is_rendered_alone(project_copy, warm_copy, tmp
     the glossary page's prose that leaves its usage as it was renders it alone."""
     give_caches(warm_copy, project_copy)
     md = project_copy / "content" / "pages" / "glossary.md"
-    md.write_text(md.read_text() + "\nA sentence the test adds, in plain words.\n")
+    reword(md)
     assert _cold_equals_incremental(project_copy, tmp_path, "late") == \
         "pages rendered: 1 of 12 (glossary/index.html)"
 
@@ -96,8 +96,8 @@ def test_an_edited_glossary_term_renders_every_page(project_copy, warm_copy, tmp
     at = text.index("definition:")
     eol = text.index("\n", at)
     line = text[:eol].rstrip()
-    gpath.write_text(line[:-1] + ' Edited."' + text[eol:] if line.endswith('"')
-                     else line + " Edited." + text[eol:])
+    gpath.write_text(line[:-1] + ' Edited :x[definition]."' + text[eol:] if line.endswith('"')
+                     else line + " Edited :x[definition]." + text[eol:])
     assert _cold_equals_incremental(project_copy, tmp_path, "term") == \
         f"pages rendered: {len(records)} of {len(records)}"
 
@@ -171,7 +171,7 @@ def test_a_page_edit_imports_only_what_it_needs(project_copy, warm_copy, tmp_pat
     pages = [pages] if isinstance(pages[0], str) else list(pages)
     for md, _ in pages:
         path = project_copy / "content" / md
-        path.write_text(path.read_text() + "\nA sentence the test adds, in plain words.\n")
+        reword(path)
     r = subprocess.run([sys.executable, "-X", "importtime", str(project_copy / "build.py"),
                         "--out", str(tmp_path / "site")], cwd=project_copy,
                        capture_output=True, text=True)

@@ -442,7 +442,7 @@ def test_the_preview_rebuilder_gives_the_same_files_with_the_index_later(project
     rebuild = build.serve_rebuilder(project_copy, None)
     whole = rebuild(None)
     page = project_copy / "content" / "pages" / "notebook.md"
-    page.write_text(page.read_text() + "\nA sentence added for the preview.\n")
+    page.write_text(page.read_text() + "\nA sentence added for the preview :x[scope].\n")
     handed = []
     files = rebuild({"content/pages/notebook.md"}, later=lambda finish: handed.append(finish))
     assert not any(k.startswith(serve.INDEX_PREFIX) for k in files)
@@ -484,12 +484,13 @@ def _warm_edit(root, edit: str) -> str:
         text = path.read_text()
         eol = text.index("\n", text.index("definition:"))
         line = text[:eol].rstrip()
-        path.write_text((line[:-1] + ' Edited."' if line.endswith('"') else line + " Edited.")
+        path.write_text((line[:-1] + ' Edited :x[definition]."' if line.endswith('"')
+                         else line + " Edited :x[definition].")
                         + text[eol:])
     else:
         path = (root / "content" / "pages" / "notebook.md" if edit == "page"
                 else sorted((root / "content" / "decks").glob("*.md"))[0])
-        path.write_text(path.read_text() + "\nA sentence the test adds, in plain words.\n")
+        path.write_text(path.read_text() + "\nA sentence the test adds, in plain words :x[scope].\n")
     return path.relative_to(root).as_posix()
 
 
