@@ -166,7 +166,7 @@ def test_a_reason_cannot_exempt_a_universal_over_the_data_or_an_ordering(tmp_pat
 
 
 def test_reasons_in_code_yaml_and_templates_sit_where_the_check_names_the_sentence(tmp_path):
-    root = _project(tmp_path, "Intro text goes here.\n")
+    root = _project(tmp_path, "Intro text goes here :x[scope].\n")
     (root / "study").mkdir()
     (root / "study" / "cap.py").write_text(
         'PAGE_TEXT = True\n'
@@ -186,13 +186,13 @@ def test_reasons_in_code_yaml_and_templates_sit_where_the_check_names_the_senten
     lines = (root / "study" / "cap.py").read_text().splitlines()
     (root / "study" / "cap.py").write_text("\n".join(lines[:4]) + "\n")
     report = S.check(root, packages=("study",), vocabulary=REASONS)
-    assert dict((k, n) for k, _, n in report.by_reason) == {"caption": 3, "definition": 2}
+    assert dict((k, n) for k, _, n in report.by_reason) == {"caption": 3, "definition": 2, "scope": 3}
 
 
 def test_a_sentence_added_to_a_string_with_a_reason_does_not_take_that_reason(tmp_path):
     """One mark a candidate: an outside break test added a comparing sentence to a
     caption whose line had one reason, and one mark for all let it through."""
-    root = _project(tmp_path, "Intro text goes here.\n")
+    root = _project(tmp_path, "Intro text goes here :x[scope].\n")
     (root / "study").mkdir()
     cap = ('PAGE_TEXT = True\n'
            'A = ("The low band fills the first cells of C."  # :x[caption]\n'
@@ -205,7 +205,7 @@ def test_a_sentence_added_to_a_string_with_a_reason_does_not_take_that_reason(tm
 
 
 def test_a_reason_comment_off_a_sentence_line_fails(tmp_path):
-    root = _project(tmp_path, "Intro text goes here.\n")
+    root = _project(tmp_path, "Intro text goes here :x[scope].\n")
     (root / "study").mkdir()
     (root / "study" / "cap.py").write_text('PAGE_TEXT = True\n# :x[caption]\n'
                                            'A = "The low band fills the cells of C."\n')
@@ -220,23 +220,24 @@ def _claim(words=()):
 def test_a_loose_word_needs_the_claims_definition(tmp_path):
     root = _project(tmp_path, "The band ended far below top-k :c[a.b].\n")
     with pytest.raises(BuildError, match=r"x.md:6: 'far' in a sentence citing a.b"):
-        S.check(root, claims={"a.b": _claim()})
-    report = S.check(root, claims={"a.b": _claim((("far below", "by more than ten sds"),))})
+        S.check(root, claims={"a.b": _claim()}, vocabulary=REASONS)
+    report = S.check(root, claims={"a.b": _claim((("far below", "by more than ten sds"),))},
+                     vocabulary=REASONS)
     assert report.checked == 1
 
 
 def test_a_module_declaring_page_text_is_read_and_every_read_is_recorded(tmp_path):
     """Code is read when it declares `PAGE_TEXT = True`, not from a hand-kept list; every
     file the check reads goes through the Reads it is given, so it is recorded."""
-    root = _project(tmp_path, "Intro text goes here.\n")
+    root = _project(tmp_path, "Intro text goes here :x[scope].\n")
     (root / "study" / "blocks").mkdir(parents=True)
     caption = 'CAP = "<p>Band C ended below top-k here.</p>"\n'
     (root / "study" / "blocks" / "shown.py").write_text("PAGE_TEXT = True\n" + caption)
     (root / "study" / "hidden.py").write_text(caption)
     reads = Reads(root)
     with pytest.raises(BuildError) as e:
-        S.check(root, reads, packages=("study",))
-    assert "study/blocks/shown.py:2: a comparison candidate (below)" in e.value.message
+        S.check(root, reads, packages=("study",), vocabulary=REASONS)
+    assert "study/blocks/shown.py:2: a comparison candidate (C, top-k, below)" in e.value.message
     assert "hidden.py" not in e.value.message
     got = reads.shared()
     assert {"f:content/pages/x.md", "f:study/hidden.py",
@@ -244,7 +245,7 @@ def test_a_module_declaring_page_text_is_read_and_every_read_is_recorded(tmp_pat
 
 
 def test_a_bad_byte_or_a_folder_is_refused_by_the_reads(tmp_path):
-    root = _project(tmp_path, "Intro text goes here.\n")
+    root = _project(tmp_path, "Intro text goes here :x[scope].\n")
     (root / "content" / "glossary.yaml").write_bytes(b"a:\n  definition: caf\xe9\n")
     with pytest.raises(BuildError, match=r"^content/glossary.yaml:2: not UTF-8 \(byte 0xe9"):
         S.check(root)
