@@ -162,7 +162,7 @@ def test_a_failed_rebuild_shows_its_error_and_keeps_the_last_good_page(server, p
         other.locator("#cit-build-error").wait_for(timeout=180_000)
         other.close()
         # fixed: the page reloads, without the error
-        md.write_text(text + "\nFixed again.\n")
+        md.write_text(text + "\nFixed again :x[scope].\n")
         page.wait_for_function("() => document.body.textContent.includes('Fixed again.')",
                                timeout=180_000)
         assert page.locator("#cit-build-error").count() == 0

@@ -595,12 +595,24 @@ sys.exit(importlib.import_module(entry).main(sys.argv[7:]))
 """
 
 
+def _as_from_a_shell():
+    """The child's Ctrl-C and SIGTERM as a shell gives them: delivered, not ignored. A
+    child inherits its parent's signal mask and ignored signals, and the test worker may
+    have SIGINT blocked or ignored (a full run left it so: the build then slept its
+    pause out and exited 0)."""
+    import signal
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def paused_process(root, target, when, marker, args, entry="cit.build", seconds=60):
     import subprocess
     import sys
     return subprocess.Popen([sys.executable, "-c", PAUSED, str(root), target, when,
                              str(marker), str(seconds), entry, *args], cwd=root,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_as_from_a_shell)
 
 
 def wait_for(marker, proc):
