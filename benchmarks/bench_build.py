@@ -118,7 +118,8 @@ def project_copy(tmp: Path) -> Path:
 
 def append_sentence(path: Path, k: int) -> None:
     """An edit as a writer makes one: a sentence at the end that the words check passes
-    (no digits, no number words, nothing of the study: docs/claims.md)."""
+    (its reason mark, no digits, no number words, nothing of the study: docs/claims.md).
+    A new sentence changes the count /tested and /method show, so both render again."""
     words = ("alder", "birch", "cedar", "elm", "fir", "hazel", "larch", "maple", "oak", "pine")
     path.write_text(path.read_text() + f"\nA sentence added by the benchmark, edit {words[k % 10]} :x[scope].\n")
 

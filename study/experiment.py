@@ -549,9 +549,8 @@ def _sweep_claim(reg, sources, sessions) -> None:
     first, last = sessions[0], sessions[-1]
     middle = sessions[1:-1]
     last_todo = sum(t for _, _, t in last.stages)
-    main_todo = first.stages[1][2] if len(first.stages) > 1 else -1
+    _, main_runs, main_todo = first.stages[1] if len(first.stages) > 1 else ("", -1, -1)
     main_done = [r for r, _, _ in first.finished][:max(main_todo, 0)]
-    main_runs = first.stages[1][1] if len(first.stages) > 1 else -1
     final_todo = last.stages[-1][2] if last.stages else -1
     holds = (len(lr) == len(sessions) and not any(lr) and bool(first.gave_up)
              and main_todo == len(main_done) > 0 and main_todo < main_runs

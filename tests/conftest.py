@@ -81,6 +81,17 @@ def reword(page: Path, words: str = "as the test words it") -> None:
     page.write_text(text[:at] + " " + words + text[at:])
 
 
+def edit_first_definition(glossary: Path) -> None:
+    """Add a sentence, with its reason mark, to the first definition of a glossary
+    file: an edit to a term every page's record reads."""
+    text = glossary.read_text()
+    eol = text.index("\n", text.index("definition:"))
+    line = text[:eol].rstrip()
+    edited = (line[:-1] + ' Edited :x[definition]."' if line.endswith('"')
+              else line + " Edited :x[definition].")
+    glossary.write_text(edited + text[eol:])
+
+
 @pytest.fixture(scope="session")
 def vendored_files():
     """The upstream files, materialised and verified (the build's own vendor step)."""

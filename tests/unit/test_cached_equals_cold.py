@@ -13,7 +13,8 @@ import pytest
 import yaml
 
 from cit.vendor import git_blob_sha1
-from tests.conftest import give_caches, run_build, run_build_process, tree_digest
+from tests.conftest import (edit_first_definition, give_caches, run_build,
+                            run_build_process, tree_digest)
 
 HEADLINE = "results/tinystories-gpu"
 
@@ -42,13 +43,7 @@ def _claimed_sentence(root):
 
 
 def _glossary(root):
-    text = (root / "content" / "glossary.yaml").read_text()
-    at = text.index("definition:")
-    eol = text.index("\n", at)
-    line = text[:eol].rstrip()
-    edited = (line[:-1] + ' Edited :x[definition]."' if line.endswith('"')
-              else line + " Edited :x[definition].")
-    (root / "content" / "glossary.yaml").write_text(edited + text[eol:])
+    edit_first_definition(root / "content" / "glossary.yaml")
 
 
 def _chain(root):

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from cit import build, cache
-from tests.conftest import give_caches, reword, run_build
+from tests.conftest import edit_first_definition, give_caches, reword, run_build
 from tests.conftest import tree_digest
 
 
@@ -91,13 +91,7 @@ def test_an_edited_glossary_term_renders_every_page(project_copy, warm_copy, tmp
     give_caches(warm_copy, project_copy)
     records = build.read_page_records(project_copy)
     assert all("f:content/glossary.yaml" in r.reads for r in records.values())
-    gpath = project_copy / "content" / "glossary.yaml"
-    text = gpath.read_text()
-    at = text.index("definition:")
-    eol = text.index("\n", at)
-    line = text[:eol].rstrip()
-    gpath.write_text(line[:-1] + ' Edited :x[definition]."' + text[eol:] if line.endswith('"')
-                     else line + " Edited :x[definition]." + text[eol:])
+    edit_first_definition(project_copy / "content" / "glossary.yaml")
     assert _cold_equals_incremental(project_copy, tmp_path, "term") == \
         f"pages rendered: {len(records)} of {len(records)}"
 

@@ -15,7 +15,7 @@ import pytest
 
 from cit import serve
 from cit.errors import BuildError
-from tests.conftest import ROOT
+from tests.conftest import ROOT, edit_first_definition
 
 
 def test_the_published_build_never_carries_the_live_reload_script(built_site):
@@ -481,12 +481,7 @@ def _warm_edit(root, edit: str) -> str:
     """One save of the kind `edit` names, as an author makes it; the path saved."""
     if edit == "glossary":
         path = root / "content" / "glossary.yaml"
-        text = path.read_text()
-        eol = text.index("\n", text.index("definition:"))
-        line = text[:eol].rstrip()
-        path.write_text((line[:-1] + ' Edited :x[definition]."' if line.endswith('"')
-                         else line + " Edited :x[definition].")
-                        + text[eol:])
+        edit_first_definition(path)
     else:
         path = (root / "content" / "pages" / "notebook.md" if edit == "page"
                 else sorted((root / "content" / "decks").glob("*.md"))[0])
