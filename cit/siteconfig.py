@@ -105,7 +105,9 @@ def _failure(e: Exception, what: str, arg) -> str:
     """What a stage's or provider's exception says, in one line."""
     import traceback
     frames = traceback.extract_tb(e.__traceback__)
-    at = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    engine = str(Path(__file__).parent) + "/"
+    ours = [f for f in frames if not f.filename.startswith(engine)] or frames
+    at = f" (at {ours[-1].filename}:{ours[-1].lineno})" if ours else ""
     registry = getattr(arg, "registry", None)
     key = e.args[0] if isinstance(e, KeyError) and e.args else None
     if isinstance(key, str) and registry is not None and key not in registry.numbers \

@@ -403,7 +403,7 @@ def test_stages_in_the_wrong_order_name_the_number_not_yet_registered(case):
     got = one_line(case.run())
     assert re.match(rf"build failed: site.yaml:{line}: stage simulator looked up '[\w.]+', "
                     r"which no earlier stage registered \(the stages run in site.yaml's "
-                    r"order\) \(at .+:\d+\)$", got), got
+                    r"order\) \(at .+/study/[\w/]+\.py:\d+\)$", got), got
 
 
 @pytest.mark.parametrize("body,says", [
