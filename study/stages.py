@@ -28,7 +28,7 @@ def read_study(text: str, name: str = "data/study.yaml") -> dict:
     """data/study.yaml, its keys checked at their line: an unknown one (a misspelt key,
     a stray block) is refused, not ignored (docs/faults.md, N9)."""
     data, node = yamlio.load_with_nodes(text, name)
-    check_fields(data, STUDY_RULES, key_places(name, node), name)
+    check_fields(data, STUDY_RULES, key_places(name, node), "the study's settings")
     return data
 
 

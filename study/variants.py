@@ -203,7 +203,7 @@ def for_reads(reads: Reads) -> Catalogue:
 
 def parse(text: str, name: str = FILE) -> Catalogue:
     data, node = yamlio.load_with_nodes(text, name)
-    check_fields(data, TOP_RULES, key_places(name, node), name)
+    check_fields(data, TOP_RULES, key_places(name, node), "the catalogue")
     items = {k.value: v for k, v in node.value}
     variants = tuple(_variant(raw, n, name) for raw, n in zip(data["variants"],
                                                                items["variants"].value))

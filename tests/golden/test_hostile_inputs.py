@@ -343,11 +343,13 @@ def test_a_layout_left_out_is_refused(case):
 
 
 def test_an_unknown_key_in_study_yaml_is_refused_at_its_line(case):
+    from study.stages import STUDY_RULES
     p = case.root / "data" / "study.yaml"
     old = p.read_text()
     p.write_text(old + "b0: 1\n")
-    assert one_line(case.run()).startswith(
-        f"build failed: data/study.yaml:{old.count(chr(10)) + 1}: ")
+    assert one_line(case.run()) == (
+        f"build failed: data/study.yaml:{old.count(chr(10)) + 1}: the study's settings: "
+        "unknown key `b0` (allowed: " + ", ".join(STUDY_RULES) + ")")
 
 
 # ---- N20 (its log half) and N13: a log over the size limit -------------------------
