@@ -111,6 +111,17 @@ def test_static_outside_the_project_is_refused_at_its_line(case):
         f"build failed: site.yaml:{line}: static: ../.. leads to ")
 
 
+@pytest.mark.parametrize("given", ["../main/content/references.bib", "/etc/x.bib",
+                                   "content/../../x.bib"])
+def test_a_bibliography_outside_the_project_is_refused_at_its_line(case, given):
+    p = case.root / "site.yaml"
+    line = _site_line(case.root, "bibliography:")
+    p.write_text(re.sub(r"(?m)^bibliography: .*$", f"bibliography: {given}", p.read_text()))
+    assert one_line(case.run()) == (
+        f"build failed: site.yaml:{line}: bibliography: {given} leads outside the project; "
+        "name a file of the project, relative to site.yaml")
+
+
 def test_a_link_in_the_engines_templates_that_leads_out_of_them_is_refused(case):
     """N4 for a study sharing the engine's templates (examples/toyopt): only that folder
     is read, not the engine checkout around it (its .git/config, its README)."""
