@@ -390,8 +390,19 @@ class SentenceReport:
 # tables, captions or figure labels) declares it with a top-level `PAGE_TEXT = True`;
 # the check reads every module of the project's code folders and takes those.
 PAGE_TEXT_RE = re.compile(r"^PAGE_TEXT = True\b", re.M)
+BIB_NOTE_RE = re.compile(r"^\s*note\s*=\s*\{(.*?)\}\s*,?\s*$", re.M | re.S)
+
+
+def bib_sentences(text: str, file: str) -> list[Sentence]:
+    """The sentences of a BibTeX file's `note` fields, the one field the bibliography
+    shows as prose (titles and names are names): each note is one inline text."""
+    return [s for m in BIB_NOTE_RE.finditer(text)
+            for s in split_inline(m.group(1), file, text.count("\n", 0, m.start(1)) + 1)]
+
+
 READERS = (("content", "**/*.md", markdown_sentences),
            ("content", "*.yaml", yaml_sentences),
+           ("content", "*.bib", bib_sentences),
            ("templates", "*.html", template_sentences))
 
 

@@ -25,6 +25,7 @@ BIB = """@misc{demo,
 @manual{sheet,
   organization = {A vendor},
   title = {A datasheet},
+  note = {Its power, as the scenario cites it :x[source]},
 }
 """
 
@@ -92,6 +93,9 @@ def test_citations_are_numbered_in_order_with_a_bibliography_and_cards(page):
     assert "B. Peng, J. Quesnelle et al. DeMo: Decoupled Momentum Optimization. arXiv:2411.19870." in html
     assert set(ctx.refs.cards) == {"cite:sheet", "cite:demo"}
     assert ctx.refs.cards["cite:demo"][0] == "[2]"
+    # a note's reason mark is for the sentence check (cit/sentences.py), not the reader
+    assert "A vendor. A datasheet. Its power, as the scenario cites it." in html
+    assert ":x[" not in html
 
 
 def test_figure_and_table_captions_are_numbered_and_referred_to(page):

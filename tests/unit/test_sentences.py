@@ -85,6 +85,16 @@ def test_yaml_sentences_skip_names_and_give_lines():
         (3, "It is built this way."), (3, "Every worker sends more.")]
 
 
+def test_bib_notes_are_read_at_their_lines_and_titles_are_not():
+    text = ("@misc{a,\n  title = {Every worker sends more},\n  note = {Read at the port. "
+            "It is the page's figure :x[source]},\n}\n@misc{b,\n  note = {One more\n"
+            "  line},\n}\n")
+    got = S.bib_sentences(text, "content/refs.bib")
+    assert [(s.line, s.text, s.reasons) for s in got] == [
+        (3, "Read at the port.", ()), (3, "It is the page's figure", ("source",)),
+        (6, "One more line", ())]
+
+
 def test_a_study_s_yaml_name_keys_are_skipped_and_only_those():
     """The engine skips the glossary's and id keys; a study's own YAML names its name
     keys in site.yaml (yaml_name_keys), and without them their values are read as prose."""
