@@ -226,6 +226,9 @@ def parse_site(text: str, name: str = NAME) -> SiteConfig:
     for prefix, n in zip(data.get("unpickle", []), seqs["unpickle"]):
         _unpickle_prefix(prefix, _line(name, n))
     _inside_file(data.get("bibliography"), where("bibliography"), "bibliography")
+    if data.get("bibliography") and Path(data["bibliography"]).parts[0] != "content":
+        raise BuildError(where("bibliography"), f"bibliography: {data['bibliography']} is "
+                         "not in content/, where the sentence check reads its notes")
     repo = data.get("repository")
     if repo is not None:
         check_fields(repo, REPOSITORY_RULES, key_places(name, items["repository"]), "repository")

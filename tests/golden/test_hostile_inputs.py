@@ -122,6 +122,16 @@ def test_a_bibliography_outside_the_project_is_refused_at_its_line(case, given):
         "name a file of the project, relative to site.yaml")
 
 
+def test_a_bibliography_outside_content_is_refused_at_its_line(case):
+    """Its notes are prose, read by the sentence check in content/ (docs/claims.md)."""
+    p = case.root / "site.yaml"
+    line = _site_line(case.root, "bibliography:")
+    p.write_text(re.sub(r"(?m)^bibliography: .*$", "bibliography: data/refs.bib", p.read_text()))
+    assert one_line(case.run()) == (f"build failed: site.yaml:{line}: bibliography: "
+                                    "data/refs.bib is not in content/, where the sentence "
+                                    "check reads its notes")
+
+
 def test_a_link_in_the_engines_templates_that_leads_out_of_them_is_refused(case):
     """N4 for a study sharing the engine's templates (examples/toyopt): only that folder
     is read, not the engine checkout around it (its .git/config, its README)."""
