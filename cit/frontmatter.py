@@ -7,8 +7,6 @@ included): see docs/architecture.md, "Errors".
 
 from __future__ import annotations
 
-import re
-
 from dataclasses import dataclass
 
 import yaml
@@ -16,6 +14,7 @@ import yaml
 from . import yamlio
 from .errors import BuildError
 from .fieldcheck import FieldRule, check_fields, key_places
+from .markup import drop_reason_marks
 
 FENCE = "---"
 NOTES_NAME = "notes"
@@ -27,9 +26,6 @@ FRONT_MATTER_RULES = {"title": FieldRule(str, nonblank=True),
                       "description": FieldRule(str, nonblank=True),
                       "layout": FieldRule(str, choices=("hub", "page", "deck")),
                       "order": FieldRule(int, required=False, nullable=True)}
-
-
-REASON_MARK_RE = re.compile(r"\s*:x\[[^\]\n]*\]")
 
 
 @dataclass(frozen=True)
@@ -94,7 +90,7 @@ def _front_matter(data: dict, fm_text: str, path: str) -> FrontMatter:
         return key_places(path, yamlio.compose(fm_text, path, 2), first_line=2, default=2)(key)
     check_fields(data, FRONT_MATTER_RULES, where, "front matter")
     written = tuple((k, data[k]) for k in ("title", "description"))
-    shown = {k: REASON_MARK_RE.sub("", v) for k, v in written}
+    shown = {k: drop_reason_marks(v) for k, v in written}
     meta = FrontMatter(**dict(data, **shown), written=written)
     if meta.layout == "deck" and meta.order is None:
         raise BuildError(where("layout"), "front matter: a deck needs `order` (its place "

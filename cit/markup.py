@@ -2,7 +2,8 @@
 
 The one HTML form of a number (`number_element`), JSON safe inside a
 `<script type="application/json">` (`json_for_script`), the scroll wrapper of a wide
-table (`scroll_region`) and the one greedy line-wrap helper (`wrap_text`). Nothing here
+table (`scroll_region`), the one greedy line-wrap helper (`wrap_text`) and the removal of
+a sentence's reason marks from text a reader sees (`drop_reason_marks`). Nothing here
 knows about pages or the registry's contents: see docs/architecture.md.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 
 
 def number_element(n) -> str:
@@ -55,3 +57,13 @@ def wrap_text(text: str, width: int, sep: str = " ") -> list[str]:
     if cur:
         lines.append(cur)
     return lines
+
+
+# a sentence's reason mark, `:x[key]`, with the space before it: read by the sentence
+# check where it is written (cit/sentences.py), never shown (docs/claims.md)
+REASON_MARK_RE = re.compile(r"\s*:x\[[^\]\n]*\]")
+
+
+def drop_reason_marks(text: str) -> str:
+    """`text` as a reader sees it: its reason marks taken out."""
+    return REASON_MARK_RE.sub("", text)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import BuildError
+from .markup import drop_reason_marks
 
 REF_RE = re.compile(r"\[(@[^\[\]\n]*)\]")
 KEY_RE = re.compile(r"[A-Za-z0-9][\w:.\-]*")
@@ -455,11 +456,6 @@ def _names(persons) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-# a note's reason marks, which the sentence check reads (cit/sentences.py) and the
-# bibliography does not show
-REASON_MARK_RE = re.compile(r"\s*:x\[[^\]\n]*\]")
-
-
 def _entry(key: str, e, where: str) -> Entry:
     """One entry as the bibliography shows it: authors, title, venue, year, identifier."""
     f = {k.lower(): re.sub(r"[{}]", "", v).strip() for k, v in e.fields.items()}
@@ -468,7 +464,7 @@ def _entry(key: str, e, where: str) -> Entry:
         raise BuildError(where, f"citation {key!r} needs an author (or organization) and a title")
     venue = f.get("journal") or f.get("booktitle") or f.get("howpublished")
     eprint = f.get("eprint") and f"{f.get('archiveprefix', 'arXiv')}:{f['eprint']}"
-    note = f.get("note") and REASON_MARK_RE.sub("", f["note"])     # docs/claims.md
+    note = f.get("note") and drop_reason_marks(f["note"])     # docs/claims.md
     parts = [x for x in (who, f["title"], venue, note, f.get("year"), eprint) if x]
     text = " ".join(x if x.endswith(".") else x + "." for x in parts)
     out = html.escape(text)

@@ -225,10 +225,7 @@ def parse_site(text: str, name: str = NAME) -> SiteConfig:
     blocks = tuple(_entry(v, n, name) for v, n in zip(data.get("blocks", []), seqs["blocks"]))
     for prefix, n in zip(data.get("unpickle", []), seqs["unpickle"]):
         _unpickle_prefix(prefix, _line(name, n))
-    _inside_file(data.get("bibliography"), where("bibliography"), "bibliography")
-    if data.get("bibliography") and Path(data["bibliography"]).parts[0] != "content":
-        raise BuildError(where("bibliography"), f"bibliography: {data['bibliography']} is "
-                         "not in content/, where the sentence check reads its notes")
+    _bibliography_place(data.get("bibliography"), where("bibliography"))
     repo = data.get("repository")
     if repo is not None:
         check_fields(repo, REPOSITORY_RULES, key_places(name, items["repository"]), "repository")
@@ -243,12 +240,19 @@ def parse_site(text: str, name: str = NAME) -> SiteConfig:
                       data.get("bibliography"), repo)
 
 
-def _inside_file(given: str | None, where: str, key: str) -> None:
-    """A file site.yaml names lies inside the project: relative, and no `..` in it
-    (a link that leads out is refused when it is read: cit/reads.py)."""
-    if given is not None and (Path(given).is_absolute() or ".." in Path(given).parts):
-        raise BuildError(where, f"{key}: {given} leads outside the project; name a file "
-                         "of the project, relative to site.yaml")
+def _bibliography_place(given: str | None, where: str) -> None:
+    """The bibliography lies inside the project (relative, no `..`: a link that leads
+    out is refused when it is read, cit/reads.py) and in content/, where the sentence
+    check reads its notes."""
+    if given is None:
+        return
+    path = Path(given)
+    if path.is_absolute() or ".." in path.parts:
+        raise BuildError(where, f"bibliography: {given} leads outside the project; name a "
+                         "file of the project, relative to site.yaml")
+    if path.parts[0] != "content":
+        raise BuildError(where, f"bibliography: {given} is not in content/, where the "
+                         "sentence check reads its notes")
 
 
 def _item_places(items: dict, name: str) -> dict[str, str]:

@@ -25,7 +25,7 @@ import yaml
 
 from cit import yamlio
 from cit.errors import BuildError
-from cit.markup import wrap_text
+from cit.markup import drop_reason_marks, wrap_text
 from cit.reads import Reads
 from .chainschema import TAGS as TAG_ORDER, Chain, Edge, parse_chain
 from cit.blocks.spec import BlockSpec
@@ -38,8 +38,6 @@ PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9_][A-Za-z0-9_.\-′]*)(\|unit)?\}")
 DIGIT_RE = re.compile(r"\d")
 # a checked claim at the end of a sentence, as in content Markdown (docs/claims.md)
 CLAIM_TOKEN_RE = re.compile(r"\s*:c\[([^\]\n]*)\]([.!?;,:]*)")
-# an exempt sentence's reason (docs/claims.md): read by the sentence check, shown as nothing
-REASON_TOKEN_RE = re.compile(r"\s*:x\[[^\]\n]*\]")
 
 # Layout constants, in SVG user units. The diagram scales with its container; these
 # only fix proportions, so the output is the same on every build.
@@ -123,7 +121,7 @@ def _check_text(ck: _Checker, loc, text: str, *, placeholders: bool):
     """Page text in the chain carries no digits; numbers come only from the registry."""
     rest = PLACEHOLDER_RE.sub("", text) if placeholders else text
     if placeholders:
-        rest = REASON_TOKEN_RE.sub("", CLAIM_TOKEN_RE.sub("", rest))
+        rest = drop_reason_marks(CLAIM_TOKEN_RE.sub("", rest))
     elif CLAIM_TOKEN_RE.search(text):
         ck.fail(loc, f"{loc[-1]}: claim references are not allowed here (the SVG shows "
                      f"no marks): {text!r}")
@@ -151,7 +149,7 @@ def _without_reasons(node):
         return {k: _without_reasons(v) for k, v in node.items()}
     if isinstance(node, list):
         return [_without_reasons(v) for v in node]
-    return REASON_TOKEN_RE.sub("", node) if isinstance(node, str) else node
+    return drop_reason_marks(node) if isinstance(node, str) else node
 
 
 def _load_checked(path: Path | str, reads: Reads | None = None) -> tuple[Chain, _Checker]:
@@ -368,7 +366,7 @@ def _fill(text: str, registry, num: Callable[[str], str], where: str, claim=None
     checked claim, looked up by `claim(id, marked, where)` (cit/claims.py)."""
     from cit.claimrefs import SENTENCE_END_RE
     from cit.claims import mark_html, open_html, parse_reference
-    text = REASON_TOKEN_RE.sub("", text)
+    text = drop_reason_marks(text)
     out, last = [], 0
     for m in CLAIM_TOKEN_RE.finditer(text):
         parsed = parse_reference(m.group(1))
