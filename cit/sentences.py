@@ -402,7 +402,7 @@ def bib_sentences(text: str, file: str) -> list[Sentence]:
 
 READERS = (("content", "**/*.md", markdown_sentences),
            ("content", "*.yaml", yaml_sentences),
-           ("content", "*.bib", bib_sentences),
+           ("content", "**/*.bib", bib_sentences),
            ("templates", "*.html", template_sentences))
 
 
