@@ -162,8 +162,7 @@ def mark_html(c: Claim) -> str:
     # its role (button): a <data> may carry aria-label only with a role
     text = "hypothesis ✓" if c.hypothesis else "✓"
     cls = "claim-mark claim-hyp" if c.hypothesis else "claim-mark"
-    return (f'<data class="{cls}" value="verified" data-id="{e(c.id)}" '
-            f'data-kind="{CLAIM_KIND}">{text}</data></span>')
+    return f'<data class="{cls}" value="verified" data-id="{e(c.id)}">{text}</data></span>'
 
 
 def claim_book(registry, prefix: str = "") -> "ClaimBook":

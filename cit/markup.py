@@ -14,13 +14,27 @@ import json
 import re
 
 
+# The kinds a page shows in the number's shape (site.css sets them in italics): the only
+# kinds a number element carries as `data-kind`. Every other kind reaches the reader in
+# the number's card, from the page's provenance (docs/numbers.md).
+SHAPED_KINDS = frozenset({"hypothetical", "extrapolated", "illustrative"})
+
+
+def kind_attribute(kind: str) -> str | None:
+    """The `data-kind` a number element of `kind` carries: the kind if the page styles
+    it, else None (no attribute)."""
+    return kind if kind in SHAPED_KINDS else None
+
+
 def number_element(n) -> str:
     """The one HTML form of a registered number: a `<data class="num">` element with
-    its raw value, id and kind as attributes and its text as content
-    (docs/numbers.md)."""
+    its raw value and id as attributes (and its kind where the page styles it) and its
+    text as content (docs/numbers.md)."""
     e = html.escape
-    return (f'<data class="num" value="{e(n.raw())}" data-id="{e(n.id)}" '
-            f'data-kind="{e(n.kind)}">{e(n.text)}</data>')
+    kind = kind_attribute(n.kind)
+    shaped = f' data-kind="{e(kind)}"' if kind else ""
+    return (f'<data class="num" value="{e(n.raw())}" data-id="{e(n.id)}"{shaped}>'
+            f'{e(n.text)}</data>')
 
 
 def json_for_script(obj) -> str:

@@ -37,6 +37,7 @@ from typing import Mapping
 
 from . import yamlio
 from .htmlscan import walk
+from .markup import kind_attribute
 from .fieldcheck import FieldRule, check_fields
 from .reads import Reads
 
@@ -293,11 +294,13 @@ class _Scanner:
         n = self.numbers.get(nid)
         if n is None:
             self.problems.append(f"{self.page}: number element for unknown id {nid!r}")
-        elif (text, a.get("value"), a.get("data-kind")) != (n.text, n.raw(), n.kind):
+        elif (text, a.get("value"), a.get("data-kind")) != (n.text, n.raw(),
+                                                             kind_attribute(n.kind)):
             self.problems.append(
                 f"{self.page}: number {nid!r} shows {text!r} (value {a.get('value')!r}, "
-                f"kind {a.get('data-kind')!r}); the registry has {n.text!r} "
-                f"(value {n.raw()!r}, kind {n.kind!r})")
+                f"data-kind {a.get('data-kind')!r}); the registry has {n.text!r} "
+                f"(value {n.raw()!r}, data-kind {kind_attribute(n.kind)!r} for kind "
+                f"{n.kind!r})")
 
     # ---- a chart's fallback table
 

@@ -243,7 +243,7 @@ window.CIT_CARDS = (function () {
     return {
       id: id,
       missing: missing,
-      kind: entry.kind || num.getAttribute("data-kind") || "not recorded",
+      kind: entry.kind || num.getAttribute("data-kind") || missing,
       raw: raw || "none",
       shown: (entry.text !== undefined ? String(entry.text) : num.textContent.trim()) +
         (entry.unit ? " " + entry.unit : ""),
@@ -316,7 +316,7 @@ window.CIT_CARDS = (function () {
   }
 
   function fillCard(num) {
-    if (num.getAttribute("data-kind") === "claim") {
+    if (num.classList.contains("claim-mark")) {
       fillClaimCard(num);
       if (state === "loading" || state === "idle") card.setAttribute("aria-busy", "true");
       else card.removeAttribute("aria-busy");

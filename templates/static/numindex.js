@@ -89,7 +89,9 @@
     var num = el("data", "num", e[2]);
     num.setAttribute("value", x[0]);
     num.setAttribute("data-id", id);
-    num.setAttribute("data-kind", str(e[0]));
+    // the kinds a number shows in its shape, as cit/markup.py SHAPED_KINDS
+    if (["hypothetical", "extrapolated", "illustrative"].indexOf(str(e[0])) >= 0)
+      num.setAttribute("data-kind", str(e[0]));
     var shown = el("td", "n");
     shown.appendChild(num);
     tr.appendChild(th);

@@ -28,6 +28,7 @@ from study.blocks.chain import chain_number_ids, load_chain, render_chain
 from cit.claims import Claim, check_reference
 from cit.registry import Registry, Source
 from cit.assets import prov_path, prov_payload, prov_script
+from cit.markup import number_element
 
 from .conftest import pdf_pages, tab_to
 
@@ -119,8 +120,7 @@ class _Page:
     def num(self, nid: str) -> str:
         n = self.reg.get(nid, "demo page")
         self.used[nid] = n
-        return (f'<data class="num" value="{html.escape(n.raw())}" data-id="{nid}" '
-                f'data-kind="{n.kind}">{html.escape(n.text)}</data>')
+        return number_element(n)
 
     def claim(self, cid: str, marked: bool, where: str) -> Claim:
         """The checked claim a chain text cites, refused as the build refuses it."""
@@ -722,7 +722,10 @@ def test_a_page_without_number_or_term_json_loads_without_errors(make_page, demo
     card = page.locator("#cit-prov-card")
     page.wait_for_selector(CARD_READY)  # cards.js loads on demand
     assert card.is_visible()
-    assert card.locator("[data-field='kind']").text_content() == num.get_attribute("data-kind")
+    # with no provenance, the card gives the kind only where the element carries it
+    # (the kinds shown in italics, docs/numbers.md) and says what it lacks otherwise
+    assert card.locator("[data-field='kind']").text_content() == \
+        (num.get_attribute("data-kind") or "not recorded")
     assert card.locator("[data-field='value']").text_content() == num.get_attribute("value")
     page.locator("a.term").hover()
     assert page.locator("[role='tooltip']:visible").count() == 0

@@ -7,6 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from cit.markup import kind_attribute
 from study import resultsmd
 from tests.conftest import ROOT, give_caches, run_build, run_build_process, tree_digest
 
@@ -74,7 +75,7 @@ def test_every_number_element_matches_its_registry_entry(built_site):
     for page in sorted(built_site.rglob("index.html")):
         for id_, value, kind, text in number_elements(page.read_text()):
             n = numbers[id_]
-            assert text == n["text"] and kind == n["kind"], (page, id_)
+            assert text == n["text"] and kind == kind_attribute(n["kind"]), (page, id_)
             assert n["provenance"]["sources"] and n["provenance"]["locator"]
             assert n["provenance"]["computation"]
             count += 1

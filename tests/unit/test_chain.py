@@ -12,6 +12,7 @@ import pytest
 
 from study.blocks.chain import chain_number_ids, load_chain, render_chain
 from cit.errors import BuildError
+from cit.markup import number_element
 from cit.registry import Registry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,8 +101,7 @@ class _Num:
     def __call__(self, nid):
         self.calls.append(nid)
         n = self.reg.get(nid)
-        return (f'<data class="num" value="{html.escape(n.raw())}" data-id="{nid}" '
-                f'data-kind="{n.kind}">{html.escape(n.text)}</data>')
+        return number_element(n)
 
 
 def _claims(cited):

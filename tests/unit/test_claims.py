@@ -58,8 +58,7 @@ def test_a_claim_wraps_its_sentence_and_ends_with_a_mark(page):
     assert m, html
     inner = m.group(1)
     assert inner.startswith("Then A ended at <data")
-    assert 'below B.<data class="claim-mark" value="verified" data-id="a.below.b" ' \
-           'data-kind="claim"' in inner
+    assert 'below B.<data class="claim-mark" value="verified" data-id="a.below.b">' in inner
     assert "First sentence." not in inner and "Last one." not in inner
     assert html.count('data-claim=') == 1
     assert ctx.claims_cited == {"a.below.b"}
