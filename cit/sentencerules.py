@@ -20,6 +20,7 @@ from . import yamlio
 from .errors import BuildError
 from .fieldcheck import FieldRule, check_fields
 from .reads import Reads
+from .sentenceforms import FORMS_RE
 
 # English number words (not "one another"), multiples and percentages: quantities
 # whatever the study
@@ -51,8 +52,22 @@ TOKEN_RE = re.compile(r"[\w′\-]+")
 BOUND_RE = re.compile(r"[\w′\-]")
 # words that quantify over a set: with one of the study's data nouns a few words on
 # they make a statement about all of its data, which a reason cannot exempt
-QUANTIFIERS = ("every", "each", "only", "no", "none", "all")
+QUANTIFIERS = ("every", "each", "only", "no", "none", "all", "not a single", "not one")
 QUANTIFIER_WINDOW = 3
+# ... or further on, through a noun phrase: up to this many words, none of them one of
+# NOT_IN_A_NOUN_PHRASE, and no punctuation ("Each of the three top-k seeds", "every one
+# of our band seeds", "all three of its seeds")
+NOUN_PHRASE_WINDOW = 4
+NOT_IN_A_NOUN_PHRASE = ("is", "are", "was", "were", "be", "been", "has", "have", "had",
+                        "into", "from", "with", "for", "at", "to", "in", "on", "by", "as",
+                        "across", "over", "under", "between", "through", "after", "before",
+                        "per", "against", "within", "without", "about", "among", "than",
+                        "that", "which", "who", "and", "or", "but", "if", "when")
+# adverbs that make a statement about every case: with a data noun anywhere in the
+# sentence ("The repaired runs, without exception, failed"; "its seeds always ended")
+# ("never" is not one: "never trained" says what a design is)
+UNIVERSAL_ADVERBS = ("without exception", "invariably", "always", "in every case",
+                     "in all cases", "across the board", "each time", "every time")
 # the comparing words that order two things (cit/sentences.py COMPARING_WORDS has more):
 # a sentence naming two entities with one of these compares them
 ORDERING_WORDS = (
@@ -61,10 +76,31 @@ ORDERING_WORDS = (
     "sooner", "later", "higher", "lower", "larger", "smaller", "cheaper", "fewer", "more",
     "less", "best", "worst", "ahead", "behind", "trail(?:s|ed|ing)?", "match(?:es|ed)",
     "lag(?:s|ged|ging)?", "edg(?:e|es|ed|ing) out", "overt(?:akes?|ook|aken|aking)",
-    "win(?:s|ning)?", "won", "los(?:es|ing)", "lost")
+    "win(?:s|ning)?", "won", "los(?:es|ing)", "lost",
+    "beneath", "surpass(?:es|ed|ing)?", "best(?:s|ed)", "better(?:s|ed)",
+    "edg(?:e|es|ed|ing) (?:past|ahead|by)", "in front", "no match", "match(?:ing)?",
+    "keeps? pace", "kept pace", "on a par", "level with", "within a hair",
+    "(?:finished|finishes|ended|ends|stays?|stayed|sits?|sat|landed|lands|remained|remains|"
+    "came|comes|fell|falls) (?:\\w+ly |well |just |far )?(?:under|over)")
+# the ordering words that order two things wherever in the sentence the two are named
+# ("Of the random band and AdamW, the random band comes out ahead"): the ordering words
+# but those that also say where or when (above, below, behind, later), or that compare
+# amounts rather than rank the things named (more, less, larger, ...)
+WEAK_ORDERING = frozenset({"than", "below", "above", "behind", "later", "more", "less",
+                           "fewer", "larger", "smaller", "higher", "lower", "same as",
+                           "as well as", "best", "worst"})
+# the forms of cit/sentenceforms.py that rank or equate what a sentence names; a
+# superlative ranks them when "of" or "among" follows it, or the clause ends ("the
+# strongest of the fixed bands", "came out the best."), not where it picks a part of
+# one ("the lowest frequencies of each chunk")
+ORDERING_FORMS = ("superlative", "outdoing", "comparative", "equative", "rank", "parity")
+RANKING_AFTER_RE = re.compile(r"\s+(?:of|among)(?![\w\-])|\s*(?:[.;:,!?)]|$)")
 ORDERING_RE = re.compile(r"(?<![\w\-′])(?:" + "|".join(w.replace(" ", r"\s+")
                                                        for w in ORDERING_WORDS)
                          + r")(?![\w\-′])", re.I)
+UNIVERSAL_RE = re.compile(r"(?<![\w\-])(?:" + "|".join(w.replace(" ", r"\s+")
+                                                      for w in UNIVERSAL_ADVERBS)
+                          + r")(?![\w\-])", re.I)
 
 # a quantifier right after one of these is a condition, not a statement about the data
 CONDITION_RE = re.compile(r"(?<![\w\-])(?:if|whether|unless|until)\s+$", re.I)
@@ -87,6 +123,15 @@ CATALOGUE_RULES = {"file": FieldRule(str, nonblank=True), "list": FieldRule(str,
 REASON_KEY_RE = re.compile(r"[a-z][a-z0-9-]*")
 
 
+def _plain_name(name: str) -> str:
+    """A name as two names are compared: a letter as written, any other name lower-cased,
+    without a leading "the", "every" or "each" and a plural's "s"."""
+    if len(name.rstrip("′")) == 1:
+        return name
+    name = re.sub(r"^(?:the|every|each)\s+", "", " ".join(name.lower().split()))
+    return name[:-1] if name.endswith("s") and len(name) > 3 else name
+
+
 @dataclass(frozen=True)
 class Vocabulary:
     """The study's entity names (`names`: case-insensitive, `letters`: exact), its data
@@ -95,6 +140,11 @@ class Vocabulary:
     letters: tuple[str, ...] = ()
     data_nouns: tuple[str, ...] = ()
     reasons: tuple[tuple[str, str], ...] = ()
+    # (name, the catalogue entry it names, whether it is the entry's own letter or name
+    # rather than an alias): the letter or name and any alias of one entry name one
+    # thing ("C" and "low band"); two aliases may name two things of one entry (the high
+    # band and the random band are both F)
+    same_as: tuple[tuple[str, int, bool], ...] = ()
     # the detector's self-test (docs/claims.md): (file:line, sentence, compares, whether
     # it must be flagged, the sentence before it)
     probes: tuple[tuple[str, str, bool, bool, str], ...] = ()
@@ -112,16 +162,20 @@ class Vocabulary:
         if not self.data_nouns:
             return None
         nouns = "|".join(re.escape(n) + r"(?:s|es)?(?:['’]s?)?" for n in self.data_nouns)
-        return re.compile(r"(?<![\w\-])(?:" + "|".join(QUANTIFIERS) + r")(?![\w\-])"
-                          r"(?:\W+[\w′’'\-]+){0,%d}?\W+(?:%s)(?![\w\-])"
-                          % (QUANTIFIER_WINDOW - 1, nouns), re.I)
+        quantifier = "|".join(q.replace(" ", r"\s+") for q in QUANTIFIERS)
+        phrase_word = r"(?!(?:%s)(?![\w\-′]))[\w′’'\-]+" % "|".join(NOT_IN_A_NOUN_PHRASE)
+        return re.compile(r"(?<![\w\-])(?:%s)(?![\w\-])"
+                          r"(?:(?:\W+[\w′’'\-]+){0,%d}?|(?:[ \t\n]+%s){0,%d}?)\W+(?:%s)(?![\w\-])"
+                          % (quantifier, QUANTIFIER_WINDOW - 1, phrase_word,
+                             NOUN_PHRASE_WINDOW, nouns), re.I)
 
     def patterns(self) -> "Patterns":
         nouns = (re.compile(r"(?<![\w\-])(?:%s)(?:s|es)?(?![\w\-])"
                             % "|".join(re.escape(n) for n in self.data_nouns), re.I)
                  if self.data_nouns else None)
         return Patterns(self._firsts(), frozenset(self.letters), self._quantified_re(),
-                        dict(self.reasons), nouns)
+                        dict(self.reasons), nouns,
+                        {_plain_name(n): (e, head) for n, e, head in self.same_as})
 
 
 @dataclass(frozen=True)
@@ -134,6 +188,9 @@ class Patterns:
     quantified_re: re.Pattern | None
     reasons: dict
     data_noun_re: re.Pattern | None = None
+    # a name (as _plain_name gives it) -> (its catalogue entry, whether it is the entry's
+    # letter or name): Vocabulary.same_as
+    same_as: dict = field(default_factory=dict)
     seen: dict = field(default_factory=dict, compare=False, repr=False)
 
     def entities(self, text: str) -> list[str]:
@@ -180,29 +237,67 @@ class Patterns:
         self.seen[text] = spans
         return spans
 
+    def distinct(self, entities) -> list[str]:
+        """`entities` less those that name one already listed (a plural, "the …", a
+        variant's letter beside its name or an alias: `same_as`)."""
+        out: list[str] = []
+        for e in entities:
+            if not any(self._same(e, o) for o in out):
+                out.append(e)
+        return out
+
+    def _same(self, a: str, b: str) -> bool:
+        a, b = _plain_name(a), _plain_name(b)
+        ea, eb = self.same_as.get(a), self.same_as.get(b)
+        return a == b or (ea is not None and eb is not None and ea[0] == eb[0]
+                          and (ea[1] or eb[1]))
+
     def unexemptable(self, text: str, inherited=()) -> str | None:
         """Why a reason cannot exempt this sentence, or None: it quantifies over the
-        study's data (not as a condition: "if every seed reaches it"), or it orders two
-        entities (an ordering word between two different ones; an anaphor stands for the
-        `inherited` entities it does not name itself) where it does not put that as a
-        question or hypothesis (QUESTION_RE)."""
-        for q in (self.quantified_re.finditer(text) if self.quantified_re else ()):
-            if not CONDITION_RE.search(text[:q.start()]):
-                return f"it quantifies over the data ({' '.join(q.group(0).split())!r})"
-        if QUESTION_RE.search(text):
-            return None
+        study's data (a quantifier before a data noun, `quantified_re`, or an adverb of
+        every case with one anywhere, UNIVERSAL_RE), not as a condition ("if every seed
+        reaches it"); or it orders two entities, where it does not put that as a question
+        or hypothesis (QUESTION_RE): an ordering word or form (ORDERING_RE, ORDERING_FORMS)
+        with a different entity before it and after it (an anaphor stands for the
+        `inherited` entities it does not name itself), or one of the stronger ones
+        anywhere in a sentence that names two different entities itself."""
+        why = self._quantifies(text)
+        if why or QUESTION_RE.search(text):
+            return why
         spans = self._spans(text)
-        own = {e for _, _, e in spans}
+        own = self.distinct([e for _, _, e in spans])
         spans = spans + [(m.start(), m.end(), e) for m in ANAPHOR_RE.finditer(text)
                          for e in inherited if e not in own]
-        for order in ORDERING_RE.finditer(text):
-            before = {e for s, _, e in spans if s < order.start()}
-            after = {e for s, _, e in spans if s >= order.end()}
-            pair = next(((a, b) for a in before for b in after if a != b), None)
+        for start, end, word in self._orderings(text):
+            before = self.distinct([e for s, _, e in spans if s < start])
+            after = [e for s, _, e in spans if s >= end]
+            pair = next(((a, b) for a in before for b in after
+                         if len(self.distinct([a, b])) == 2), None)
             if pair:
-                return (f"it compares {pair[0]!r} and {pair[1]!r} "
-                        f"({order.group(0).lower()!r})")
+                return f"it compares {pair[0]!r} and {pair[1]!r} ({word!r})"
+            if len(own) >= 2 and word not in WEAK_ORDERING and not word.startswith("superlative"):
+                return f"it compares {own[0]!r} and {own[1]!r} ({word!r})"
         return None
+
+    def _quantifies(self, text: str) -> str | None:
+        found = list(self.quantified_re.finditer(text)) if self.quantified_re else []
+        if self.data_noun_re and self.data_noun_re.search(text):
+            found += UNIVERSAL_RE.finditer(text)
+        for q in found:
+            if not CONDITION_RE.search(text[:q.start()]):
+                return f"it quantifies over the data ({' '.join(q.group(0).split())!r})"
+        return None
+
+    @staticmethod
+    def _orderings(text: str) -> list[tuple[int, int, str]]:
+        """(start, end, words) of each ordering word and ordering form of `text`."""
+        out = [(m.start(), m.end(), " ".join(m.group(0).lower().split()))
+               for m in ORDERING_RE.finditer(text)]
+        out += [(m.start(), m.end(), f"{m.lastgroup}: {' '.join(m.group(0).lower().split())}")
+                for m in FORMS_RE.finditer(text) if m.lastgroup in ORDERING_FORMS
+                and (m.lastgroup != "superlative" or RANKING_AFTER_RE.match(text, m.end()))
+                and not any(s < m.end() and m.start() < e for s, e, _ in out)]
+        return sorted(out)
 
 
 def load_vocabulary(root: Path, block: dict | None, where, reads: Reads) -> Vocabulary:
@@ -219,8 +314,10 @@ def load_vocabulary(root: Path, block: dict | None, where, reads: Reads) -> Voca
                              "list of names")
         names += words
     cat = block.get("catalogue")
+    same_as: list[tuple[str, int, bool]] = []
     if cat:
-        names += _catalogue_names(root, cat, where("catalogue"), reads)
+        same_as = _catalogue_names(root, cat, where("catalogue"), reads)
+        names += [n for n, _, _ in same_as]
     letters = tuple(n for n in names if len(n.rstrip("′")) == 1 and n[0].isupper())
     reasons = []
     for key, line in block["reasons"].items():
@@ -230,7 +327,7 @@ def load_vocabulary(root: Path, block: dict | None, where, reads: Reads) -> Voca
         reasons.append((key, " ".join(line.split())))
     probes = _probes(root, block["probes"], reads) if block.get("probes") else ()
     return Vocabulary(tuple(n for n in names if n not in letters), letters,
-                      tuple(block["data_nouns"]), tuple(reasons), probes)
+                      tuple(block["data_nouns"]), tuple(reasons), tuple(same_as), probes)
 
 
 def _probes(root: Path, rel: str, reads: Reads) -> tuple[tuple[str, str, bool, bool, str], ...]:
@@ -247,7 +344,10 @@ def _probes(root: Path, rel: str, reads: Reads) -> tuple[tuple[str, str, bool, b
     return tuple(out)
 
 
-def _catalogue_names(root: Path, cat: dict, where: str, reads: Reads) -> list[str]:
+def _catalogue_names(root: Path, cat: dict, where: str,
+                     reads: Reads) -> list[tuple[str, int, bool]]:
+    """(name, its entry's place in the list, whether it is one of the entry's own names:
+    a field before the last of `fields`, the letter or the name, not an alias)."""
     check_fields(cat, CATALOGUE_RULES, lambda key: where, "sentences: catalogue")
     path = Path(root) / cat["file"]
     data, node = yamlio.load_with_nodes(reads.text(path), cat["file"])
@@ -256,10 +356,11 @@ def _catalogue_names(root: Path, cat: dict, where: str, reads: Reads) -> list[st
         raise BuildError(where, f"sentences: catalogue: {cat['file']} has no list "
                          f"{cat['list']!r}")
     out = []
-    for entry in entries:
-        for f in cat["fields"]:
+    last = len(cat["fields"]) - 1
+    for k, entry in enumerate(entries):
+        for i, f in enumerate(cat["fields"]):
             value = entry.get(f) if isinstance(entry, dict) else None
-            out += [v for v in (value if isinstance(value, list) else [value])
+            out += [(v, k, i < last) for v in (value if isinstance(value, list) else [value])
                     if isinstance(v, str) and v.strip()]
     return out
 

@@ -205,7 +205,7 @@ def _block_parser() -> MarkdownIt:
     """Block structure only (folds and speaker notes included): the inline text is read by
     split_inline."""
     from mdit_py_plugins.container import container_plugin
-    md = MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
+    md = MarkdownIt("commonmark", {"html": False}).enable("table").disable(["inline", "text_join"])
     add_folds(md)
     md.use(container_plugin, NOTES_NAME)   # a slide's speaker notes: their own sentences
     return md
@@ -344,14 +344,14 @@ def _comment_marks(text: str) -> dict[int, tuple[str, ...]]:
 
 
 def code_sentences(text: str, file: str) -> list[Sentence]:
-    """The page texts a module writes: its string literals that read as prose (three
-    words or more once tags are taken out), outside the places `_prose_literals`
+    """The page texts a module writes: its string literals that read as prose (two
+    words of letters in a row, in any case: a Title Case caption is read too), outside the places `_prose_literals`
     leaves out. A `# :x[key]` comment gives the reasons of the sentences on its line;
     one on a line where no sentence starts fails, naming the line."""
     out = []
     for node in _prose_literals(ast.parse(text, file)):
         s = _string_of(node)
-        if len(s.split()) < MIN_WORDS or not re.search(r"[a-z]{2,} [a-z]{2,}", s):
+        if len(s.split()) < MIN_WORDS or not re.search(r"[A-Za-z]{2,} [A-Za-z]{2,}", s):
             continue
         for off, part in html_pieces(s):
             out += split_inline(part, file, node.lineno + off)

@@ -183,7 +183,7 @@ def register_tables(reg: Registry, c: Computed, quoted: QuotedFile | None,
                 raise BuildError(quoted.where(key), f"figures.{key}: give a `why` (what "
                                  f"sets our figure, {ours.text}, beside {theirs.text})")
             # a scenario input of ours agrees because we set it so: not an agreement
-            agrees = ("set to match" if ours.kind == "assumption" else "yes") if same else "no"
+            agrees = ("set to match" if ours.kind == "assumption" else "yes") if same else "no"  # :x[label]
             rows.append([f.what, Ref(f.ours), Ref(f"quoted.{key}"), agrees, f.why])
         reg.add_table("quoted-vs-ours", "Our simulator's figures beside the original page's "
                       "quoted ones", ("Figure", "Ours", "Original (quoted)",
