@@ -80,6 +80,7 @@ ORDERING_WORDS = (
     "beneath", "surpass(?:es|ed|ing)?", "best(?:s|ed)", "better(?:s|ed)",
     "edg(?:e|es|ed|ing) (?:past|ahead|by)", "in front", "no match", "match(?:ing)?",
     "keeps? pace", "kept pace", "on a par", "level with", "within a hair",
+    "break(?:s|ing)? even", "broke even",
     "(?:finished|finishes|ended|ends|stays?|stayed|sits?|sat|landed|lands|remained|remains|"
     "came|comes|fell|falls) (?:\\w+ly |well |just |far )?(?:under|over)")
 # the ordering words that order two things wherever in the sentence the two are named
@@ -102,6 +103,33 @@ UNIVERSAL_RE = re.compile(r"(?<![\w\-])(?:" + "|".join(w.replace(" ", r"\s+")
                                                       for w in UNIVERSAL_ADVERBS)
                           + r")(?![\w\-])", re.I)
 
+# The direction an ordering word gives the thing named before it against the one named
+# after it, where it gives one: its value is lower or higher ("below", "more"), or it
+# ranks better or worse ("beats", "trails"). A claim-citing sentence that orders two
+# things its claim's test also orders must order them the same way (docs/claims.md).
+DIRECTIONS = (
+    ("lower", "below|lower|less|fewer|smaller|beneath|sooner|earlier|cheaper|shorter"
+              "|(?:finished|ended|ends|stays?|stayed|sits?|sat|landed|remained|remains"
+              "|came|comes|fell|falls) (?:\\w+ly |well |just |far )?under"),
+    ("higher", "above|higher|more|larger|later|exceeds?|exceeded|longer|greater"
+               "|(?:finished|ended|ends|stays?|stayed|sits?|sat|landed|remained|remains"
+               "|came|comes) (?:\\w+ly |well |just |far )?over"),
+    ("better", "better|beats?|beaten|beating|outperform(?:s|ed|ing)?|ahead|in front|wins?|won"
+               "|overt(?:akes?|ook|aken|aking)|surpass(?:es|ed|ing)?|edg(?:e|es|ed|ing) "
+               "(?:out|past|ahead|by)"),
+    ("worse", "worse|trail(?:s|ed|ing)?|lag(?:s|ged|ging)?|behind|los(?:es|ing)|lost|bested"),
+    ("even", "break(?:s|ing)? even|broke even|match(?:es|ed|ing)?|on a par|level with"
+             "|keeps? pace|kept pace|same as"))
+OPPOSITE = {"lower": "higher", "higher": "lower", "better": "worse", "worse": "better",
+            "even": "even"}
+# a negation a few words before an ordering word turns it ("never beats", "does not
+# break even", "no sooner")
+NEGATION_RE = re.compile(r"(?<![\w\-])(?:not|never|no|nowhere|neither|nor|n't)(?![\w\-])"
+                         r"(?:\W+[\w′\-]+){0,2}\W*$", re.I)
+# ... or one right after the thing it is ordered against ("breaks even with AdamW nowhere")
+NEGATION_AFTER_RE = re.compile(r"\W*(?:[\w′\-]+\W+){0,2}?(?:nowhere|never|at\s+no)(?![\w\-])",
+                               re.I)
+
 # a quantifier right after one of these is a condition, not a statement about the data
 CONDITION_RE = re.compile(r"(?<![\w\-])(?:if|whether|unless|until)\s+$", re.I)
 # a comparison put as a question, a hypothesis or a refutation criterion asserts nothing
@@ -109,6 +137,7 @@ QUESTION_RE = re.compile(r"(?<![\w\-])(?:whether|hypothes[ie]s(?:ed)?|refuted\s+
                          r"would\s+(?:not\s+)?(?:refute|support))(?![\w\-])|\?\s*$", re.I)
 
 SENTENCE_RULES = {"catalogue": FieldRule(dict, required=False),
+                  "members": FieldRule(dict, required=False),
                   "entities": FieldRule(dict, required=False),
                   "data_nouns": FieldRule(list, item_kind=str),
                   "reasons": FieldRule(dict, nonblank=True),
@@ -121,6 +150,28 @@ PROBE_RULES = {"text": FieldRule(str, nonblank=True), "compares": FieldRule(bool
 CATALOGUE_RULES = {"file": FieldRule(str, nonblank=True), "list": FieldRule(str, nonblank=True),
                    "fields": FieldRule(list, nonblank=True, item_kind=str)}
 REASON_KEY_RE = re.compile(r"[a-z][a-z0-9-]*")
+
+
+DIRECTIONS_RE = tuple((way, re.compile(words.replace(" ", r"\s+"), re.I))
+                      for way, words in DIRECTIONS)
+
+
+def _turned(way: str) -> str:
+    """The direction read from the other side ("A below B" is "B above A")."""
+    neg = way.startswith("not ")
+    base = OPPOSITE[way[4:] if neg else way]
+    return "not " + base if neg else base
+
+
+def _contradicts(way: str, want: str) -> bool:
+    """Whether saying `way` denies `want`: the opposite direction ("below" where the test
+    says "above"), or the same one negated on one side only ("beats" where the test says
+    "never beats")."""
+    neg, want_neg = way.startswith("not "), want.startswith("not ")
+    base, want_base = way.removeprefix("not "), want.removeprefix("not ")
+    if neg != want_neg:
+        return base == want_base
+    return not neg and base != "even" and OPPOSITE[want_base] == base
 
 
 def _plain_name(name: str) -> str:
@@ -145,6 +196,8 @@ class Vocabulary:
     # thing ("C" and "low band"); two aliases may name two things of one entry (the high
     # band and the random band are both F)
     same_as: tuple[tuple[str, int, bool], ...] = ()
+    # (a group's name, the catalogue letters of its members): site.yaml `members`
+    members: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # the detector's self-test (docs/claims.md): (file:line, sentence, compares, whether
     # it must be flagged, the sentence before it)
     probes: tuple[tuple[str, str, bool, bool, str], ...] = ()
@@ -175,7 +228,14 @@ class Vocabulary:
                  if self.data_nouns else None)
         return Patterns(self._firsts(), frozenset(self.letters), self._quantified_re(),
                         dict(self.reasons), nouns,
-                        {_plain_name(n): (e, head) for n, e, head in self.same_as})
+                        {_plain_name(n): (e, head) for n, e, head in self.same_as},
+                        self._member_entries())
+
+    def _member_entries(self) -> dict:
+        """A group's name (as _plain_name gives it) -> the catalogue entries it holds."""
+        entry = {n: e for n, e, _ in self.same_as}
+        return {_plain_name(g): frozenset(entry[x] for x in letters if x in entry)
+                for g, letters in self.members}
 
 
 @dataclass(frozen=True)
@@ -191,6 +251,8 @@ class Patterns:
     # a name (as _plain_name gives it) -> (its catalogue entry, whether it is the entry's
     # letter or name): Vocabulary.same_as
     same_as: dict = field(default_factory=dict)
+    # a group's name -> the catalogue entries it holds: Vocabulary.members
+    members: dict = field(default_factory=dict)
     seen: dict = field(default_factory=dict, compare=False, repr=False)
 
     def entities(self, text: str) -> list[str]:
@@ -279,6 +341,63 @@ class Patterns:
                 return f"it compares {own[0]!r} and {own[1]!r} ({word!r})"
         return None
 
+    def relations(self, text: str) -> list[tuple[str, str, str, str]]:
+        """(the thing named before, its direction against the next, the thing named after,
+        the words) of each ordering word of `text` that has a direction (DIRECTIONS) and
+        a thing named on each side of it, with no other ordering word between it and the
+        thing after: the nearest ones. A negation before the word makes it "not …"."""
+        spans = self._spans(text)
+        orders = [o for o in self._orderings(text) if o[2] != "than"]  # "more … than": one
+        out = []
+        for k, (start, end, word) in enumerate(orders):
+            way = next((w for w, pattern in DIRECTIONS_RE if pattern.fullmatch(word)), None)
+            stop = orders[k + 1][0] if k + 1 < len(orders) else len(text)
+            before = [e for s, _, e in spans if s < start]
+            after = [(e, s_end) for s, s_end, e in spans if end <= s < stop]
+            if way and before and after:
+                if NEGATION_RE.search(text[:start]) or NEGATION_AFTER_RE.match(text, after[0][1]):
+                    way = "not " + way
+                out.append((before[-1], way, after[0][0], word))
+        return out
+
+    def entries_of(self, name: str) -> frozenset:
+        """The catalogue entries a name stands for: its own, or a group's members; a name
+        of neither stands for itself."""
+        plain = _plain_name(name)
+        own = self.same_as.get(plain)
+        if own:
+            return frozenset({own[0]})
+        return self.members.get(plain) or frozenset({plain})
+
+    def disagreement(self, text: str, tested: str) -> str | None:
+        """Why a sentence does not say what its claims' test (`tested`: what they checked,
+        in words) says, or None: it names a variant the test names neither by one of its
+        catalogue names nor through a group it names (`members`), or it orders two things
+        the test orders the other way. Two aliases of one entry count as one here: the
+        catalogue does not say which aliases are synonyms ("random positions", "random
+        band") and which name parts of the entry ("repaired optics", "first-design
+        optics"), so a sentence that swaps the parts of one entry is not caught."""
+        named = frozenset().union(*(self.entries_of(e) for e in self.entities(tested)))
+        for e in self.entities(text):
+            entry = self.same_as.get(_plain_name(e))
+            if entry and entry[0] not in named:
+                return f"it names {e!r}, which the test does not: {tested!r}"
+        theirs = self.relations(tested)
+        for a, way, b, word in self.relations(text):
+            ia, ib = self.entries_of(a), self.entries_of(b)
+            for a2, way2, b2, word2 in theirs:
+                ia2, ib2 = self.entries_of(a2), self.entries_of(b2)
+                if ia & ia2 and ib & ib2 and not ia & ib2:
+                    want = way2
+                elif ia & ib2 and ib & ia2 and not ia & ia2:
+                    want = _turned(way2)
+                else:
+                    continue
+                if _contradicts(way, want):
+                    return (f"it says {a} {word!r} {b} ({way}), where the test says {a2} "
+                            f"{word2!r} {b2} ({way2}): {tested!r}")
+        return None
+
     def _quantifies(self, text: str) -> str | None:
         found = list(self.quantified_re.finditer(text)) if self.quantified_re else []
         if self.data_noun_re and self.data_noun_re.search(text):
@@ -326,8 +445,19 @@ def load_vocabulary(root: Path, block: dict | None, where, reads: Reads) -> Voca
                              "lower-case key and one line saying what it covers")
         reasons.append((key, " ".join(line.split())))
     probes = _probes(root, block["probes"], reads) if block.get("probes") else ()
+    members = []
+    for group, held in (block.get("members") or {}).items():
+        if not isinstance(held, list) or not all(isinstance(x, str) for x in held):
+            raise BuildError(where("members"), f"sentences: members: {group!r} must be a "
+                             "list of the catalogue's letters")
+        unknown = [x for x in held if x not in {n for n, _, head in same_as if head}]
+        if unknown:
+            raise BuildError(where("members"), f"sentences: members: {group!r} names "
+                             f"{unknown[0]!r}, which is no letter or name of the catalogue")
+        members.append((str(group), tuple(held)))
     return Vocabulary(tuple(n for n in names if n not in letters), letters,
-                      tuple(block["data_nouns"]), tuple(reasons), tuple(same_as), probes)
+                      tuple(block["data_nouns"]), tuple(reasons), tuple(same_as),
+                      tuple(members), probes)
 
 
 def _probes(root: Path, rel: str, reads: Reads) -> tuple[tuple[str, str, bool, bool, str], ...]:

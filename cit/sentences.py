@@ -542,6 +542,11 @@ def judge(sentences, pats: Patterns, claims=None) -> tuple[int, dict, list[str]]
                 problems.append(f"{s.where}: {', '.join(repr(w) for w in loose)} in a sentence "
                                 f"citing {', '.join(s.claims)}, whose test does not say what "
                                 f"the word means (Claim.words): {s.text!r}")
+            tested = " ".join(claims[c].checked for c in s.claims if c in (claims or {}))
+            differs = pats.disagreement(s.text, tested) if tested else None
+            if differs:
+                problems.append(f"{s.where}: the sentence does not say what "
+                                f"{', '.join(s.claims)} tested: {differs}; sentence: {s.text!r}")
             if s.reasons:
                 problems.append(f"{s.where}: a sentence carries both a claim and a reason "
                                 f"(:x[{s.reasons[0]}]); drop the reason: {s.text!r}")

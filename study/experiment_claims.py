@@ -778,7 +778,8 @@ def _setup(c: _Ctx) -> None:
     want = {"A", "B", "C.1d256", "C.2d64", "D.2d64"}
     c.add("exp.seed_counts",
           "AdamW, top-k, the calibrated band and the exact low band with 1-D 256-point and "
-          "2-D 64x64 chunks have the most seeds, all the same number; every other group has one",
+          "2-D 64x64 chunks have the most seeds, all the same number; every other group, each "
+          "configuration of the optics runs and the other fixed bands included, has one",
           Verdict({g.slug for g in c.groups if len(g.runs) > 1} == want
                   and all(len(g.runs) in (1, top) for g in c.groups),
                   (("groups with several seeds", "; ".join(multi)),

@@ -157,3 +157,91 @@ def test_a_definition_inherits_its_term_and_a_bullet_its_slide_title():
     # through a pronoun, an order between an inherited entity and a named one cannot be exempt
     assert pats.unexemptable("It beats AdamW.", ["top-k"])
     assert pats.unexemptable("It beats AdamW.") is None
+
+
+# The break test of 0bad4db's successor (docs/claims.md "What the check refuses"): false
+# comparisons an author might write in words the site did not use, each under a reason;
+# the antecedent of a pronoun is given as `inherited`. Every one must be refused.
+REASON_MISUSED = [
+    ("AdamW is on a par with top-k in final loss.", ()),
+    ("The high band outpaces the random band.", ()),
+    ("At the default WAN bandwidth, E edges past AdamW to the target.", ()),
+    ("Top-k keeps pace with AdamW to the last evaluation.", ()),
+    ("It surpasses AdamW by the end of training.", ("top-k",)),
+    ("Of the random band and AdamW, the random band comes out ahead.", ()),
+    ("Between top-k and the low band, the low band is the one in front.", ()),
+    ("C′ is bested by E′ at the default WAN.", ()),
+    ("It is no match for the high band.", ("calibrated band",)),
+    ("Each of the three top-k seeds ended beneath AdamW's mean.", ()),
+    ("Not a single first-design optics run diverged.", ()),
+    ("The repaired runs, without exception, failed to train.", ()),
+    ("The random band finished under AdamW.", ()),
+    ("Top-k's loss, #, sits beneath AdamW's, #.", ()),
+    ("The seeds of AdamW always ended within a hair of those of top-k.", ()),
+    ("As the original study reports, every one of our band seeds stays under top-k.", ()),
+    ("The calibrated band ended under top-k in all three of its seeds.", ()),
+    ("This section shows the high band to be the strongest of the fixed bands.", ()),
+    ("Stress that top-k edges past AdamW here.", ()),
+]
+# ... and sentences of the kinds a reason does cover, which must stay exempt
+REASON_FITS = [
+    "Low band: the DCT positions nearest zero frequency in each chunk (C).",
+    "C′: the same band computed on the GPU, but summed with an all-reduce.",
+    "A design that was simulated but never trained (C′ and E′).",
+    "The table below lists the runs.",
+    "Whether a fixed band trains as well as top-k: the experiment tests this.",
+]
+
+
+@pytest.mark.parametrize("text,inherited", REASON_MISUSED)
+def test_a_reason_cannot_exempt_an_order_or_a_universal_in_words_the_site_does_not_use(
+        text, inherited):
+    _, vocab = _vocabulary()
+    assert vocab.patterns().unexemptable(text, list(inherited)), text
+
+
+@pytest.mark.parametrize("text", REASON_FITS)
+def test_a_reason_still_exempts_a_definition_a_question_and_a_plain_sentence(text):
+    _, vocab = _vocabulary()
+    assert vocab.patterns().unexemptable(text) is None, text
+
+
+# A claim's test in words (Claim.checked) and sentences citing it that say something else:
+# another variant, the order turned, a negation dropped. Each must be refused; the
+# sentences that say what the test says must pass.
+TESTED = {
+    "topk_below_bands": "every seed of top-k ended below every seed of every exact fixed band",
+    "e_never": "E breaks even with AdamW nowhere in the swept range",
+    "eprime_never_beats": "on C's steps E′ never beats C′ anywhere in the range",
+    "low_keeps_less": "the low band keeps more of the energy than the keep fraction and "
+                      "less than half of what top-k keeps",
+}
+DISAGREE = [
+    ("AdamW ended above top-k.", "topk_below_bands"),
+    ("Every fixed band ended below top-k.", "topk_below_bands"),
+    ("Top-k ended far above every band.", "topk_below_bands"),
+    ("E breaks even with AdamW everywhere in the swept range.", "e_never"),
+    ("E′ beats C′ everywhere in the range.", "eprime_never_beats"),
+    ("The low band keeps more of the momentum's energy than top-k.", "low_keeps_less"),
+    ("C′ reaches the target sooner than top-k.", "eprime_never_beats"),
+]
+AGREE = [
+    ("Top-k ended below every band.", "topk_below_bands"),
+    ("The low band ended far above top-k.", "topk_below_bands"),
+    ("The calibrated band ended above top-k.", "topk_below_bands"),
+    ("E never breaks even with AdamW.", "e_never"),
+    ("C′ is never beaten by E′ on C's steps.", "eprime_never_beats"),
+    ("The low band keeps less of the energy than top-k.", "low_keeps_less"),
+]
+
+
+@pytest.mark.parametrize("text,claim", DISAGREE)
+def test_a_claim_cannot_stand_behind_a_sentence_its_test_does_not_say(text, claim):
+    _, vocab = _vocabulary()
+    assert vocab.patterns().disagreement(text, TESTED[claim]), text
+
+
+@pytest.mark.parametrize("text,claim", AGREE)
+def test_a_sentence_that_says_what_its_claim_tested_passes(text, claim):
+    _, vocab = _vocabulary()
+    assert vocab.patterns().disagreement(text, TESTED[claim]) is None, text

@@ -331,3 +331,26 @@ def test_with_the_code_unchanged_a_warm_check_reads_no_module_and_finds_the_same
     assert any(s.file.endswith(".py") for s in warm)
     again, again_modules = collect("code-2")
     assert again == cold and again_modules == cold_modules
+
+
+def test_a_line_of_raw_html_is_read_as_the_text_the_page_shows(tmp_path):
+    """The renderer escapes HTML (cit/markdown.py), so a `<p>` line is shown as text;
+    the check reads it, as it is shown."""
+    root = _project(tmp_path, "Intro text goes here :x[scope].\n\n<p>Band C trails top-k.</p>\n")
+    with pytest.raises(BuildError) as e:
+        S.check(root, vocabulary=REASONS)
+    assert "content/pages/x.md:8: a comparison candidate" in e.value.message
+
+
+def test_a_title_case_caption_in_code_is_read():
+    got = S.code_sentences('PAGE_TEXT = True\nCAP = "Top-k Keeps Less Energy Than The Low Band"\n',
+                           "study/blocks/cap.py")
+    assert [s.text for s in got] == ["Top-k Keeps Less Energy Than The Low Band"]
+
+
+def test_a_claim_citing_sentence_that_turns_its_test_fails_at_its_line(tmp_path):
+    root = _project(tmp_path, "Intro text goes here :x[scope].\n\nTop-k ended above the low band :c[a.b].\n")
+    claim = Claim("a.b", "top-k ended below the low band", True, (), (), "x")
+    with pytest.raises(BuildError) as e:
+        S.check(root, claims={"a.b": claim}, vocabulary=REASONS)
+    assert "content/pages/x.md:8: the sentence does not say what a.b tested" in e.value.message
