@@ -40,10 +40,12 @@ def experiment(ctx: StageContext) -> StageOutput:
     figures = {}
     for key, c in exp.verification.items():
         figures[f"results_md_numbers.{key}"] = (
-            c.verified, f"Numbers verified in {key} results.md",
+            c.verified, f"Runs of digits verified in {key} results.md",
             "digit runs of the upstream results.md compared with our recomputation")
         figures[f"results_md_total.{key}"] = (
-            c.total, f"Numbers in {key} results.md", "digit runs in the upstream results.md")
+            c.total, f"Runs of digits in {key} results.md",
+            "digit runs in the upstream results.md (a decimal's whole and fractional parts "
+            "are a run each)")
     catalogue = exp.headline.catalogue
     shown = catalogue.as_json()
     shown["groups"] = {g.slug: {"variant": g.first.variant.key,

@@ -874,17 +874,23 @@ def _module(s: _Sim, groups) -> None:
     p = s.c.params
     fast_port = GVALUES.of(closed.module_rate(p.with_(module_port_rate=2 * p.module_port_rate)))
     big_budget = GVALUES.of(closed.module_rate(p.with_(module_budget=2 * p.module_budget)))
+    uncounted = GVALUES.of(closed.module_rate(p.with_(transform_counts=not p.transform_counts)))
     s.add("sim.module_budget_bound",
+          "with the optical transform counted against the budget, as the scenario sets it, "
           "the budget, not the port, sets the module's pace: it processes values more slowly "
           "than its port rate, doubling the port rate leaves its rate unchanged and doubling "
-          "the budget raises it",
-          Verdict(rate < port and fast_port == rate and big_budget > rate,
+          "the budget raises it; with the transform not counted, it runs at its port rate",
+          Verdict(p.transform_counts and rate < port and fast_port == rate
+                  and big_budget > rate and uncounted == port,
                   (("module rate", GVALUES.labelled(rate, scaled=True)),
                    ("port rate", GVALUES.labelled(port, 1, scaled=True)),
                    ("with the port rate doubled", GVALUES.labelled(fast_port, scaled=True)),
-                   ("with the budget doubled", GVALUES.labelled(big_budget, scaled=True)))),
-          "closed.module_rate at the scenario, with module_port_rate × 2 (equal) and with "
-          "module_budget × 2 (higher); sim.module_rate < scenario.module_port_rate")
+                   ("with the budget doubled", GVALUES.labelled(big_budget, scaled=True)),
+                   ("with the transform not counted", GVALUES.labelled(uncounted, scaled=True)))),
+          "closed.module_rate at the scenario (transform_counts_against_budget true), with "
+          "module_port_rate × 2 (equal) and with module_budget × 2 (higher); "
+          "sim.module_rate < scenario.module_port_rate; with transform_counts false, equal to "
+          "the port rate")
 
 
 def _fft_margin(s: _Sim, fast: float, port: float, top: float) -> None:
