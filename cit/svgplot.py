@@ -67,6 +67,8 @@ import re
 from dataclasses import dataclass, replace
 from html import escape as e
 
+from .markup import wrap_text
+
 # The colour key every figure may use for context marks (static/figures.css); the
 # others are the palette's (cit/palette.py: the study's keys, each with a mark shade
 # for light, dark and print), given to each drawing function as `colours`.
@@ -402,17 +404,22 @@ def _check_line(ln: Line, colours) -> None:
     _colour(ln.colour, colours)
 
 
-def spread_labels(wanted: list[float], gap: float, lo: float, hi: float) -> list[float]:
-    """Label positions as close as possible to `wanted` (in order), at least `gap` apart
-    and inside [lo, hi]: a forward then a backward sweep over the sorted positions."""
+def spread_labels(wanted: list[float], gap: float, lo: float, hi: float,
+                  rows=None) -> list[float]:
+    """Label positions (each its first line's) as close as possible to `wanted` (in
+    order), inside [lo, hi] and apart by at least `gap` for each line of the label
+    above (`rows`: each label's line count, 1 when None): a forward then a backward
+    sweep over the sorted positions."""
     order = sorted(range(len(wanted)), key=lambda i: (wanted[i], i))
+    rows = [rows[i] if rows else 1 for i in order]
     pos = [min(max(wanted[i], lo), hi) for i in order]
     for k in range(1, len(pos)):
-        pos[k] = max(pos[k], pos[k - 1] + gap)
-    if pos and pos[-1] > hi:
-        pos[-1] = hi
+        pos[k] = max(pos[k], pos[k - 1] + gap * rows[k - 1])
+    last = hi - gap * (rows[-1] - 1) if pos else hi
+    if pos and pos[-1] > last:
+        pos[-1] = last
         for k in range(len(pos) - 2, -1, -1):
-            pos[k] = min(pos[k], pos[k + 1] - gap)
+            pos[k] = min(pos[k], pos[k + 1] - gap * rows[k])
     out = [0.0] * len(wanted)
     for k, i in enumerate(order):
         out[i] = pos[k]
@@ -445,6 +452,7 @@ def line_chart(lines, x: Axis, y: Axis, *, title: str, desc: str, uid: str,
     y0, y1, yticks = domain(ys, y)
     labels = [ln.label + (f" {ln.end.text}" if ln.end is not None else "") for ln in labelled]
     right = min(width * 0.42, max((_text_width(t) for t in labels), default=0) + 16)
+    fit = max(1, int((right - 16) / (FONT * CHAR_W)))      # characters a label line holds
     ytick_w = max(_text_width(tick_text(t)) for t in yticks)
     left, top, bottom = ytick_w + 12, 2 * FONT + 6, height - 2 * FONT - 16
     sx = Scale(x0, x1, left, width - right, x.log)
@@ -479,7 +487,7 @@ def line_chart(lines, x: Axis, y: Axis, *, title: str, desc: str, uid: str,
         body.append(_marker(ordered[k], k, sx, top, bottom, x.log))
     for ln in lines:
         body.append(_point_marks(ln, pt))
-    body.append(_end_labels(labelled, sx, sy, y.log, top, bottom, width - right))
+    body.append(_end_labels(labelled, sx, sy, y.log, top, bottom, width - right, fit))
     interactive = (any(ln.end is not None or ln.points for ln in lines)
                    or any(m.number is not None for m in markers))
     return _svg(uid, width, height, title, desc, "".join(body), interactive)
@@ -519,24 +527,48 @@ def _marker(m: VLine, k: int, sx: Scale, top: float, bottom: float, log: bool) -
     return mark(m.number, f"{m.label}: {m.number.text}", inner + hit)
 
 
-def _end_labels(lines, sx, sy, log_y, top, bottom, x_end) -> str:
+def _end_labels(lines, sx, sy, log_y, top, bottom, x_end, fit: int) -> str:
+    """Each line's label at its right end, wrapped to `fit` characters a line where the
+    room right of the plot is too narrow for it (a phone's chart), so no label runs past
+    the figure's edge; labels pushed apart by their line counts (spread_labels)."""
     ends = [_last_point(ln, sx, sy, log_y) for ln in lines]
     keep = [i for i, p in enumerate(ends) if p is not None]
-    ys = spread_labels([ends[i][1] for i in keep], LINE_GAP, top + FONT / 2, bottom)
+    rows = [_label_rows(lines[i], fit) for i in keep]
+    ys = spread_labels([ends[i][1] for i in keep], LINE_GAP, top + FONT / 2, bottom,
+                       [len(r) for r in rows])
     out = []
-    for i, ty in zip(keep, ys):
+    for i, ty, text in zip(keep, ys, rows):
         ln, (px, py) = lines[i], ends[i]
         lx = x_end + 6
         lead = (f'<path class="fig-lead c-{ln.colour}" d="M{_f(px)} {_f(py)}L{_f(lx - 2)} {_f(ty)}"/>'
                 if abs(ty - py) > 1 or lx - px > 8 else "")
-        words = f'<text class="fig-label" x="{_f(lx)}" y="{_f(ty + FONT * 0.35)}">{e(ln.label)}'
+        words = "".join((f'<tspan x="{_f(lx)}" dy="{LINE_GAP}">' if k else "")
+                        + e(row) + ("</tspan>" if k else "") for k, row in enumerate(text[:-1]))
+        value = text[-1]
+        open_text = f'<text class="fig-label" x="{_f(lx)}" y="{_f(ty + FONT * 0.35)}">'
         if ln.end is not None:
             dot = f'<circle class="fig-dot c-{ln.colour}" cx="{_f(px)}" cy="{_f(py)}" r="3.5"/>'
+            head, _, number = value.rpartition(" ") if value.endswith(ln.end.text) else (value, "", "")
+            last = (f'<tspan x="{_f(lx)}" dy="{LINE_GAP}">' if len(text) > 1 else "") + e(head) + (
+                " " if head else "") + f'<tspan class="fig-value">{e(ln.end.text)}</tspan>' + (
+                "</tspan>" if len(text) > 1 else "")
             out.append(lead + mark(ln.end, f"{ln.label}: {ln.end.text}",
-                                   dot + words + f' <tspan class="fig-value">{e(ln.end.text)}</tspan></text>'))
+                                   dot + open_text + words + last + "</text>"))
         else:
-            out.append(lead + words + "</text>")
+            last = (f'<tspan x="{_f(lx)}" dy="{LINE_GAP}">{e(value)}</tspan>' if len(text) > 1
+                    else e(value))
+            out.append(lead + open_text + words + last + "</text>")
     return "".join(out)
+
+
+def _label_rows(ln: Line, fit: int) -> list[str]:
+    """A line's end label (its name, then its end value) as the lines it is drawn in."""
+    text = ln.label + (f" {ln.end.text}" if ln.end is not None else "")
+    if len(text) <= fit:
+        return [text]
+    rows = wrap_text(text, fit, ", ")          # between phrases first, then between words
+    rows = rows if max(map(len, rows)) <= fit else wrap_text(text, fit)
+    return [r + " " for r in rows[:-1]] + rows[-1:]   # a row's end is a space, as read
 
 
 # ---------------------------------------------------------------- bar chart
@@ -641,7 +673,10 @@ def strip_diagram(strips, *, title: str, desc: str, uid: str, length: int,
     block_h = lines * cell
     pitch = max(block_h, FONT + 4) + 12
     top = 6
-    height = top + len(strips) * pitch + (FONT + 8 if axis_title else 0)
+    fit = max(1, int((width - 2 * MARGIN) / (FONT * CHAR_W)))
+    title_rows = wrap_text(axis_title, fit) if axis_title else []
+    height = top + len(strips) * pitch + (FONT + 8 + LINE_GAP * (len(title_rows) - 1)
+                                          if title_rows else 0)
     for s in strips:
         _colour(s.colour, colours)
     check_colours([(s.label, s.colour) for s in strips], uid)
@@ -652,10 +687,15 @@ def strip_diagram(strips, *, title: str, desc: str, uid: str, length: int,
             raise FigureError(f"strip {s.label!r}: an index lies outside 0..{length - 1}")
         y = top + r * pitch
         body.append(_strip(s, on, label_w, y, cell, cols, length, block_h))
-    if axis_title:
-        mid = label_w + cols * cell / 2
-        body.append(f'<text class="fig-axis-title" x="{_f(mid)}" y="{_f(height - 6)}" '
-                    f'text-anchor="middle">{e(axis_title)}</text>')
+    if title_rows:
+        # under the grid's middle, moved in so its widest line stays inside the figure
+        half = max(_text_width(r) for r in title_rows) / 2
+        mid = min(max(label_w + cols * cell / 2, MARGIN + half), width - MARGIN - half)
+        y0 = height - 6 - LINE_GAP * (len(title_rows) - 1)
+        rows = "".join(f'<tspan x="{_f(mid)}" dy="{LINE_GAP}">{e(r)}</tspan>' if k else e(r + " ")
+                       for k, r in enumerate(title_rows))
+        body.append(f'<text class="fig-axis-title" x="{_f(mid)}" y="{_f(y0)}" '
+                    f'text-anchor="middle">{rows}</text>')
     return _svg(uid, width, height, title, desc, "".join(body),
                 any(s.number is not None for s in strips))
 

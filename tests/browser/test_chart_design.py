@@ -51,7 +51,13 @@ CHARTS = """([root, grey]) => {
           overlaps.push([a, b]);
       }));
     }
-    out.push({id: svg.id, series, smallest, overlaps});
+    // text drawn past the chart's own box is cut off where the svg clips it
+    const box = svg.getBoundingClientRect();
+    const clipped = [...svg.querySelectorAll("text")].filter((t) => t.textContent.trim())
+      .filter((t) => { const r = t.getBoundingClientRect();
+        return r.right > box.right + 0.5 || r.left < box.left - 0.5; })
+      .map((t) => t.textContent.trim());
+    out.push({id: svg.id, series, smallest, overlaps, clipped});
   }
   return out;
 }"""
@@ -112,11 +118,13 @@ def problems(charts, budgets: dict) -> list[str]:
             bad.append(f"{where}: hues {close[0][0]:.0f} and {close[0][1]:.0f} degrees are one hue")
         if c["overlaps"]:
             bad.append(f"{where}: end labels overlap: {c['overlaps'][0]}")
+        if c.get("clipped"):
+            bad.append(f"{where}: text past the chart's edge: {c['clipped'][0]!r}")
     return bad
 
 
 @pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
-def test_each_chart_colours_few_series_one_hue_each_and_its_labels_never_overlap(
+def test_each_chart_colours_few_series_one_hue_each_and_its_labels_never_overlap_nor_cut(
         make_page, served, budgets, width, height, measured):
     site, url = served
     charts = every_chart(make_page(viewport={"width": width, "height": height}), url, site)
@@ -138,13 +146,16 @@ def test_chart_text_is_legible_on_a_phone(make_page, served, budgets, measured):
 
 def test_the_checks_catch_a_crowded_chart(budgets):
     """The rules fail a chart drawn as the hub's was before the design pass: seven colours,
-    two lines in one blue, and two labels stacked on each other."""
+    two lines in one blue, two labels stacked on each other, and an end label cut off at
+    the edge (the hub's on a phone, once)."""
     rgb = [(0, 114, 178), (184, 127, 0), (0, 158, 115), (200, 110, 160), (213, 94, 0),
            (28, 147, 215), (0, 105, 77), (0, 114, 178)]
     crowded = {"series": [["line", *c] for c in rgb], "smallest": 9.3,
-               "overlaps": [["C low 1-D 64", "C low 2-D 64x64"]]}
+               "overlaps": [["C low 1-D 64", "C low 2-D 64x64"]],
+               "clipped": ["E repaired, ENOB 8 3.017"]}
     bad = problems([("hub", crowded)], budgets)
     assert any("coloured series" in b for b in bad)
     assert any("two coloured lines in one colour" in b for b in bad)
     assert any("one hue" in b for b in bad)
     assert any("overlap" in b for b in bad)
+    assert any("past the chart's edge" in b for b in bad)

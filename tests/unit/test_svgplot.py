@@ -180,6 +180,29 @@ def test_end_labels_never_overlap():
     assert max(crowded) <= 300 and sorted(crowded) == crowded
 
 
+def test_a_label_too_long_for_a_narrow_chart_wraps_and_stays_inside_it():
+    """On a phone's chart the room right of the plot is at most 42 % of the width; a
+    longer end label is drawn in several lines, each within the figure (the hub's "E
+    repaired, ENOB 8 3.017" once ran past a 360-unit chart's edge)."""
+    long = sp.Line("c", "E repaired, ENOB 8, 8 planes", (0, 10, 20), (4.0, 3.5, 3.0),
+                   colour="C", end=num("t.c", 3.0, "3.017"))
+    svg = sp.line_chart(lines() + [long], sp.Axis("step"), sp.Axis("loss"), title="t",
+                        desc="d", uid="u", width=360, height=340)
+    label = next(t for t in parse(svg).iter(f"{SVG}text") if "".join(t.itertext()).startswith("E repaired"))
+    rows = [label.text] + [t.text for t in label.iter(f"{SVG}tspan") if t.get("dy")]
+    assert len(rows) > 1 and "".join(label.itertext()) == "E repaired, ENOB 8, 8 planes 3.017"
+    x = float(label.get("x"))
+    assert x + sp._text_width(label.text.strip()) <= 360
+    assert max(len("".join(t.itertext()).strip()) for t in label.iter(f"{SVG}tspan") if t.get("dy")) \
+        * sp.FONT * sp.CHAR_W + x <= 360
+
+
+def test_labels_of_several_lines_are_spread_by_their_height():
+    pos = sp.spread_labels([100, 101, 102], 15, 0, 300, rows=[2, 1, 3])
+    assert pos[1] - pos[0] >= 30 and pos[2] - pos[1] >= 15
+    assert sp.spread_labels([299], 15, 0, 300, rows=[3]) == [270]
+
+
 def test_bar_chart_marks_whiskers_and_groups():
     bars = [sp.Bar("one", 2.0, num("b.1", 2.0, "2.00"), "A", lo=1.8, hi=2.2, group="G1"),
             sp.Bar("two", 3.0, num("b.2", 3.0, "3.00"), "C", group="G2")]
