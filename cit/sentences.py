@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import html
 import io
 import re
 import tokenize
@@ -80,6 +81,9 @@ VAGUE_WORDS = ("far", "well", "much", "many times", "most", "mostly", "little", 
 VAGUE_RE = re.compile(r"(?<![\w\-′])(?<!its )(?:" + "|".join(w.replace(" ", r"\s+") for w in VAGUE_WORDS)
                       + r")(?![\w\-′])", re.I)
 MIN_WORDS = 2
+# characters a page shows as nothing: zero-width spaces and joiners, the word joiner, the
+# byte-order mark, the soft hyphen
+INVISIBLE_RE = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
 # "below"/"above" after one of these says where on the page, not an order
 PLACE_WORDS = frozenset({"table", "tables", "figure", "figures", "chart", "charts", "list",
                          "lists", "section", "sections", "ledger", "slide", "slides", "page",
@@ -147,6 +151,9 @@ def plain(raw: str) -> str:
             return m.group(3)
         return ""
     raw = raw.replace("![", "[")          # an image reads as its alt text
+    # a character reference reads as the character the page shows ("b&#101;ats"), and a
+    # character the page does not show (a zero-width space inside a word) as nothing
+    raw = INVISIBLE_RE.sub("", html.unescape(raw))
     return " ".join(MARKUP_RE.sub(repl, raw).split())
 
 

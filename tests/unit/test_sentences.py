@@ -354,3 +354,11 @@ def test_a_claim_citing_sentence_that_turns_its_test_fails_at_its_line(tmp_path)
     with pytest.raises(BuildError) as e:
         S.check(root, claims={"a.b": claim}, vocabulary=REASONS)
     assert "content/pages/x.md:8: the sentence does not say what a.b tested" in e.value.message
+
+
+def test_a_character_reference_or_an_invisible_character_does_not_hide_a_word():
+    """The page shows "b&#101;ats" as "beats" and a zero-width space as nothing: the
+    check reads what the page shows."""
+    assert S.plain("Top-k b&#101;ats Adam\u200bW b\u00adelow it") == "Top-k beats AdamW below it"
+    got = S.Sentence("f", 1, S.plain("C b&#101;ats top-k.")).comparing()
+    assert got and got[0].startswith("beat")
