@@ -52,7 +52,7 @@ TOKEN_RE = re.compile(r"[\w′\-]+")
 BOUND_RE = re.compile(r"[\w′\-]")
 # words that quantify over a set: with one of the study's data nouns a few words on
 # they make a statement about all of its data, which a reason cannot exempt
-QUANTIFIERS = ("every", "each", "only", "no", "none", "all", "not a single", "not one")
+QUANTIFIERS = ("every", "each", "only", "no", "none", "all", "any", "not a single", "not one")
 QUANTIFIER_WINDOW = 3
 # ... or further on, through a noun phrase: up to this many words, none of them one of
 # NOT_IN_A_NOUN_PHRASE, and no punctuation ("Each of the three top-k seeds", "every one
@@ -80,14 +80,15 @@ ORDERING_WORDS = (
     "beneath", "surpass(?:es|ed|ing)?", "best(?:s|ed)", "better(?:s|ed)",
     "edg(?:e|es|ed|ing) (?:past|ahead|by)", "in front", "no match", "match(?:ing)?",
     "keeps? pace", "kept pace", "on a par", "level with", "within a hair",
-    "break(?:s|ing)? even", "broke even",
+    "break(?:s|ing)? even", "broke even", "before",
     "(?:finished|finishes|ended|ends|stays?|stayed|sits?|sat|landed|lands|remained|remains|"
     "came|comes|fell|falls) (?:\\w+ly |well |just |far )?(?:under|over)")
 # the ordering words that order two things wherever in the sentence the two are named
 # ("Of the random band and AdamW, the random band comes out ahead"): the ordering words
 # but those that also say where or when (above, below, behind, later), or that compare
 # amounts rather than rank the things named (more, less, larger, ...)
-WEAK_ORDERING = frozenset({"than", "below", "above", "behind", "later", "more", "less",
+WEAK_ORDERING = frozenset({"than", "below", "above", "behind", "later", "before",
+                           "more", "less",
                            "fewer", "larger", "smaller", "higher", "lower", "same as",
                            "as well as", "best", "worst"})
 # the forms of cit/sentenceforms.py that rank or equate what a sentence names; a
@@ -131,12 +132,22 @@ NEGATION_AFTER_RE = re.compile(r"\W*(?:[\w′\-]+\W+){0,2}?(?:nowhere|never|at\s
                                re.I)
 
 # a quantifier right after one of these is a condition, not a statement about the data
-CONDITION_RE = re.compile(r"(?<![\w\-])(?:if|whether|unless|until)\s+$", re.I)
+CONDITION_RE = re.compile(r"(?<![\w\-])(?:if|whether|unless|until|where|when)\s+$", re.I)
+# a quantifier right before one of the study's entities ("Every fixed band diverged",
+# "all the repaired runs") says something of every run of it
+QUANTIFIED_ENTITY_RE = re.compile(r"(?<![\w\-])(?:every|each|all|none\s+of|no|any|not\s+a\s+single)"
+                                  r"(?:\s+(?:of\s+)?(?:the|our|its|their))?\s+$", re.I)
+# the forms that rank what they name against the rest, with one thing named: a
+# superlative ("the lowest loss of all"), a place in a ranking ("came last", "the
+# winner"), an outcome of training ("diverged") not denied ("never diverged" is
+# asserted too, so it counts as well)
+ONE_THING_FORMS = ("superlative", "rank", "outcome")
 # a comparison put as a question, a hypothesis or a refutation criterion asserts nothing
 QUESTION_RE = re.compile(r"(?<![\w\-])(?:whether|hypothes[ie]s(?:ed)?|refuted\s+if|"
                          r"would\s+(?:not\s+)?(?:refute|support))(?![\w\-])|\?\s*$", re.I)
 
 SENTENCE_RULES = {"catalogue": FieldRule(dict, required=False),
+                  "question_reason": FieldRule(str, required=False, nonblank=True),
                   "members": FieldRule(dict, required=False),
                   "entities": FieldRule(dict, required=False),
                   "data_nouns": FieldRule(list, item_kind=str),
@@ -198,6 +209,9 @@ class Vocabulary:
     same_as: tuple[tuple[str, int, bool], ...] = ()
     # (a group's name, the catalogue letters of its members): site.yaml `members`
     members: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # the one reason under which a comparison put as a question or hypothesis is exempt
+    # (site.yaml `question_reason`; by default the key `question` where declared)
+    question_reason: str | None = None
     # the detector's self-test (docs/claims.md): (file:line, sentence, compares, whether
     # it must be flagged, the sentence before it)
     probes: tuple[tuple[str, str, bool, bool, str], ...] = ()
@@ -229,7 +243,7 @@ class Vocabulary:
         return Patterns(self._firsts(), frozenset(self.letters), self._quantified_re(),
                         dict(self.reasons), nouns,
                         {_plain_name(n): (e, head) for n, e, head in self.same_as},
-                        self._member_entries())
+                        self._member_entries(), self.question_reason)
 
     def _member_entries(self) -> dict:
         """A group's name (as _plain_name gives it) -> the catalogue entries it holds."""
@@ -253,6 +267,7 @@ class Patterns:
     same_as: dict = field(default_factory=dict)
     # a group's name -> the catalogue entries it holds: Vocabulary.members
     members: dict = field(default_factory=dict)
+    question_reason: str | None = None
     seen: dict = field(default_factory=dict, compare=False, repr=False)
 
     def entities(self, text: str) -> list[str]:
@@ -314,20 +329,29 @@ class Patterns:
         return a == b or (ea is not None and eb is not None and ea[0] == eb[0]
                           and (ea[1] or eb[1]))
 
-    def unexemptable(self, text: str, inherited=()) -> str | None:
+    def unexemptable(self, text: str, inherited=(), asks: bool = False) -> str | None:
         """Why a reason cannot exempt this sentence, or None: it quantifies over the
         study's data (a quantifier before a data noun, `quantified_re`, or an adverb of
         every case with one anywhere, UNIVERSAL_RE), not as a condition ("if every seed
         reaches it"); or it orders two entities, where it does not put that as a question
-        or hypothesis (QUESTION_RE): an ordering word or form (ORDERING_RE, ORDERING_FORMS)
+        or hypothesis (QUESTION_RE; only where `asks`: its reason is the study's
+        `question_reason`): an ordering word or form (ORDERING_RE, ORDERING_FORMS)
         with a different entity before it and after it (an anaphor stands for the
         `inherited` entities it does not name itself), or one of the stronger ones
         anywhere in a sentence that names two different entities itself."""
         why = self._quantifies(text)
-        if why or QUESTION_RE.search(text):
+        if why or (asks and QUESTION_RE.search(text)):
             return why
         spans = self._spans(text)
         own = self.distinct([e for _, _, e in spans])
+        variants = [(s, end, e) for s, end, e in spans if self._runs_of(e)]
+        for start, end, _ in variants:
+            q = QUANTIFIED_ENTITY_RE.search(text[:start])
+            if q and not CONDITION_RE.search(text[:q.start()]):
+                return f"it quantifies over the data ({text[q.start():end]!r})"
+        for _, _, word in self._orderings(text, all_superlatives=True):
+            if variants and word.split(":")[0] in ONE_THING_FORMS:
+                return f"it ranks or gives the outcome of {variants[0][2]!r} ({word!r})"
         spans = spans + [(m.start(), m.end(), e) for m in ANAPHOR_RE.finditer(text)
                          for e in inherited if e not in own]
         for start, end, word in self._orderings(text):
@@ -359,6 +383,12 @@ class Patterns:
                     way = "not " + way
                 out.append((before[-1], way, after[0][0], word))
         return out
+
+    def _runs_of(self, name: str) -> bool:
+        """Whether a name stands for runs of the study: a catalogue variant, or a group
+        whose members site.yaml lists."""
+        plain = _plain_name(name)
+        return plain in self.same_as or bool(self.members.get(plain))
 
     def entries_of(self, name: str) -> frozenset:
         """The catalogue entries a name stands for: its own, or a group's members; a name
@@ -408,13 +438,16 @@ class Patterns:
         return None
 
     @staticmethod
-    def _orderings(text: str) -> list[tuple[int, int, str]]:
-        """(start, end, words) of each ordering word and ordering form of `text`."""
+    def _orderings(text: str, all_superlatives: bool = False) -> list[tuple[int, int, str]]:
+        """(start, end, words) of each ordering word and ordering form of `text` (a
+        superlative only where it ranks: RANKING_AFTER_RE, unless `all_superlatives`)."""
         out = [(m.start(), m.end(), " ".join(m.group(0).lower().split()))
                for m in ORDERING_RE.finditer(text)]
         out += [(m.start(), m.end(), f"{m.lastgroup}: {' '.join(m.group(0).lower().split())}")
-                for m in FORMS_RE.finditer(text) if m.lastgroup in ORDERING_FORMS
-                and (m.lastgroup != "superlative" or RANKING_AFTER_RE.match(text, m.end()))
+                for m in FORMS_RE.finditer(text)
+                if m.lastgroup in ORDERING_FORMS + ONE_THING_FORMS
+                and (m.lastgroup != "superlative" or all_superlatives
+                     or RANKING_AFTER_RE.match(text, m.end()))
                 and not any(s < m.end() and m.start() < e for s, e, _ in out)]
         return sorted(out)
 
@@ -455,9 +488,13 @@ def load_vocabulary(root: Path, block: dict | None, where, reads: Reads) -> Voca
             raise BuildError(where("members"), f"sentences: members: {group!r} names "
                              f"{unknown[0]!r}, which is no letter or name of the catalogue")
         members.append((str(group), tuple(held)))
+    asks = block.get("question_reason") or ("question" if "question" in dict(reasons) else None)
+    if asks not in dict(reasons) and asks is not None:
+        raise BuildError(where("question_reason"), f"sentences: question_reason: {asks!r} is "
+                         "not one of the reasons")
     return Vocabulary(tuple(n for n in names if n not in letters), letters,
                       tuple(block["data_nouns"]), tuple(reasons), tuple(same_as),
-                      tuple(members), probes)
+                      tuple(members), asks, probes)
 
 
 def _probes(root: Path, rel: str, reads: Reads) -> tuple[tuple[str, str, bool, bool, str], ...]:

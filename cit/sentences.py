@@ -430,7 +430,8 @@ def _rows(sentences, pats: Patterns | None = None) -> list[list]:
         found = why = None
         if pats is not None:
             found, before = resolve(s, pats, before)
-            why = pats.unexemptable(s.text, before) if s.reasons else None
+            why = (pats.unexemptable(s.text, before, pats.question_reason in s.reasons)
+                   if s.reasons else None)
         out.append([s.file, s.line, s.text, list(s.claims), list(s.reasons), found, why])
     return out
 
@@ -578,7 +579,8 @@ def _reason_problems(s: Sentence, reasons, pats: Patterns) -> list[str]:
     if key not in pats.reasons:
         return [f"{s.where}: unknown reason :x[{key}] (site.yaml sentences: reasons has "
                 f"{', '.join(pats.reasons) or 'none'})"]
-    why = s.why if s.found is not None else pats.unexemptable(s.text)
+    why = s.why if s.found is not None else pats.unexemptable(s.text, (),
+                                                               key == pats.question_reason)
     if why:
         return [f"{s.where}: :x[{key}] cannot exempt this sentence: {why}; it needs a "
                 f"checked claim: {s.text!r}"]

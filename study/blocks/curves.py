@@ -35,7 +35,7 @@ SPECS = {
         ChartAxis("Training step", "int"), ChartAxis("Validation loss", "dec3"),  # :x[label]
         preview=(("wide", 720, 360), NARROW)),
     "optics-curves": ChartSpec(
-        "optics-curves", "Validation loss against training step: the diverged first design, "  # :x[caption]
+        "optics-curves", "Validation loss against training step: the first design's runs, "  # :x[caption]
         "the repaired runs and the exact band",
         ChartAxis("Training step", "int"), ChartAxis("Validation loss (log scale)", "dec3", log=True),  # :x[label]
         preview=(("wide", 640, 400), NARROW)),

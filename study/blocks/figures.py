@@ -391,18 +391,18 @@ def band_positions(ctx, v: Shown) -> str:
               sp.Strip("High band", tuple(range(n - k, n)), v.tone("high", "F"), high)]  # :x[label]
     svg = _draw(v, "band-positions", sp.strip_diagram, strips, length=n, columns=64,
                 axis_title="A chunk's positions, lowest frequency first, in rows",  # :x[label]
-                title="Which positions of a one-dimensional chunk each fixed band keeps",  # :x[caption]
+                title="Which positions of a one-dimensional chunk the two fixed bands keep",  # :x[caption]
                 desc="Two grids of the chunk's positions: the low band fills the first cells, the "  # :x[caption]
                      "high band the last; beside each, the share of the momentum's energy it "
                      "would keep on the 1-D 256-point low band's runs.",
                 uid=uid, width=WIDTH)
-    caption = ("The positions each band keeps in a 1-D chunk, the same in every chunk and step, "  # :x[caption] :x[caption]
+    caption = ("The positions of a 1-D chunk that the two bands keep, the same in every chunk and step, "  # :x[caption] :x[caption]
                "and the share of the momentum's energy each would keep, measured on the "
                "momentum of the exact low band's runs with 1-D 256-point chunks (results.md "
                f"§2); the high band itself was trained with {_trained_shapes(reg, 'F.high')}. "
                "Top-k's positions change from chunk to chunk and step to step.")
     on = "share of the momentum's energy it would keep on the 1-D 256-point low band's runs"  # :x[caption]
-    rows = [("Positions in a chunk", [length]), ("Positions each band keeps", [kept]),  # :x[label] :x[label]
+    rows = [("Positions in a chunk", [length]), ("Positions a band keeps", [kept]),  # :x[label] :x[label]
             (f"Low band: {on}", [low]), (f"High band: {on}", [high])]  # :x[number] :x[number]
     table = data_table(ctx, uid, "Chunk, band size and energy kept", ("Quantity", "Value"), rows)  # :x[caption]
     return figure_html(ctx, uid, svg, caption, table)
@@ -490,11 +490,11 @@ def target(ctx, v: Shown) -> str:
     svg = _draw(v, "target", sp.line_chart, [line], sp.Axis("Training step"),
                 sp.Axis("Validation loss (log scale)", log=True),  # :x[label]
                 title="AdamW's validation loss against step, and the target it sets",  # :x[caption]
-                desc="One falling line with a thin shaded band between its lowest and highest seed; "  # :x[caption]
+                desc="One falling line, shaded between the seeds' losses at each step; "  # :x[caption]
                      "its last value is the target of the experiment's own tables.",
                 uid=uid, width=WIDTH, height=221)
-    caption = ("AdamW's validation loss against step, mean over seeds, shaded from the "  # :x[caption]
-               "lowest to the highest seed; its final mean is the target of the experiment's "
+    caption = ("AdamW's validation loss against step, mean over seeds, shaded over the "  # :x[caption]
+               "range of its seeds; its final mean is the target of the experiment's "
                "tables (the simulator uses another, on the transit page).")
     spec = ChartSpec("target", "AdamW's validation loss against step", ChartAxis("Training step", "int"),  # :x[caption]
                      ChartAxis("Validation loss", "dec3"))  # :x[label]

@@ -942,6 +942,27 @@ def _e_run(s: _Sim, groups) -> None:
                    ("target group's seed sd", s.reg.numbers[f"final_loss_sd.{two.slug}"].text)),
                   (len(st.per_seed),)),
           "0 ≤ sim.e_run.margin < final_loss_sd of the target group ÷ 10", one_seed=True)
+    chosen = c.inputs.e_run
+    target = s.v("sim.target")
+    like = sorted((g for g in groups if g.first.cfg.variant == "optics"
+                   and g.first.cfg.feedback == "sent" and g.first.cfg.fs_every > 0
+                   and chosen is not None and g.first.cfg.planes == chosen.planes),
+                  key=lambda g: g.first.cfg.enob)
+    reach = [g for g in like if all(r.first_step_at_or_below(target) is not None for r in g.runs)]
+    s.add("sim.e_run_is_lowest_reaching_enob",
+          "the run the simulator takes for E is, of the repaired optics runs with its plane "
+          "count, the one at the lowest ENOB whose every seed reaches the target",
+          Verdict(bool(reach) and chosen is not None and reach[0].first.cfg.enob == chosen.enob,
+                  (("E's run", chosen.slug if chosen else "none"),
+                   ("reaching the target, by ENOB",
+                    ", ".join(f"ENOB {fmt(g.first.cfg.enob, 0)}" for g in reach) or "none"),
+                   ("not reaching it", ", ".join(f"ENOB {fmt(g.first.cfg.enob, 0)}"
+                                                 for g in like if g not in reach) or "none")),
+                  tuple(len(g.runs) for g in reach[:1])),
+          "from the experiment's groups: optics, feedback sent, full scale re-set, E's plane "
+          "count; the least ENOB among those whose every run has an evaluation at or below "
+          "sim.target equals the ENOB of the run the simulator's inputs take for E",
+          one_seed=True)
     grid = (c.breakevens["E_vs_A"], c.breakevens["Eprime_Esteps_vs_A"])
     s.add("sim.later_lowers_eprime_breakeven",
           "had the run behind E crossed the target one evaluation later, E′ on its steps "

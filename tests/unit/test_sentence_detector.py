@@ -182,6 +182,16 @@ REASON_MISUSED = [
     ("The calibrated band ended under top-k in all three of its seeds.", ()),
     ("This section shows the high band to be the strongest of the fixed bands.", ()),
     ("Stress that top-k edges past AdamW here.", ()),
+    # one thing named, ranked against the rest or given its outcome; a quantifier over
+    # a variant's runs (the second fresh break test's forms)
+    ("Every fixed band diverged.", ()),
+    ("The zig-zag band came out on top.", ()),
+    ("Winner at the default WAN: E′.", ()),
+    ("AdamW was relegated.", ()),
+    ("Top-k ended with the lowest loss of all.", ()),
+    ("The first design diverged at every ENOB tried.", ()),
+    ("E′ reaches the target before AdamW at the default WAN.", ()),
+    ("As the hypothesis predicted, the low band beat top-k.", ()),
 ]
 # ... and sentences of the kinds a reason does cover, which must stay exempt
 REASON_FITS = [
@@ -189,7 +199,6 @@ REASON_FITS = [
     "C′: the same band computed on the GPU, but summed with an all-reduce.",
     "A design that was simulated but never trained (C′ and E′).",
     "The table below lists the runs.",
-    "Whether a fixed band trains as well as top-k: the experiment tests this.",
 ]
 
 
@@ -200,8 +209,16 @@ def test_a_reason_cannot_exempt_an_order_or_a_universal_in_words_the_site_does_n
     assert vocab.patterns().unexemptable(text, list(inherited)), text
 
 
+def test_a_comparison_put_as_a_question_is_exempt_only_under_the_question_reason():
+    _, vocab = _vocabulary()
+    pats = vocab.patterns()
+    text = "Whether a fixed band trains as well as top-k: the experiment tests this."
+    assert pats.unexemptable(text, (), asks=True) is None
+    assert pats.unexemptable(text, (), asks=False)
+
+
 @pytest.mark.parametrize("text", REASON_FITS)
-def test_a_reason_still_exempts_a_definition_a_question_and_a_plain_sentence(text):
+def test_a_reason_still_exempts_a_definition_and_a_plain_sentence(text):
     _, vocab = _vocabulary()
     assert vocab.patterns().unexemptable(text) is None, text
 
