@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+import yaml
 from pathlib import Path
 
 from . import yamlio
@@ -452,6 +454,35 @@ class Patterns:
         return sorted(out)
 
 
+def ranking_words(text: str) -> list[str]:
+    """The ordering words and the forms that rank, equate or give an outcome in `text`
+    (every superlative included): what a name or a label never holds (a label names a
+    thing, it does not rank it: "Top-k (the winner)")."""
+    return [w for _, _, w in Patterns._orderings(text, all_superlatives=True)]
+
+
+def name_problems(node, file: str, keys) -> list[str]:
+    """Each string under one of `keys` (None: every string) of a YAML node tree that
+    ranks or compares (ranking_words), as "file:line: …"."""
+    out = []
+
+    def walk(n, key=None):
+        if isinstance(n, yaml.MappingNode):
+            for k, v in n.value:
+                walk(v, k.value)
+        elif isinstance(n, yaml.SequenceNode):
+            for v in n.value:
+                walk(v, key)
+        elif isinstance(n, yaml.ScalarNode) and (keys is None or key in keys):
+            words = ranking_words(n.value)
+            if words:
+                out.append(f"{file}:{n.start_mark.line + 1}: the name or label {n.value!r} "
+                           f"ranks or compares ({', '.join(words)}); a name says what a "
+                           "thing is: put the comparison in a sentence with its claim")
+    walk(node)
+    return out
+
+
 def load_vocabulary(root: Path, block: dict | None, where, reads: Reads) -> Vocabulary:
     """site.yaml's `sentences` block (`where(key)`: its place for errors): the entity
     names it lists by class, those of the catalogue file it names (`file`, the `list` of
@@ -522,6 +553,10 @@ def _catalogue_names(root: Path, cat: dict, where: str,
     if not isinstance(entries, list):
         raise BuildError(where, f"sentences: catalogue: {cat['file']} has no list "
                          f"{cat['list']!r}")
+    listed = next((v for k, v in getattr(node, "value", ()) if k.value == cat["list"]), None)
+    labels = name_problems(listed, cat["file"], None)
+    if labels:
+        raise BuildError(labels[0].split(": ", 1)[0], labels[0].split(": ", 1)[1])
     out = []
     last = len(cat["fields"]) - 1
     for k, entry in enumerate(entries):

@@ -39,7 +39,7 @@ from .frontmatter import NOTES_NAME, parse_content_file
 from .markdown import FOLD_NAME, add_folds, fold_summary
 from .reads import Reads
 from .sentenceforms import forms_in
-from .sentencerules import ORDERING_WORDS, Patterns, Vocabulary
+from .sentencerules import ORDERING_WORDS, Patterns, Vocabulary, name_problems, ranking_words
 
 # Words that make a sentence a comparison, an ordering, a bound, a count over a set or
 # a cause. Hyphenated compounds (all-reduce, all-gather) are names, not quantifiers.
@@ -606,6 +606,7 @@ def check(root: Path, reads: Reads | None = None, memo=None, claims=None,
     sentences = collect(root, reads, memo, code, packages, name_keys, vocabulary)
     pats = vocabulary.patterns()
     checked, counts, problems = judge(sentences, pats, claims)
+    problems += _names_in_content(root, reads, YAML_NAME_KEYS | frozenset(name_keys))
     probes, missed = run_probes(vocabulary.probes, pats)
     problems += missed
     report = SentenceReport(len(sentences), checked,
@@ -614,6 +615,27 @@ def check(root: Path, reads: Reads | None = None, memo=None, claims=None,
     if not defer:
         raise_problems(report)
     return report
+
+
+# a formula's words: \text{...} in TeX (cit/mathcite.py renders it as words)
+MATH_TEXT_RE = re.compile(r"\\text\{([^{}\n]*)\}")
+
+
+def _names_in_content(root: Path, reads: Reads, names) -> list[str]:
+    """The names and labels of the content that rank or compare (name_problems): the
+    YAML files' name keys, and the words of every formula (\text{...})."""
+    out = []
+    for p in reads.glob(root / "content", "*.yaml"):
+        out += name_problems(yamlio.compose(reads.text(p), reads.rel(p)), reads.rel(p), names)
+    for p in reads.glob(root / "content", "**/*.md"):
+        text = reads.text(p)
+        for m in MATH_TEXT_RE.finditer(text):
+            words = ranking_words(m.group(1))
+            if words:
+                out.append(f"{reads.rel(p)}:{text.count(chr(10), 0, m.start()) + 1}: a "
+                           f"formula's words {m.group(1)!r} rank or compare "
+                           f"({', '.join(words)}); put the comparison in a sentence with its claim")
+    return out
 
 
 def raise_problems(report: SentenceReport) -> None:

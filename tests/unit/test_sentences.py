@@ -364,3 +364,29 @@ def test_a_character_reference_or_an_invisible_character_does_not_hide_a_word():
     assert S.plain("Top-k b&#101;ats Adam\u200bW b\u00adelow it") == "Top-k beats AdamW below it"
     got = S.Sentence("f", 1, S.plain("C b&#101;ats top-k.")).comparing()
     assert got and got[0].startswith("beat")
+
+
+def test_a_name_or_label_that_ranks_is_refused_at_its_line(tmp_path):
+    """A glossary term, a chain lane's name or a catalogue label names a thing; one that
+    ranks it ("the winner", "Top-k (best)") states a result no claim tests."""
+    root = _project(tmp_path, "Intro text goes here :x[scope].\n")
+    (root / "content" / "glossary.yaml").write_text(
+        'topk:\n  term: "top-k, the winner"\n  definition: "A selector :x[definition]."\n')
+    with pytest.raises(BuildError) as e:
+        S.check(root, vocabulary=REASONS)
+    assert "content/glossary.yaml:2: the name or label 'top-k, the winner' ranks" in e.value.message
+    from cit import yamlio
+    from cit.sentencerules import name_problems
+    labels = yamlio.compose('variants:\n  - letter: B\n    chart_label: "B top-k (best of all)"\n',
+                            "data/variants.yaml")
+    got = name_problems(labels, "data/variants.yaml", None)
+    assert len(got) == 1 and got[0].startswith("data/variants.yaml:3: the name or label")
+
+
+def test_a_formula_s_words_that_rank_are_refused_at_their_line(tmp_path):
+    root = _project(tmp_path, "Intro text goes here :x[scope].\n\n"
+                              "The time is $t_\\text{GPU} + t_\\text{top-k beats AdamW}$ :x[definition].\n")
+    with pytest.raises(BuildError) as e:
+        S.check(root, vocabulary=REASONS)
+    assert "content/pages/x.md:8: a formula's words 'top-k beats AdamW' rank or compare" in e.value.message
+    assert "'GPU'" not in e.value.message
