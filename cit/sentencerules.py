@@ -245,7 +245,7 @@ class Vocabulary:
         return Patterns(self._firsts(), frozenset(self.letters), self._quantified_re(),
                         dict(self.reasons), nouns,
                         {_plain_name(n): (e, head) for n, e, head in self.same_as},
-                        self._member_entries(), self.question_reason)
+                        self._member_entries(), self.question_reason, self.data_nouns)
 
     def _member_entries(self) -> dict:
         """A group's name (as _plain_name gives it) -> the catalogue entries it holds."""
@@ -270,6 +270,7 @@ class Patterns:
     # a group's name -> the catalogue entries it holds: Vocabulary.members
     members: dict = field(default_factory=dict)
     question_reason: str | None = None
+    data_nouns_of: tuple = ()
     seen: dict = field(default_factory=dict, compare=False, repr=False)
 
     def entities(self, text: str) -> list[str]:
@@ -410,10 +411,16 @@ class Patterns:
         band") and which name parts of the entry ("repaired optics", "first-design
         optics"), so a sentence that swaps the parts of one entry is not caught."""
         named = frozenset().union(*(self.entries_of(e) for e in self.entities(tested)))
-        for e in self.entities(text):
-            entry = self.same_as.get(_plain_name(e))
-            if entry and entry[0] not in named:
-                return f"it names {e!r}, which the test does not: {tested!r}"
+        for start, end, e in self._spans(text):
+            held = self.entries_of(e) if self._runs_of(e) else frozenset()
+            # a variant, or a group of which the test names none; a group quantified
+            # over ("every DeMo variant") must be named whole
+            every = QUANTIFIED_ENTITY_RE.search(text[:start])
+            if held and (held - named if every or len(held) == 1 else not held & named):
+                return f"it names {text[every.start() if every else start:end]!r}, which the test does not: {tested!r}"
+        why = self._scope_beyond(text, tested)
+        if why:
+            return why
         theirs = self.relations(tested)
         for a, way, b, word in self.relations(text):
             ia, ib = self.entries_of(a), self.entries_of(b)
@@ -429,6 +436,37 @@ class Patterns:
                     return (f"it says {a} {word!r} {b} ({way}), where the test says {a2} "
                             f"{word2!r} {b2} ({way2}): {tested!r}")
         return None
+
+    def _scope_beyond(self, text: str, tested: str) -> str | None:
+        """Where the sentence says more than the test: "every", "each" or "all" of a data
+        noun the test does not name at all ("at every evaluation" for a test of final
+        losses), or it ranks a variant against the rest (a superlative, a place in a
+        ranking) where the test ranks nothing and quantifies over nothing."""
+        low = tested.lower()
+        for m in (self.quantified_re.finditer(text) if self.quantified_re else ()):
+            noun = self._noun_of(m.group(0))
+            if re.match(r"(?:every|each|all)\b", m.group(0), re.I) and noun not in low \
+                    and not CONDITION_RE.search(text[:m.start()]):
+                return (f"it says {' '.join(m.group(0).split())!r}, where the test names no "
+                        f"{noun}: {tested!r}")
+        theirs = bool(self.quantified_re and self.quantified_re.search(tested))
+        ranks = [w for _, _, w in self._orderings(text, all_superlatives=True)
+                 if w.split(":")[0] in ("superlative", "rank")]
+        if ranks and any(self._runs_of(e) for e in self.entities(text)) and not (
+                [w for _, _, w in self._orderings(tested, all_superlatives=True)
+                 if w.split(":")[0] in ("superlative", "rank")]
+                or theirs or UNIVERSAL_RE.search(tested)
+                or re.search(r"(?<![\w\-])(?:every|each|all|no|none|any)(?![\w\-])", tested, re.I)):
+            return f"it ranks ({ranks[0]!r}), which the test does not: {tested!r}"
+        return None
+
+    def _noun_of(self, phrase: str) -> str:
+        """The data noun a quantified phrase ends in, singular ("seeds" -> "seed")."""
+        last = re.findall(r"[\w′\-]+", phrase.lower())[-1]
+        for n in sorted(self.data_nouns_of, key=len, reverse=True):
+            if last.startswith(n.lower()):
+                return n.lower()
+        return last
 
     def _quantifies(self, text: str) -> str | None:
         found = list(self.quantified_re.finditer(text)) if self.quantified_re else []

@@ -560,7 +560,7 @@ def _sweep_claim(reg, sources, sessions) -> None:
              and all("fbsent" in r for r, _, _ in last.finished))
     claim_book(reg).add(
         "exp.sweep_log_sessions",
-        "in every start of the sweep script the learning-rate batch has nothing left to do; "
+        "in every start (session) of the sweep script the learning-rate batch has nothing left to do; "
         "the first start's main batch had some of its runs done and some left, and the first "
         "start finished those left, then gave up on a run after crashes; every later start "
         "finished each run it said was still to do, with no crash, the last one's runs all "

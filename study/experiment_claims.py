@@ -362,7 +362,7 @@ def _optics_first(c: _Ctx) -> None:
                   tuple(len(g.runs) for g in e8)),
           e8, "final losses ordered by plane count are neither increasing nor decreasing")
     c.add("exp.first_clip_jump",
-          "every first-design run clipped more in the interval after calibration than any "
+          "every first-design optics run clipped more in the interval after calibration than any "
           "of them did in the interval that spans it",
           Verdict(c.v("optics.first.clip_jump_min") > c.v("optics.first.clip_early_max"),
                   (("most in the calibration interval", fmt_pct(c.v("optics.first.clip_early_max"), 1)),
@@ -732,7 +732,7 @@ def _setup(c: _Ctx) -> None:
     demo = [g for g in c.groups if g.first.cfg.variant != "adamw"]
     keeps = {r.cfg.keep for g in demo for r in g.runs}
     c.add("exp.same_keep_fraction",
-          "every compressed run keeps the same fraction of each chunk",
+          "every compressed run, of every compressed variant, keeps the same fraction of each chunk",
           Verdict(len(keeps) == 1, (("distinct keep fractions", fmt_int(len(keeps))),
                                     ("runs", fmt_int(sum(len(g.runs) for g in demo))))),
           demo, "distinct config.keep over the DeMo runs")
@@ -830,7 +830,7 @@ def register_log_claims(reg: Registry, src, head, groups, sessions, log_rel: str
     lr = {k: reg.numbers[f"exp.lr_{k}"].value for k in ("demo", "adamw")}
     printed = [s.rates for s in sessions]
     book.add("exp.sweep_log_rates_each_start",
-             "every start of the sweep script prints the learning rates it chose once, and "
+             "every start (session) of the sweep script prints the learning rates it chose once, and "
              "each time they are the rates the headline folder's lr_choice.json records, for DeMo and for AdamW",
              Verdict(all(len(r) == 1 and r[0] == lr for r in printed),
                      (("starts", fmt_int(len(sessions))),

@@ -387,8 +387,9 @@ def _intervals(s: _Sim, groups) -> None:
     ids = ("Eprime_Esteps_vs_A", "Eprime_Csteps_vs_A", "Cprime_vs_A")
     bes = {k: s.be3(k) for k in ids}
     s.add("sim.switch_and_cprime_beat_a_somewhere_at_both_ends",
-          "E′ on either steps and C′ each beat AdamW below some WAN bandwidth inside the "
-          "range, at the grid values and at both ends of the interval",
+          "E′ on either steps (the optics' or the exact band's) and C′ each beat AdamW below "
+          "some WAN bandwidth inside the range, at the grid values and at both ends of the "
+          "interval",
           Verdict(all(b.kind == "below" for v in bes.values() for b in v),
                   tuple((BY_KEY[k.split("_vs_")[0]].label, _three(v)) for k, v in bes.items())),
           "BreakEven.kind below (a bandwidth inside sweep_min..sweep_max) for each of the "
@@ -405,7 +406,8 @@ def _target(s: _Sim, groups) -> None:
               locator="derived from the eval records of the target group's logs",
               computation="seeds of the target's own group with no eval at or below the target")
     s.add("sim.target_not_reached_by_all_its_seeds",
-          "at least one seed of the group that defines the target has no evaluation at or below it",
+          "at least one seed of the band group that defines the target has no evaluation at or "
+          "below it",
           Verdict(len(missing) >= 1, (("target", fmt(target, 3)),
                                       ("seeds never reaching it", f"{len(missing)} of {len(two.runs)}")),
                   (len(two.runs),)),

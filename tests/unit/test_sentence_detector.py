@@ -262,3 +262,21 @@ def test_a_claim_cannot_stand_behind_a_sentence_its_test_does_not_say(text, clai
 def test_a_sentence_that_says_what_its_claim_tested_passes(text, claim):
     _, vocab = _vocabulary()
     assert vocab.patterns().disagreement(text, TESTED[claim]) is None, text
+
+
+# The second fresh break test's class c, in the forms the check now reads: a claim cited
+# on a sentence that widens its scope, names a group its test does not hold, or ranks.
+SCOPE = [
+    ("The random control ended below every seed of every low band at every evaluation.",
+     "the random band's final loss is below the final loss of every seed of every exact low band"),
+    ("The random band ended below every seed of every DeMo variant.",
+     "the random band's final loss is below the final loss of every seed of every exact low band"),
+    ("Above the default WAN, E is the quickest of all the designs.",
+     "E breaks even with AdamW nowhere in the swept range"),
+]
+
+
+@pytest.mark.parametrize("text,tested", SCOPE)
+def test_a_claim_cannot_stand_behind_a_wider_scope_or_a_ranking(text, tested):
+    _, vocab = _vocabulary()
+    assert vocab.patterns().disagreement(text, tested), text
