@@ -346,6 +346,14 @@ class Patterns:
         if why or (asks and QUESTION_RE.search(text)):
             return why
         spans = self._spans(text)
+        entries = list(dict.fromkeys(self.same_as[_plain_name(e)][0] for _, _, e in spans
+                                     if _plain_name(e) in self.same_as))
+        if len(entries) >= 2:
+            two = [e for _, _, e in spans if _plain_name(e) in self.same_as]
+            first = two[0]
+            second = next(e for e in two if self.same_as[_plain_name(e)][0] != entries[0])
+            return (f"it names two variants, {first!r} and {second!r}, whatever it says of "
+                    "them")
         own = self.distinct([e for _, _, e in spans])
         variants = [(s, end, e) for s, end, e in spans if self._runs_of(e)]
         for start, end, _ in variants:

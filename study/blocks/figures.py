@@ -208,7 +208,7 @@ def energy_kept(ctx, v: Shown) -> str:
                 uid=uid, width=WIDTH)
     caption = ("Share of the momentum's energy each selector would keep at the same number of "  # :x[caption] :x[caption]
                "coefficients, all parameters, from the low band runs' diagnostics. On 1-D chunks "
-               "a zig-zag band is the low band itself and has no bar of its own.")
+               "the zig-zag order is the natural one, so that band has no bar of its own.")
     table = data_table(ctx, uid, "Share of the momentum's energy kept", ("Selector", "Share kept"), rows)
     return figure_html(ctx, uid, svg, caption, table)
 
@@ -392,14 +392,14 @@ def band_positions(ctx, v: Shown) -> str:
     svg = _draw(v, "band-positions", sp.strip_diagram, strips, length=n, columns=64,
                 axis_title="A chunk's positions, lowest frequency first, in rows",  # :x[label]
                 title="Which positions of a one-dimensional chunk the two fixed bands keep",  # :x[caption]
-                desc="Two grids of the chunk's positions: the low band fills the first cells, the "  # :x[caption]
-                     "high band the last; beside each, the share of the momentum's energy it "
+                desc="Two grids of the chunk's positions, filled where a band keeps a position; "  # :x[caption]
+                     "beside each, the share of the momentum's energy it "
                      "would keep on the 1-D 256-point low band's runs.",
                 uid=uid, width=WIDTH)
-    caption = ("The positions of a 1-D chunk that the two bands keep, the same in every chunk and step, "  # :x[caption] :x[caption]
+    caption = ("The positions of a 1-D chunk that the two bands keep, the same in every chunk and step, "  # :x[caption] :x[caption] :x[caption]
                "and the share of the momentum's energy each would keep, measured on the "
                "momentum of the exact low band's runs with 1-D 256-point chunks (results.md "
-               f"§2); the high band itself was trained with {_trained_shapes(reg, 'F.high')}. "
+               f"§2). The high band itself was trained with {_trained_shapes(reg, 'F.high')}. "
                "Top-k's positions change from chunk to chunk and step to step.")
     on = "share of the momentum's energy it would keep on the 1-D 256-point low band's runs"  # :x[caption]
     rows = [("Positions in a chunk", [length]), ("Positions a band keeps", [kept]),  # :x[label] :x[label]

@@ -153,8 +153,8 @@ def register_tables(reg: Registry, c: Computed, quoted: QuotedFile | None,
                                be.columns[2]),
                   rows, source=f"{results_path} §4 and §8")
     en = doc.table(5, "Repaired optics runs")  # :x[label]
-    reg.add_table("enob", "Repaired optics runs: steps to target and break-evens against "  # :x[caption]
-                  "AdamW on the evaluation grid's steps (results.md §8 gives both corners of "
+    reg.add_table("enob", "Repaired optics runs: steps to target and break-evens on the "  # :x[caption]
+                  "evaluation grid's steps (results.md §8 gives both corners of "
                   "the interval)", en.columns[1:], _rows(en, list(range(1, len(en.columns)))),
                   source=f"{results_path} §5")
     summary = []

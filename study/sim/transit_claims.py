@@ -39,14 +39,15 @@ class _Sim:
     def v(self, id):
         return self.reg.numbers[id].value
 
-    def add(self, id, checked, verdict, computation, extra=(), one_seed=False, keys=()):
+    def add(self, id, checked, verdict, computation, extra=(), one_seed=False, keys=(),
+            words=()):
         """`keys`: the variants whose steps the claim compares; their seed counts join the
         verdict's, so a comparison resting on a one-seed run is a hypothesis."""
         if keys:
             verdict = Verdict(verdict.holds, verdict.evidence,
                               tuple(verdict.seeds) + self.seeds(*keys))
         self.book.add(id, checked, verdict, sources=self.sources + tuple(extra),
-                      computation=computation, one_seed=one_seed)
+                      computation=computation, one_seed=one_seed, words=words)
 
     def seeds(self, *keys: str) -> tuple[int, ...]:
         """Seed counts of the runs behind each variant's steps (C′ and E′ borrow C's, E's)."""
@@ -81,8 +82,26 @@ def _three(bes) -> str:
 def register_transit_claims(reg: Registry, computed: Computed, groups, results_path: str) -> None:
     s = _Sim(reg, computed, results_path)
     for fn in (_breakevens, _enob, _intervals, _target, _sweep, _bytes, _causes, _layout,
-               _layout_wan_bytes, _module, _e_run, _charged, _switch_on_optics_steps):
+               _layout_wan_bytes, _module, _e_run, _charged, _switch_on_optics_steps,
+               _hypothetical):
         fn(s, groups)
+
+
+def _hypothetical(s: _Sim, groups) -> None:
+    """C′ and E′: never run, simulated on borrowed steps (docs/simulator.md)."""
+    trained = sorted({g.first.variant.key for g in groups})
+    borrowed = {v.key: v.steps_from for v in closed.VARIANTS if v.hypothetical}
+    s.add("sim.hypothetical_not_run",
+          "C′ and E′ are hypothetical: no run of the experiment is either, and the model "
+          "gives C′ C's steps and E′ E's steps in one row and C's in another",
+          Verdict(not {"Cprime", "Eprime"} & set(trained)
+                  and borrowed == {"Cprime": "C", "Eprime_Esteps": "E", "Eprime_Csteps": "C"},
+                  (("variants the runs are", ", ".join(trained)),
+                   ("borrowed steps", ", ".join(f"{BY_KEY[k].label}: {v}'s"
+                                                for k, v in sorted(borrowed.items()))))),
+          "no group of the experiment's logs has the catalogue's C′ or E′ as its variant; "
+          "closed.VARIANTS: the hypothetical rows take steps_from C (C′), E and C (E′)",
+          words=(("trained", "not trained: no run of the experiment's logs is C′ or E′"),))
 
 
 def _breakevens(s: _Sim, groups) -> None:
