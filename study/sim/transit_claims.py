@@ -82,8 +82,8 @@ def _three(bes) -> str:
 def register_transit_claims(reg: Registry, computed: Computed, groups, results_path: str) -> None:
     s = _Sim(reg, computed, results_path)
     for fn in (_breakevens, _enob, _intervals, _target, _sweep, _bytes, _causes, _layout,
-               _layout_wan_bytes, _module, _e_run, _charged, _switch_on_optics_steps,
-               _hypothetical):
+               _layout_wan_bytes, _module, _e_run, _e_run_choice, _charged,
+               _switch_on_optics_steps, _hypothetical):
         fn(s, groups)
 
 
@@ -963,6 +963,28 @@ def _e_run(s: _Sim, groups) -> None:
                    ("target group's seed sd", s.reg.numbers[f"final_loss_sd.{two.slug}"].text)),
                   (len(st.per_seed),)),
           "0 ≤ sim.e_run.margin < final_loss_sd of the target group ÷ 10", one_seed=True)
+    grid = (c.breakevens["E_vs_A"], c.breakevens["Eprime_Esteps_vs_A"])
+    s.add("sim.later_lowers_eprime_breakeven",
+          "had the run behind E crossed the target one evaluation later, E′ on its steps "
+          "would break even with AdamW at a lower bandwidth than on the grid's steps, still "
+          "inside the range, and E would still break even nowhere in it",
+          Verdict(later is not None and later.eprime_vs_a.kind == grid[1].kind == "below"
+                  and later.eprime_vs_a.at < grid[1].at and later.e_vs_a.kind == "none",
+                  (("steps, grid and one evaluation later",
+                    f"{fmt(st.mean, 0)} and {fmt(later.steps, 0)}"),
+                   ("E′ vs A", f"{f_be(grid[1])} and {f_be(later.eprime_vs_a)}"),
+                   ("E vs A", f"{f_be(grid[0])} and {f_be(later.e_vs_a)}"),
+                   ("E to target",
+                    f"{SECONDS.text(s.time('E'))} and {SECONDS.labelled(later.time_e)}")),
+                  (len(st.per_seed),)),
+          "counterfactual.one_eval_later: E's steps = the eval step after its crossing, A on "
+          "the grid's; BreakEven of E′ vs A below and lower than at the grid values; E vs A "
+          "none", one_seed=True)
+
+
+def _e_run_choice(s: _Sim, groups) -> None:
+    """Which repaired run stands for E, recomputed from the experiment's groups."""
+    c = s.c
     chosen = c.inputs.e_run
     target = s.v("sim.target")
     like = sorted((g for g in groups if g.first.cfg.variant == "optics"
@@ -984,23 +1006,6 @@ def _e_run(s: _Sim, groups) -> None:
           "count; the least ENOB among those whose every run has an evaluation at or below "
           "sim.target equals the ENOB of the run the simulator's inputs take for E",
           one_seed=True)
-    grid = (c.breakevens["E_vs_A"], c.breakevens["Eprime_Esteps_vs_A"])
-    s.add("sim.later_lowers_eprime_breakeven",
-          "had the run behind E crossed the target one evaluation later, E′ on its steps "
-          "would break even with AdamW at a lower bandwidth than on the grid's steps, still "
-          "inside the range, and E would still break even nowhere in it",
-          Verdict(later is not None and later.eprime_vs_a.kind == grid[1].kind == "below"
-                  and later.eprime_vs_a.at < grid[1].at and later.e_vs_a.kind == "none",
-                  (("steps, grid and one evaluation later",
-                    f"{fmt(st.mean, 0)} and {fmt(later.steps, 0)}"),
-                   ("E′ vs A", f"{f_be(grid[1])} and {f_be(later.eprime_vs_a)}"),
-                   ("E vs A", f"{f_be(grid[0])} and {f_be(later.e_vs_a)}"),
-                   ("E to target",
-                    f"{SECONDS.text(s.time('E'))} and {SECONDS.labelled(later.time_e)}")),
-                  (len(st.per_seed),)),
-          "counterfactual.one_eval_later: E's steps = the eval step after its crossing, A on "
-          "the grid's; BreakEven of E′ vs A below and lower than at the grid values; E vs A "
-          "none", one_seed=True)
 
 
 def _charged(s: _Sim, groups) -> None:

@@ -197,7 +197,7 @@ REASON_MISUSED = [
 REASON_FITS = [
     "Low band: the DCT positions nearest zero frequency in each chunk (C).",
     "C′: the same band computed on the GPU, but summed with an all-reduce.",
-    "A design that was simulated but never trained (C′ and E′).",
+    "A design that was simulated but never trained (C′).",
     "The table below lists the runs.",
 ]
 
