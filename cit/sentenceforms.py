@@ -62,7 +62,7 @@ def _forms() -> dict[str, str]:
                 r"|(?:came|comes|come)\s+out\s+(?:on\s+)?(?:top|ahead|first|last|behind)"
                 r"|on\s+top|(?:first|second|last)\s+past\s+the\s+post"
                 r"|winners?|losers?|leaders?|laggards?|champions?|also-rans?|podium"
-                r"|(?:gold|silver|bronze)\s+(?:medal|place)?|took\s+the\s+(?:gold|lead|crown)"
+                r"|gold|silver|bronze|took\s+the\s+(?:gold|lead|crown)|in\s+(?:their|its)\s+wake"
                 r"|wears?\s+the\s+crown|relegated|undefeated|unbeaten|outclass(?:es|ed)?"
                 r"|(?:distant|close|narrow|clear|poor)\s+(?:first|second|third|fourth|last)"
                 r"|runners?-up|in\s+front\s+of|(?:first|last)\s+place"
@@ -83,7 +83,8 @@ def _forms() -> dict[str, str]:
                    r"|collaps(?:e|es|ed|ing)|stall(?:s|ed)|plateau(?:s|ed)?"
                    r"|blew\s+up|blows?\s+up|rescue[sd]?|f[ae]ll\s+apart|falls\s+apart"
                    r"|broke\s+down|breaks?\s+down|struggl(?:e|es|ed|ing)"
-                   r"|succeed(?:s|ed)?|hurts?|helped|won|lost|pa(?:ys?|id|ying)\s+off",
+                   r"|succeed(?:s|ed)?|hurts?|helped|won|lost|pa(?:ys?|id|ying)\s+off"
+                   r"|trained\s+(?:fine|well|badly)|failed\s+to\s+train",
     }
 
 

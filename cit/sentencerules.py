@@ -22,7 +22,7 @@ from . import yamlio
 from .errors import BuildError
 from .fieldcheck import FieldRule, check_fields
 from .reads import Reads
-from .sentenceforms import FORMS_RE
+from .sentenceforms import FORMS_RE, NOT_SUPERLATIVE
 
 # English number words (not "one another"), multiples and percentages: quantities
 # whatever the study
@@ -122,13 +122,13 @@ DIRECTIONS = (
                "(?:out|past|ahead|by)"),
     ("worse", "worse|trail(?:s|ed|ing)?|lag(?:s|ged|ging)?|behind|los(?:es|ing)|lost|bested"),
     ("even", "break(?:s|ing)? even|broke even|match(?:es|ed|ing)?|on a par|level with"
-             "|keeps? pace|kept pace|same as"))
+             "|keeps? pace|kept pace|same as|reach(?:es|ed)?"))
 OPPOSITE = {"lower": "higher", "higher": "lower", "better": "worse", "worse": "better",
             "even": "even"}
 # a negation a few words before an ordering word turns it ("never beats", "does not
 # break even", "no sooner")
 NEGATION_RE = re.compile(r"(?<![\w\-])(?:not|never|no|nowhere|neither|nor|n't)(?![\w\-])"
-                         r"(?:\W+[\w′\-]+){0,2}\W*$", re.I)
+                         r"(?:\W+[\w′\-]+){0,3}\W*$", re.I)
 # ... or one right after the thing it is ordered against ("breaks even with AdamW nowhere")
 NEGATION_AFTER_RE = re.compile(r"\W*(?:[\w′\-]+\W+){0,2}?(?:nowhere|never|at\s+no)(?![\w\-])",
                                re.I)
@@ -147,6 +147,10 @@ ONE_THING_FORMS = ("superlative", "rank", "outcome")
 # a comparison put as a question, a hypothesis or a refutation criterion asserts nothing
 QUESTION_RE = re.compile(r"(?<![\w\-])(?:whether|hypothes[ie]s(?:ed)?|refuted\s+if|"
                          r"would\s+(?:not\s+)?(?:refute|support))(?![\w\-])|\?\s*$", re.I)
+# ... but a hypothesis said to have come true is a finding ("As the hypothesis predicted,
+# the low band beat top-k")
+ANSWERED_RE = re.compile(r"(?<![\w\-])(?:predicted|expected|confirm(?:s|ed)?|bore\s+out|"
+                         r"borne\s+out|came\s+true|held\s+up|was\s+right)(?![\w\-])", re.I)
 
 SENTENCE_RULES = {"catalogue": FieldRule(dict, required=False),
                   "question_reason": FieldRule(str, required=False, nonblank=True),
@@ -343,7 +347,7 @@ class Patterns:
         `inherited` entities it does not name itself), or one of the stronger ones
         anywhere in a sentence that names two different entities itself."""
         why = self._quantifies(text)
-        if why or (asks and QUESTION_RE.search(text)):
+        if why or (asks and QUESTION_RE.search(text) and not ANSWERED_RE.search(text)):
             return why
         spans = self._spans(text)
         entries = list(dict.fromkeys(self.same_as[_plain_name(e)][0] for _, _, e in spans
@@ -356,6 +360,10 @@ class Patterns:
                     "them")
         own = self.distinct([e for _, _, e in spans])
         variants = [(s, end, e) for s, end, e in spans if self._runs_of(e)]
+        if not variants and ANAPHOR_RE.search(text):       # "It is the also-ran"
+            variants = [(0, 0, e) for e in inherited if self._runs_of(e)][:1]
+        if variants and UNIVERSAL_RE.search(text):
+            return f"it quantifies over the data ({UNIVERSAL_RE.search(text).group(0)!r})"
         for start, end, _ in variants:
             q = QUANTIFIED_ENTITY_RE.search(text[:start])
             if q and not CONDITION_RE.search(text[:q.start()]):
@@ -386,6 +394,8 @@ class Patterns:
         out = []
         for k, (start, end, word) in enumerate(orders):
             way = next((w for w, pattern in DIRECTIONS_RE if pattern.fullmatch(word)), None)
+            if word.startswith("outdoing:"):          # "outpaced", "out-learned": better
+                way = "better"
             stop = orders[k + 1][0] if k + 1 < len(orders) else len(text)
             before = [e for s, _, e in spans if s < start]
             after = [(e, s_end) for s, s_end, e in spans if end <= s < stop]
@@ -457,6 +467,12 @@ class Patterns:
                     and not CONDITION_RE.search(text[:m.start()]):
                 return (f"it says {' '.join(m.group(0).split())!r}, where the test names no "
                         f"{noun}: {tested!r}")
+        for m in re.finditer(r"(?<![\w\-])(?:every|each|all|any)\s+([\w′\-]+)", text, re.I):
+            some = re.search(r"(?<![\w\-])(?:some|at\s+least\s+one)\s+%s(?![\w\-])"
+                             % re.escape(m.group(1)), tested, re.I)
+            if some:                  # "at every WAN bandwidth" for "below some WAN bandwidth"
+                return (f"it says {m.group(0)!r} where the test says {some.group(0)!r}: "
+                        f"{tested!r}")
         theirs = bool(self.quantified_re and self.quantified_re.search(tested))
         ranks = [w for _, _, w in self._orderings(text, all_superlatives=True)
                  if w.split(":")[0] in ("superlative", "rank")]
@@ -500,11 +516,18 @@ class Patterns:
         return sorted(out)
 
 
+# a superlative standing alone, as a label writes one ("Top-k (lowest loss)")
+BARE_SUPERLATIVE_RE = re.compile(
+    r"(?<![\w\-′])(?:best|worst|least|most|(?!(?:%s)\b)[a-z]{2,}est)(?![\w\-′])"
+    % "|".join(NOT_SUPERLATIVE), re.I)
+
+
 def ranking_words(text: str) -> list[str]:
     """The ordering words and the forms that rank, equate or give an outcome in `text`
     (every superlative included): what a name or a label never holds (a label names a
     thing, it does not rank it: "Top-k (the winner)")."""
-    return [w for _, _, w in Patterns._orderings(text, all_superlatives=True)]
+    bare = [f"superlative: {m.group(0).lower()}" for m in BARE_SUPERLATIVE_RE.finditer(text)]
+    return [w for _, _, w in Patterns._orderings(text, all_superlatives=True)] + bare
 
 
 def name_problems(node, file: str, keys) -> list[str]:

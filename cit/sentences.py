@@ -617,8 +617,21 @@ def check(root: Path, reads: Reads | None = None, memo=None, claims=None,
     return report
 
 
+# the keys of site.yaml whose values the pages show as names: the site's title, the menu's
+# labels, and the reasons' lines (/tested lists them)
+SITE_NAME_KEYS = frozenset({"title", "site_name", "label"})
+# text a template shows outside its elements' content: an attribute a reader sees (title,
+# alt, aria-label, placeholder) and a string literal in a Jinja expression
+TEMPLATE_TEXT_RE = re.compile(
+    r"""(?:title|alt|aria-label|placeholder)="([^"{}]*)"|\{\{\s*"([^"]*)"|\{\{\s*'([^']*)'""")
 # a formula's words: \text{...} in TeX (cit/mathcite.py renders it as words)
 MATH_TEXT_RE = re.compile(r"\\text\{([^{}\n]*)\}")
+
+
+def _mapping_value(node, key: str):
+    """The node under `key` of a YAML mapping node, or None."""
+    return next((v for k, v in getattr(node, "value", None) or () if isinstance(node, yaml.MappingNode)
+                 and k.value == key), None)
 
 
 def _names_in_content(root: Path, reads: Reads, names) -> list[str]:
@@ -627,6 +640,21 @@ def _names_in_content(root: Path, reads: Reads, names) -> list[str]:
     out = []
     for p in reads.glob(root / "content", "*.yaml"):
         out += name_problems(yamlio.compose(reads.text(p), reads.rel(p)), reads.rel(p), names)
+    if (root / "site.yaml").is_file():        # a project's; a bare test tree has none
+        site = yamlio.compose(reads.text(root / "site.yaml"), "site.yaml")
+        out += name_problems(site, "site.yaml", SITE_NAME_KEYS)
+        block = _mapping_value(_mapping_value(site, "sentences"), "reasons")
+        out += name_problems(block, "site.yaml", None) if block is not None else []
+    for p in reads.glob(root / "templates", "*.html"):
+        text = reads.text(p)
+        for m in TEMPLATE_TEXT_RE.finditer(text):
+            said = m.group(1) or m.group(2) or m.group(3)
+            words = ranking_words(said)
+            if words:
+                out.append(f"{reads.rel(p)}:{text.count(chr(10), 0, m.start()) + 1}: the text "
+                           f"{said!r} ranks or compares ({', '.join(words)}); an attribute or a "
+                           "template's literal says what a thing is: put the comparison in a "
+                           "sentence with its claim")
     for p in reads.glob(root / "content", "**/*.md"):
         text = reads.text(p)
         for m in MATH_TEXT_RE.finditer(text):

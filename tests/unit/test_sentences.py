@@ -390,3 +390,16 @@ def test_a_formula_s_words_that_rank_are_refused_at_their_line(tmp_path):
         S.check(root, vocabulary=REASONS)
     assert "content/pages/x.md:8: a formula's words 'top-k beats AdamW' rank or compare" in e.value.message
     assert "'GPU'" not in e.value.message
+
+
+def test_a_menu_label_a_template_attribute_or_literal_that_ranks_is_refused(tmp_path):
+    root = _project(tmp_path, "Intro text goes here :x[scope].\n")
+    (root / "site.yaml").write_text("title: A study\nnav:\n  - {url: /x/, label: Top-k won}\n")
+    (root / "templates" / "page.html").write_text(
+        '<p title="Top-k beats AdamW">{{ body }}</p>\n<p>{{ "The low band came out on top" }}</p>\n')
+    with pytest.raises(BuildError) as e:
+        S.check(root, vocabulary=REASONS)
+    msg = e.value.message
+    assert "site.yaml:3: the name or label 'Top-k won' ranks" in msg
+    assert "templates/page.html:1: the text 'Top-k beats AdamW' ranks" in msg
+    assert "templates/page.html:2: the text 'The low band came out on top' ranks" in msg
