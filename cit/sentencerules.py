@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import yaml
-from pathlib import Path
 
 from . import yamlio
 from .errors import BuildError
@@ -350,27 +350,10 @@ class Patterns:
         if why or (asks and QUESTION_RE.search(text) and not ANSWERED_RE.search(text)):
             return why
         spans = self._spans(text)
-        entries = list(dict.fromkeys(self.same_as[_plain_name(e)][0] for _, _, e in spans
-                                     if _plain_name(e) in self.same_as))
-        if len(entries) >= 2:
-            two = [e for _, _, e in spans if _plain_name(e) in self.same_as]
-            first = two[0]
-            second = next(e for e in two if self.same_as[_plain_name(e)][0] != entries[0])
-            return (f"it names two variants, {first!r} and {second!r}, whatever it says of "
-                    "them")
+        why = self._two_variants(spans) or self._of_one_variant(text, spans, inherited)
+        if why:
+            return why
         own = self.distinct([e for _, _, e in spans])
-        variants = [(s, end, e) for s, end, e in spans if self._runs_of(e)]
-        if not variants and ANAPHOR_RE.search(text):       # "It is the also-ran"
-            variants = [(0, 0, e) for e in inherited if self._runs_of(e)][:1]
-        if variants and UNIVERSAL_RE.search(text):
-            return f"it quantifies over the data ({UNIVERSAL_RE.search(text).group(0)!r})"
-        for start, end, _ in variants:
-            q = QUANTIFIED_ENTITY_RE.search(text[:start])
-            if q and not CONDITION_RE.search(text[:q.start()]):
-                return f"it quantifies over the data ({text[q.start():end]!r})"
-        for _, _, word in self._orderings(text, all_superlatives=True):
-            if variants and word.split(":")[0] in ONE_THING_FORMS:
-                return f"it ranks or gives the outcome of {variants[0][2]!r} ({word!r})"
         spans = spans + [(m.start(), m.end(), e) for m in ANAPHOR_RE.finditer(text)
                          for e in inherited if e not in own]
         for start, end, word in self._orderings(text):
@@ -382,6 +365,39 @@ class Patterns:
                 return f"it compares {pair[0]!r} and {pair[1]!r} ({word!r})"
             if len(own) >= 2 and word not in WEAK_ORDERING and not word.startswith("superlative"):
                 return f"it compares {own[0]!r} and {own[1]!r} ({word!r})"
+        return None
+
+    def _two_variants(self, spans) -> str | None:
+        """"it names two variants …" when the spans name two catalogue entries."""
+        named: dict = {}
+        for _, _, e in spans:
+            entry = self.same_as.get(_plain_name(e))
+            if entry:
+                named.setdefault(entry[0], e)
+        if len(named) < 2:
+            return None
+        first, second = list(named.values())[:2]
+        return f"it names two variants, {first!r} and {second!r}, whatever it says of them"
+
+    def _of_one_variant(self, text: str, spans, inherited) -> str | None:
+        """Why a sentence about a variant's runs (its own, or through a pronoun subject
+        the one it inherits) states a result: an adverb of every case, a quantifier right
+        before the variant, or a form that ranks it or gives its outcome."""
+        variants = [(s, end, e) for s, end, e in spans if self._runs_of(e)]
+        if not variants and ANAPHOR_RE.search(text):       # "It is the also-ran"
+            variants = [(0, 0, e) for e in inherited if self._runs_of(e)][:1]
+        if not variants:
+            return None
+        every = UNIVERSAL_RE.search(text)
+        if every:
+            return f"it quantifies over the data ({every.group(0)!r})"
+        for start, end, _ in variants:
+            q = QUANTIFIED_ENTITY_RE.search(text[:start])
+            if q and not CONDITION_RE.search(text[:q.start()]):
+                return f"it quantifies over the data ({text[q.start():end]!r})"
+        for _, _, word in self._orderings(text, all_superlatives=True):
+            if word.split(":")[0] in ONE_THING_FORMS:
+                return f"it ranks or gives the outcome of {variants[0][2]!r} ({word!r})"
         return None
 
     def relations(self, text: str) -> list[tuple[str, str, str, str]]:
@@ -435,7 +451,8 @@ class Patterns:
             # over ("every DeMo variant") must be named whole
             every = QUANTIFIED_ENTITY_RE.search(text[:start])
             if held and (held - named if every or len(held) == 1 else not held & named):
-                return f"it names {text[every.start() if every else start:end]!r}, which the test does not: {tested!r}"
+                said = text[every.start() if every else start:end]
+                return f"it names {said!r}, which the test does not: {tested!r}"
         why = self._scope_beyond(text, tested)
         if why:
             return why
@@ -473,16 +490,18 @@ class Patterns:
             if some:                  # "at every WAN bandwidth" for "below some WAN bandwidth"
                 return (f"it says {m.group(0)!r} where the test says {some.group(0)!r}: "
                         f"{tested!r}")
-        theirs = bool(self.quantified_re and self.quantified_re.search(tested))
-        ranks = [w for _, _, w in self._orderings(text, all_superlatives=True)
-                 if w.split(":")[0] in ("superlative", "rank")]
+        ranks = self._ranks(text)
         if ranks and any(self._runs_of(e) for e in self.entities(text)) and not (
-                [w for _, _, w in self._orderings(tested, all_superlatives=True)
-                 if w.split(":")[0] in ("superlative", "rank")]
-                or theirs or UNIVERSAL_RE.search(tested)
+                self._ranks(tested) or UNIVERSAL_RE.search(tested)
+                or (self.quantified_re and self.quantified_re.search(tested))
                 or re.search(r"(?<![\w\-])(?:every|each|all|no|none|any)(?![\w\-])", tested, re.I)):
             return f"it ranks ({ranks[0]!r}), which the test does not: {tested!r}"
         return None
+
+    def _ranks(self, text: str) -> list[str]:
+        """The superlatives and places in a ranking of `text`."""
+        return [w for _, _, w in self._orderings(text, all_superlatives=True)
+                if w.split(":")[0] in ("superlative", "rank")]
 
     def _noun_of(self, phrase: str) -> str:
         """The data noun a quantified phrase ends in, singular ("seeds" -> "seed")."""
@@ -530,9 +549,9 @@ def ranking_words(text: str) -> list[str]:
     return [w for _, _, w in Patterns._orderings(text, all_superlatives=True)] + bare
 
 
-def name_problems(node, file: str, keys) -> list[str]:
-    """Each string under one of `keys` (None: every string) of a YAML node tree that
-    ranks or compares (ranking_words), as "file:line: …"."""
+def name_problems(node, file: str, keys) -> list[tuple[str, str]]:
+    """(file:line, what is wrong) for each string under one of `keys` (None: every
+    string) of a YAML node tree that ranks or compares (ranking_words)."""
     out = []
 
     def walk(n, key=None):
@@ -545,9 +564,10 @@ def name_problems(node, file: str, keys) -> list[str]:
         elif isinstance(n, yaml.ScalarNode) and (keys is None or key in keys):
             words = ranking_words(n.value)
             if words:
-                out.append(f"{file}:{n.start_mark.line + 1}: the name or label {n.value!r} "
-                           f"ranks or compares ({', '.join(words)}); a name says what a "
-                           "thing is: put the comparison in a sentence with its claim")
+                out.append((f"{file}:{n.start_mark.line + 1}",
+                            f"the name or label {n.value!r} ranks or compares "
+                            f"({', '.join(words)}); a name says what a thing is: put the "
+                            "comparison in a sentence with its claim"))
     walk(node)
     return out
 
@@ -622,10 +642,9 @@ def _catalogue_names(root: Path, cat: dict, where: str,
     if not isinstance(entries, list):
         raise BuildError(where, f"sentences: catalogue: {cat['file']} has no list "
                          f"{cat['list']!r}")
-    listed = next((v for k, v in getattr(node, "value", ()) if k.value == cat["list"]), None)
-    labels = name_problems(listed, cat["file"], None)
+    labels = name_problems(yamlio.mapping_value(node, cat["list"]), cat["file"], None)
     if labels:
-        raise BuildError(labels[0].split(": ", 1)[0], labels[0].split(": ", 1)[1])
+        raise BuildError(*labels[0])
     out = []
     last = len(cat["fields"]) - 1
     for k, entry in enumerate(entries):

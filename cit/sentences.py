@@ -352,8 +352,8 @@ def _comment_marks(text: str) -> dict[int, tuple[str, ...]]:
 
 def code_sentences(text: str, file: str) -> list[Sentence]:
     """The page texts a module writes: its string literals that read as prose (two
-    words of letters in a row, in any case: a Title Case caption is read too), outside the places `_prose_literals`
-    leaves out. A `# :x[key]` comment gives the reasons of the sentences on its line;
+    words of letters in a row, in any case: a Title Case caption is read too), outside
+    the places `_prose_literals` leaves out. A `# :x[key]` comment gives the reasons of the sentences on its line;
     one on a line where no sentence starts fails, naming the line."""
     out = []
     for node in _prose_literals(ast.parse(text, file)):
@@ -628,41 +628,40 @@ TEMPLATE_TEXT_RE = re.compile(
 MATH_TEXT_RE = re.compile(r"\\text\{([^{}\n]*)\}")
 
 
-def _mapping_value(node, key: str):
-    """The node under `key` of a YAML mapping node, or None."""
-    return next((v for k, v in getattr(node, "value", None) or () if isinstance(node, yaml.MappingNode)
-                 and k.value == key), None)
-
-
 def _names_in_content(root: Path, reads: Reads, names) -> list[str]:
-    """The names and labels of the content that rank or compare (name_problems): the
-    YAML files' name keys, and the words of every formula (\text{...})."""
-    out = []
+    """The names and labels the pages show that rank or compare (ranking_words): the
+    content YAML files' name keys, site.yaml's names and reasons' lines, a template's
+    visible attributes and Jinja literals, and the words of every formula (\\text{...})."""
+    found = []
     for p in reads.glob(root / "content", "*.yaml"):
-        out += name_problems(yamlio.compose(reads.text(p), reads.rel(p)), reads.rel(p), names)
+        found += name_problems(yamlio.compose(reads.text(p), reads.rel(p)), reads.rel(p), names)
     if (root / "site.yaml").is_file():        # a project's; a bare test tree has none
         site = yamlio.compose(reads.text(root / "site.yaml"), "site.yaml")
-        out += name_problems(site, "site.yaml", SITE_NAME_KEYS)
-        block = _mapping_value(_mapping_value(site, "sentences"), "reasons")
-        out += name_problems(block, "site.yaml", None) if block is not None else []
-    for p in reads.glob(root / "templates", "*.html"):
-        text = reads.text(p)
-        for m in TEMPLATE_TEXT_RE.finditer(text):
-            said = m.group(1) or m.group(2) or m.group(3)
-            words = ranking_words(said)
-            if words:
-                out.append(f"{reads.rel(p)}:{text.count(chr(10), 0, m.start()) + 1}: the text "
-                           f"{said!r} ranks or compares ({', '.join(words)}); an attribute or a "
-                           "template's literal says what a thing is: put the comparison in a "
-                           "sentence with its claim")
-    for p in reads.glob(root / "content", "**/*.md"):
-        text = reads.text(p)
-        for m in MATH_TEXT_RE.finditer(text):
-            words = ranking_words(m.group(1))
-            if words:
-                out.append(f"{reads.rel(p)}:{text.count(chr(10), 0, m.start()) + 1}: a "
-                           f"formula's words {m.group(1)!r} rank or compare "
-                           f"({', '.join(words)}); put the comparison in a sentence with its claim")
+        found += name_problems(site, "site.yaml", SITE_NAME_KEYS)
+        reasons = yamlio.mapping_value(yamlio.mapping_value(site, "sentences"), "reasons")
+        found += name_problems(reasons, "site.yaml", None)
+    for top, pattern, texts, say in (
+            ("templates", "*.html", TEMPLATE_TEXT_RE,
+             "the text {!r} ranks or compares ({}); an attribute or a template's literal "
+             "says what a thing is: put the comparison in a sentence with its claim"),
+            ("content", "**/*.md", MATH_TEXT_RE,
+             "a formula's words {!r} rank or compare ({}); put the comparison in a "
+             "sentence with its claim")):
+        for p in reads.glob(root / top, pattern):
+            found += _ranking_texts(reads.rel(p), reads.text(p), texts, say)
+    return [f"{where}: {what}" for where, what in found]
+
+
+def _ranking_texts(rel: str, text: str, texts: re.Pattern, say: str) -> list[tuple[str, str]]:
+    """(file:line, what is wrong: `say` given the text and its ranking words) for each
+    text `texts` finds in a file (its first group that matched) that ranks or compares."""
+    out = []
+    for m in texts.finditer(text):
+        said = next(g for g in m.groups() if g is not None)
+        words = ranking_words(said)
+        if words:
+            out.append((f"{rel}:{text.count(chr(10), 0, m.start()) + 1}",
+                        say.format(said, ", ".join(words))))
     return out
 
 

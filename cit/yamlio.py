@@ -111,6 +111,13 @@ def compose(text: str, name: str = "YAML text", first_line: int = 1):
     return yaml.compose(text, Loader=BASE_LOADER)
 
 
+def mapping_value(node, key: str):
+    """The node under `key` of a mapping node, or None (also when `node` is no mapping)."""
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    return next((v for k, v in node.value if k.value == key), None)
+
+
 def load_with_nodes(text: str, name: str):
     """(the data, its node tree) of the file `name`, whose nodes give each key's line
     for the checks that follow; bad YAML is a BuildError naming the file and line."""

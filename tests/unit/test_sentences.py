@@ -379,7 +379,7 @@ def test_a_name_or_label_that_ranks_is_refused_at_its_line(tmp_path):
     from cit.sentencerules import name_problems
     labels = yamlio.compose('variants:\n  - letter: B\n    chart_label: "B top-k (best of all)"\n',
                             "data/variants.yaml")
-    got = name_problems(labels, "data/variants.yaml", None)
+    got = [f"{where}: {what}" for where, what in name_problems(labels, "data/variants.yaml", None)]
     assert len(got) == 1 and got[0].startswith("data/variants.yaml:3: the name or label")
 
 
