@@ -542,33 +542,35 @@ def _end_labels(lines, sx, sy, log_y, top, bottom, x_end, fit: int) -> str:
         lx = x_end + 6
         lead = (f'<path class="fig-lead c-{ln.colour}" d="M{_f(px)} {_f(py)}L{_f(lx - 2)} {_f(ty)}"/>'
                 if abs(ty - py) > 1 or lx - px > 8 else "")
-        words = "".join((f'<tspan x="{_f(lx)}" dy="{LINE_GAP}">' if k else "")
-                        + e(row) + ("</tspan>" if k else "") for k, row in enumerate(text[:-1]))
-        value = text[-1]
-        open_text = f'<text class="fig-label" x="{_f(lx)}" y="{_f(ty + FONT * 0.35)}">'
+        drawn = [e(row) for row in text]
+        if ln.end is not None:                  # the value, last on the last row
+            drawn[-1] += f'<tspan class="fig-value">{e(ln.end.text)}</tspan>'
+        words = "".join(row if not k else f'<tspan x="{_f(lx)}" dy="{LINE_GAP}">{row}</tspan>'
+                        for k, row in enumerate(drawn))
+        label = (f'<text class="fig-label" x="{_f(lx)}" y="{_f(ty + FONT * 0.35)}">'
+                 f'{words}</text>')
         if ln.end is not None:
             dot = f'<circle class="fig-dot c-{ln.colour}" cx="{_f(px)}" cy="{_f(py)}" r="3.5"/>'
-            head, _, number = value.rpartition(" ") if value.endswith(ln.end.text) else (value, "", "")
-            last = (f'<tspan x="{_f(lx)}" dy="{LINE_GAP}">' if len(text) > 1 else "") + e(head) + (
-                " " if head else "") + f'<tspan class="fig-value">{e(ln.end.text)}</tspan>' + (
-                "</tspan>" if len(text) > 1 else "")
-            out.append(lead + mark(ln.end, f"{ln.label}: {ln.end.text}",
-                                   dot + open_text + words + last + "</text>"))
+            out.append(lead + mark(ln.end, f"{ln.label}: {ln.end.text}", dot + label))
         else:
-            last = (f'<tspan x="{_f(lx)}" dy="{LINE_GAP}">{e(value)}</tspan>' if len(text) > 1
-                    else e(value))
-            out.append(lead + open_text + words + last + "</text>")
+            out.append(lead + label)
     return "".join(out)
 
 
 def _label_rows(ln: Line, fit: int) -> list[str]:
-    """A line's end label (its name, then its end value) as the lines it is drawn in."""
-    text = ln.label + (f" {ln.end.text}" if ln.end is not None else "")
-    if len(text) <= fit:
-        return [text]
-    rows = wrap_text(text, fit, ", ")          # between phrases first, then between words
+    """A line's end label, its name then its end value, wrapped to `fit` characters a row
+    (between phrases first, then between words), as the rows it is drawn in, each row's
+    end a space (as it is read); the end value, which the caller draws after the last
+    row, taken off that row."""
+    value = ln.end.text if ln.end is not None else ""
+    text = ln.label + (f" {value}" if value else "")
+    rows = [text] if len(text) <= fit else wrap_text(text, fit, ", ")
     rows = rows if max(map(len, rows)) <= fit else wrap_text(text, fit)
-    return [r + " " for r in rows[:-1]] + rows[-1:]   # a row's end is a space, as read
+    if value and rows[-1].endswith(value):
+        rows[-1] = rows[-1][:-len(value)]
+    elif value:                             # a value wrapped apart: on a row of its own
+        rows = wrap_text(ln.label, fit) + [""]
+    return [r.rstrip() + " " for r in rows[:-1]] + [rows[-1]]
 
 
 # ---------------------------------------------------------------- bar chart
