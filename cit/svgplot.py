@@ -16,7 +16,8 @@ The API
         band `lo`/`hi`, an optional registry number `end` that the line's last point shows,
         optional registry numbers `points`, one per point, each drawn as a dot-mark).
         Each line is labelled directly at its right end (labels are pushed apart so they
-        never overlap); there is no legend. A `context` line is drawn first, thin and
+        never overlap, and wrap where the room right of the plot is too narrow:
+        docs/figures.md); there is no legend. A `context` line is drawn first, thin and
         grey, with no label of its own (the figure's data table names it): the grey
         context the coloured lines are read against. `x` and `y` are `Axis`es, linear or log.
         `markers`: `VLine`s, vertical marker lines with a label (break-evens), each

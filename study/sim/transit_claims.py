@@ -986,12 +986,13 @@ def _e_run_choice(s: _Sim, groups) -> None:
     """Which repaired run stands for E, recomputed from the experiment's groups."""
     c = s.c
     chosen = c.inputs.e_run
+    planes = chosen.planes if chosen is not None else None
     target = s.v("sim.target")
     like = sorted((g for g in groups if g.first.cfg.variant == "optics"
                    and g.first.cfg.feedback == "sent" and g.first.cfg.fs_every > 0
-                   and chosen is not None and g.first.cfg.planes == chosen.planes),
-                  key=lambda g: g.first.cfg.enob)
-    reach = [g for g in like if all(r.first_step_at_or_below(target) is not None for r in g.runs)]
+                   and g.first.cfg.planes == planes), key=lambda g: g.first.cfg.enob)
+    reach = [g for g in like
+             if all(r.first_step_at_or_below(target) is not None for r in g.runs)]
     s.add("sim.e_run_is_lowest_reaching_enob",
           "the run the simulator takes for E is, of the repaired optics runs with its plane "
           "count, the one at the lowest ENOB whose every seed reaches the target",
